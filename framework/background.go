@@ -1,0 +1,100 @@
+package framework
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+)
+
+// Waits between rounds of a background clean-up whose retries ran out.
+const (
+	backgroundMinWait = 100 * time.Millisecond
+	backgroundMaxWait = 5 * time.Second
+)
+
+// DeleteInBackground deletes the node at path, retrying through connection
+// loss until the node is gone or the client is closed, as Curator's
+// guaranteed delete does. The returned channel is closed when it is done.
+func (c *Client) DeleteInBackground(path string) (<-chan struct{}, error) {
+	sp, err := c.serverPath(path)
+	if err != nil {
+		return nil, opError("delete", path, err)
+	}
+	if c.isClosed() {
+		return nil, ErrClosed
+	}
+	return c.deleteInBackground(sp), nil
+}
+
+// deleteInBackground deletes a server path in the background.
+func (c *Client) deleteInBackground(serverPath string) <-chan struct{} {
+	return c.background("delete", serverPath, nil, func(conn *zk.Conn) error {
+		err := conn.Delete(serverPath, -1)
+		if isNoNode(err) {
+			return nil
+		}
+		return err
+	})
+}
+
+// findAndDeleteInBackground deletes every child of parent (a server path)
+// that carries protection id, once after is closed (nil: at once).
+func (c *Client) findAndDeleteInBackground(parent, id string, after <-chan result[Node]) {
+	c.background("find-and-delete", parent, after, func(conn *zk.Conn) error {
+		children, _, err := conn.Children(parent)
+		if isNoNode(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for _, name := range children {
+			if !zkpath.HasProtectionID(name, id) {
+				continue
+			}
+			if err := conn.Delete(zkpath.Join(parent, name), -1); err != nil && !isNoNode(err) {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// background runs fn with the client's retries until it succeeds or the
+// client closes, starting over after a pause when the retry policy gives
+// up. It first waits for after, if given. The returned channel is closed
+// when it ends.
+func (c *Client) background(op, path string, after <-chan result[Node], fn func(conn *zk.Conn) error) <-chan struct{} {
+	finished := make(chan struct{})
+	// Ends when fn succeeds or the client closes.
+	started := c.spawn(func() {
+		defer close(finished)
+		if after != nil {
+			select {
+			case <-after:
+			case <-c.life.Done():
+				return
+			}
+		}
+		for round := 0; ; round++ {
+			_, err := retry(c.life, c, op, c.clientPath(path), func(conn *zk.Conn, _ *Session) (struct{}, error) {
+				return struct{}{}, fn(conn)
+			})
+			if err == nil || errors.Is(err, ErrClosed) || c.life.Err() != nil {
+				return
+			}
+			c.log.Warn("background clean-up failed; will try again", "op", op, "path", path, "err", err)
+			if sleep(context.Background(), c.life, backoff(backgroundMinWait, backgroundMaxWait, round)) != nil {
+				return
+			}
+		}
+	})
+	if !started {
+		close(finished)
+	}
+	return finished
+}

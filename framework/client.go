@@ -1,0 +1,196 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Client is a ZooKeeper client for recipes: one go-zookeeper connection and
+// its session, connection states with listeners, retries, protected creates,
+// a namespace and ACLs. It is safe for concurrent use, and meant to be shared
+// by every recipe of a process.
+type Client struct {
+	cfg       config
+	servers   []string
+	log       *slog.Logger
+	events    *eventQueue
+	listeners *listenerSet
+
+	// life ends background work (the state loop, clean-ups) on Close.
+	life context.Context
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+
+	mu          sync.Mutex
+	conn        *zk.Conn
+	gen         uint64 // generation of conn; events of older ones are ignored
+	authed      bool   // the credentials were sent on conn
+	connected   bool
+	connectedCh chan struct{} // closed while connected; replaced on disconnect
+	state       ConnectionState
+	session     *Session // nil before the first session and after Lost
+	suspension  suspension
+	closed      bool
+}
+
+// New validates the server list and options, starts connecting in the
+// background and returns at once; use WaitConnected to wait for a session.
+// servers are "host:port" strings.
+func New(servers []string, opts ...Option) (*Client, error) {
+	if len(servers) == 0 {
+		return nil, ErrNoServers
+	}
+	for _, s := range servers {
+		if s == "" {
+			return nil, fmt.Errorf("%w: empty server address", ErrNoServers)
+		}
+	}
+	cfg := defaultConfig()
+	for _, opt := range opts {
+		if opt == nil {
+			return nil, fmt.Errorf("%w: nil option", ErrInvalidOption)
+		}
+		if err := opt(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	life, stop := context.WithCancel(context.Background())
+	c := &Client{
+		cfg:         cfg,
+		servers:     append([]string(nil), servers...),
+		log:         cfg.logger.With("component", "zkrecipes/framework"),
+		events:      newEventQueue(),
+		listeners:   newListenerSet(),
+		life:        life,
+		stop:        stop,
+		connectedCh: make(chan struct{}),
+	}
+	if err := c.dial(); err != nil {
+		stop()
+		return nil, err
+	}
+	c.wg.Add(1)
+	// Ends when Close cancels life.
+	go c.runStates()
+	return c, nil
+}
+
+// Connect is New followed by WaitConnected. If ctx ends first, the client is
+// closed and the context's error returned.
+func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, error) {
+	c, err := New(servers, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.WaitConnected(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// WaitConnected blocks until the client is connected, the context ends
+// (returning its error) or the client is closed (ErrClosed).
+func (c *Client) WaitConnected(ctx context.Context) error {
+	for {
+		c.mu.Lock()
+		closed, connected, ch := c.closed, c.connected, c.connectedCh
+		c.mu.Unlock()
+		switch {
+		case closed:
+			return ErrClosed
+		case connected:
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("framework: waiting for a connection: %w", ctx.Err())
+		case <-c.life.Done():
+			return ErrClosed
+		}
+	}
+}
+
+// State returns the last state delivered, or 0 before the first connection.
+func (c *Client) State() ConnectionState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state
+}
+
+// Session returns the current session, or nil while the client has none
+// (before the first connection, and between Lost and the next session).
+func (c *Client) Session() *Session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.session
+}
+
+// AddListener delivers every later state change to l, in order, on a
+// goroutine of its own, until the returned function is called or the client
+// is closed.
+func (c *Client) AddListener(l Listener) (remove func()) {
+	return c.listeners.add(l)
+}
+
+// Namespace returns the namespace, or "" if there is none.
+func (c *Client) Namespace() string { return c.cfg.namespace }
+
+// SessionTimeout returns the session timeout the client asked for, which is
+// also how long it stays Suspended before it declares the session Lost.
+func (c *Client) SessionTimeout() time.Duration { return c.cfg.sessionTimeout }
+
+// Logger returns the client's logger, for recipes that log under it.
+func (c *Client) Logger() *slog.Logger { return c.log }
+
+// Close ends the session, stops every goroutine the client started and
+// waits for them. Listeners get nothing more. Holders learn of the end
+// through their Session's Lost channel. Close is idempotent.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	conn, session := c.conn, c.session
+	c.mu.Unlock()
+
+	c.stop()
+	conn.Close()
+	if session != nil {
+		session.abandon()
+	}
+	c.listeners.close()
+	c.wg.Wait()
+	return nil
+}
+
+// spawn runs fn on a goroutine that Close waits for, unless the client is
+// closed already. Callers must not hold c.mu.
+func (c *Client) spawn(fn func()) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		fn()
+	}()
+	return true
+}
+
+// isClosed reports whether Close was called.
+func (c *Client) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}

@@ -1,0 +1,270 @@
+package framework
+
+import (
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// connEvent is a session event of one go-zookeeper connection, or the end
+// of sending its credentials.
+type connEvent struct {
+	gen       uint64
+	state     zk.State
+	sessionID int64 // for StateHasSession
+	authDone  bool
+	authErr   error
+}
+
+// eventQueue is an unbounded queue between go-zookeeper's event callback,
+// which must never block, and the state loop.
+type eventQueue struct {
+	mu      sync.Mutex
+	pending []connEvent
+	wake    chan struct{} // capacity 1
+}
+
+func newEventQueue() *eventQueue { return &eventQueue{wake: make(chan struct{}, 1)} }
+
+func (q *eventQueue) push(e connEvent) {
+	q.mu.Lock()
+	q.pending = append(q.pending, e)
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (q *eventQueue) drain() []connEvent {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	batch := q.pending
+	q.pending = nil
+	return batch
+}
+
+// suspension records when the connection went down.
+type suspension struct {
+	active bool
+	since  time.Time
+}
+
+// dial opens a new go-zookeeper connection (a new session) and makes it the
+// client's; events of earlier connections are ignored from then on.
+func (c *Client) dial() error {
+	c.mu.Lock()
+	c.gen++
+	gen := c.gen
+	c.mu.Unlock()
+
+	var conn *zk.Conn
+	ready := make(chan struct{})
+	callback := func(ev zk.Event) {
+		if ev.Type != zk.EventSession {
+			return
+		}
+		e := connEvent{gen: gen, state: ev.State}
+		if ev.State == zk.StateHasSession {
+			// go-zookeeper sets the id just before it sends this event.
+			<-ready
+			e.sessionID = conn.SessionID()
+		}
+		c.events.push(e)
+	}
+	opts := append([]func(*zk.Conn){zk.WithHostProvider(&hostProvider{})}, c.cfg.zkOptions...)
+	opts = append(opts, zk.WithEventCallback(callback), zk.WithLogger(zkLogger{c.log}), zk.WithLogInfo(false))
+	conn, _, err := zk.Connect(c.servers, c.cfg.sessionTimeout, func(z *zk.Conn) {
+		for _, o := range opts {
+			o(z)
+		}
+	})
+	close(ready)
+	if err != nil {
+		return fmt.Errorf("framework: connect: %w", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		go conn.Close() // Close raced with a redial; ends within a second.
+		return ErrClosed
+	}
+	c.conn = conn
+	c.authed = len(c.cfg.auth) == 0
+	return nil
+}
+
+// runStates turns connection events into states, and declares a session
+// lost when the client has been suspended for longer than its timeout.
+func (c *Client) runStates() {
+	defer c.wg.Done()
+	lostTimer := time.NewTimer(time.Hour)
+	lostTimer.Stop()
+	defer lostTimer.Stop()
+	for {
+		select {
+		case <-c.life.Done():
+			return
+		case <-c.events.wake:
+			for _, e := range c.events.drain() {
+				c.handle(e, lostTimer)
+			}
+		case <-lostTimer.C:
+			c.checkLost(lostTimer)
+		}
+	}
+}
+
+func (c *Client) handle(e connEvent, lostTimer *time.Timer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e.gen != c.gen || c.closed {
+		return
+	}
+	switch {
+	case e.authDone:
+		c.authed = true
+		if e.authErr != nil {
+			c.log.Error("sending credentials failed", "err", e.authErr)
+		}
+		if c.conn.State() == zk.StateHasSession {
+			c.onSession(c.conn.SessionID(), lostTimer)
+		}
+	case e.state == zk.StateHasSession:
+		if !c.authed {
+			c.sendCredentials(c.conn, e.gen)
+			return
+		}
+		c.onSession(e.sessionID, lostTimer)
+	case e.state == zk.StateConnectedReadOnly:
+		c.connected = true
+		closeOnce(c.connectedCh)
+		c.emit(ReadOnly, c.conn.SessionID(), false)
+	case e.state == zk.StateDisconnected:
+		c.onDisconnected(lostTimer)
+	case e.state == zk.StateExpired:
+		c.connected = false
+		lostTimer.Stop()
+		c.loseSession()
+	case e.state == zk.StateAuthFailed:
+		c.log.Error("authentication failed")
+	}
+}
+
+// sendCredentials sends the configured credentials on a new connection
+// before the client announces it; go-zookeeper re-sends them by itself on
+// later reconnects of the same connection.
+func (c *Client) sendCredentials(conn *zk.Conn, gen uint64) {
+	c.wg.Add(1)
+	// Ends when the server has answered every credential, or the
+	// connection fails or closes.
+	go func() {
+		defer c.wg.Done()
+		var err error
+		for _, a := range c.cfg.auth {
+			if err = conn.AddAuth(a.scheme, a.auth); err != nil {
+				break
+			}
+		}
+		c.events.push(connEvent{gen: gen, authDone: true, authErr: err})
+	}()
+}
+
+func (c *Client) onSession(id int64, lostTimer *time.Timer) {
+	if c.connected && c.session != nil && c.session.id == id {
+		return
+	}
+	lostTimer.Stop()
+	c.suspension = suspension{}
+	c.connected = true
+	closeOnce(c.connectedCh)
+	if s := c.session; s != nil && s.id == id {
+		s.resume()
+		c.emit(Reconnected, id, false)
+		return
+	}
+	if c.session != nil {
+		// A new session without an expiry event: the old one is gone all
+		// the same.
+		c.loseSession()
+	}
+	c.session = newSession(id)
+	if c.state == 0 {
+		c.emit(Connected, id, false)
+		return
+	}
+	c.emit(Reconnected, id, true)
+}
+
+func (c *Client) onDisconnected(lostTimer *time.Timer) {
+	if !c.connected {
+		return
+	}
+	c.connected = false
+	c.connectedCh = make(chan struct{})
+	if c.session == nil {
+		return
+	}
+	c.session.suspend()
+	c.suspension = suspension{active: true, since: time.Now()}
+	lostTimer.Reset(c.cfg.sessionTimeout)
+	c.emit(Suspended, c.session.id, false)
+}
+
+// checkLost declares the session lost once the client has been suspended
+// for the whole session timeout, and moves to a new connection so that the
+// old session is never resumed.
+func (c *Client) checkLost(lostTimer *time.Timer) {
+	c.mu.Lock()
+	if c.closed || c.connected || c.session == nil || !c.suspension.active {
+		c.mu.Unlock()
+		return
+	}
+	if left := c.cfg.sessionTimeout - time.Since(c.suspension.since); left > 0 {
+		lostTimer.Reset(left)
+		c.mu.Unlock()
+		return
+	}
+	c.log.Warn("session timeout elapsed while suspended; abandoning the session", "session", fmt.Sprintf("%#x", c.session.id))
+	c.loseSession()
+	old := c.conn
+	c.mu.Unlock()
+
+	if err := c.dial(); err != nil {
+		c.log.Error("reconnecting after a lost session failed", "err", err)
+	}
+	// Ends within go-zookeeper's close wait (about a second).
+	if !c.spawn(old.Close) {
+		old.Close()
+	}
+}
+
+// loseSession abandons the current session. Callers hold c.mu.
+func (c *Client) loseSession() {
+	s := c.session
+	if s == nil {
+		return
+	}
+	c.session = nil
+	c.suspension = suspension{}
+	s.abandon()
+	c.emit(Lost, s.id, false)
+}
+
+// emit records and publishes a state change. Callers hold c.mu, which
+// keeps the order the same for every listener.
+func (c *Client) emit(state ConnectionState, sessionID int64, newSession bool) {
+	c.state = state
+	c.log.Debug("connection state", "state", state, "session", fmt.Sprintf("%#x", sessionID), "new_session", newSession)
+	c.listeners.publish(StateChange{State: state, SessionID: sessionID, NewSession: newSession, At: time.Now()})
+}
+
+// zkLogger sends go-zookeeper's log lines to slog at debug level.
+type zkLogger struct{ l *slog.Logger }
+
+func (z zkLogger) Printf(format string, args ...any) {
+	z.l.Debug(fmt.Sprintf(format, args...), "source", "go-zookeeper")
+}

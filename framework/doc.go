@@ -1,0 +1,39 @@
+// Package framework is the ZooKeeper client that every zkrecipes recipe
+// stands on, in the manner of Apache Curator's CuratorFramework.
+//
+// A [Client] owns one go-zookeeper connection and the session on it. It
+// turns go-zookeeper's events into Curator's connection states
+// ([Connected], [Suspended], [Reconnected], [Lost], [ReadOnly]) and delivers
+// every transition, in order and none dropped, to each listener. It retries
+// retryable errors with a stateless [RetryPolicy], waiting for the connection
+// to come back before each attempt instead of burning retries while the link
+// is down. Every call that talks to the server takes a [context.Context].
+//
+// Guarantees:
+//
+//   - Lost is final for a session. When the session expires, or the client
+//     has been suspended for longer than the session timeout, the client
+//     abandons that session for good: it never reconnects into it, and it
+//     closes the session's [Session.Lost] channel so that holders of
+//     ephemeral nodes learn that their nodes are gone or about to be.
+//   - A session change is never hidden. Calls made with a context bound to a
+//     session ([BindSession]) fail with [ErrSessionChanged] rather than run
+//     in a newer session.
+//   - A protected create ([Client.CreateProtected]) returns exactly one node
+//     that the caller owns, or an error and no node: the node name carries a
+//     protection id, so a create whose answer was lost is found again rather
+//     than repeated, and a node nobody will own (the caller gave up, or it
+//     belongs to an older session) is deleted, in the background once the
+//     connection is back if need be.
+//   - Invalid input (bad paths, bad options, calls after [Client.Close]) is
+//     rejected with a typed error before anything reaches the server.
+//
+// Not guaranteed: go-zookeeper calls cannot be cancelled, so a call whose
+// context ends returns at once while the request may still reach the server.
+// Only protected creates clean up after themselves in that case; plain writes
+// may or may not have happened.
+//
+// An optional namespace prefixes every path, as Curator's usingNamespace
+// does; paths returned by the client are relative to it. Watch events carry
+// the server's full path.
+package framework

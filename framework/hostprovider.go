@@ -1,0 +1,71 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+)
+
+// hostProvider hands go-zookeeper the servers to try, in turn. Unlike
+// go-zookeeper's default, which pauses a second before reconnecting to the
+// server it was last connected to (with a single server, before every
+// reconnect), it pauses only once every server has failed since the last
+// successful connection: a dropped connection is re-established at once.
+type hostProvider struct {
+	mu       sync.Mutex
+	servers  []string
+	next     int
+	failures int // attempts since the last successful connection
+}
+
+// Init resolves the servers' names to addresses, once.
+func (hp *hostProvider) Init(servers []string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	var resolved []string
+	for _, s := range servers {
+		host, port, err := net.SplitHostPort(s)
+		if err != nil {
+			return fmt.Errorf("framework: server %q: %w", s, err)
+		}
+		addrs, err := net.DefaultResolver.LookupHost(ctx, host)
+		if err != nil {
+			continue // a name that does not resolve is left out, as go-zookeeper does
+		}
+		for _, a := range addrs {
+			resolved = append(resolved, net.JoinHostPort(a, port))
+		}
+	}
+	if len(resolved) == 0 {
+		return fmt.Errorf("%w: no server address could be resolved", ErrNoServers)
+	}
+	hp.servers = resolved
+	return nil
+}
+
+// Len returns the number of addresses.
+func (hp *hostProvider) Len() int {
+	hp.mu.Lock()
+	defer hp.mu.Unlock()
+	return len(hp.servers)
+}
+
+// Next returns the next address, and whether go-zookeeper should pause
+// before trying it: every address has failed since the last connection.
+func (hp *hostProvider) Next() (string, bool) {
+	hp.mu.Lock()
+	defer hp.mu.Unlock()
+	server := hp.servers[hp.next]
+	hp.next = (hp.next + 1) % len(hp.servers)
+	hp.failures++
+	return server, hp.failures > len(hp.servers)
+}
+
+// Connected records a successful connection.
+func (hp *hostProvider) Connected() {
+	hp.mu.Lock()
+	defer hp.mu.Unlock()
+	hp.failures = 0
+}

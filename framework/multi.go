@@ -1,0 +1,120 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+)
+
+// Op is one operation of a Multi transaction.
+type Op struct {
+	kind    opKind
+	path    string
+	data    []byte
+	mode    CreateMode
+	version int32
+}
+
+type opKind int
+
+const (
+	opCreate opKind = iota + 1
+	opDelete
+	opSet
+	opCheck
+)
+
+// CreateOp creates a node. Containers and TTL modes cannot be part of a
+// transaction.
+func CreateOp(path string, data []byte, mode CreateMode) Op {
+	return Op{kind: opCreate, path: path, data: data, mode: mode}
+}
+
+// DeleteOp deletes a node if its version matches (-1: any).
+func DeleteOp(path string, version int32) Op {
+	return Op{kind: opDelete, path: path, version: version}
+}
+
+// SetOp writes a node's data if its version matches (-1: any).
+func SetOp(path string, data []byte, version int32) Op {
+	return Op{kind: opSet, path: path, data: data, version: version}
+}
+
+// CheckOp fails the transaction unless the node's version matches.
+func CheckOp(path string, version int32) Op {
+	return Op{kind: opCheck, path: path, version: version}
+}
+
+// OpResult is the outcome of one operation of a Multi.
+type OpResult struct {
+	// Path is the created node's path (relative to the namespace) for a
+	// create, "" otherwise.
+	Path string
+	// Stat is the node's new stat for a set.
+	Stat *zk.Stat
+	// Err is the operation's error when the transaction failed.
+	Err error
+}
+
+// Multi runs ops as one transaction: all of them or none. When it fails,
+// the error wraps the first failing operation's error and the results say
+// which operation failed. A Multi whose answer is lost is retried like any
+// call, so a transaction of creates may then fail with zk.ErrNodeExists or,
+// for sequential creates, run twice: build such transactions to be
+// recognisable, as the semaphore does with protection ids.
+func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
+	reqs, err := c.multiRequests(ops)
+	if err != nil {
+		return nil, opError("multi", "", err)
+	}
+	resps, err := retry(ctx, c, "multi", "", func(conn *zk.Conn, _ *Session) ([]zk.MultiResponse, error) {
+		return conn.Multi(reqs...)
+	})
+	if resps == nil {
+		return nil, err
+	}
+	results := make([]OpResult, len(resps))
+	for i, r := range resps {
+		results[i] = OpResult{Stat: r.Stat, Err: r.Error}
+		if ops[i].kind == opCreate && r.Error == nil {
+			results[i].Path = c.clientPath(r.String)
+		}
+	}
+	return results, err
+}
+
+func (c *Client) multiRequests(ops []Op) ([]any, error) {
+	if len(ops) == 0 {
+		return nil, fmt.Errorf("%w: empty transaction", ErrInvalidOption)
+	}
+	reqs := make([]any, len(ops))
+	for i, op := range ops {
+		validate := zkpath.Validate
+		if op.kind == opCreate && op.mode.IsSequential() {
+			validate = zkpath.ValidateSequential
+		}
+		if err := validate(op.path); err != nil {
+			return nil, err
+		}
+		sp := c.withNamespace(op.path)
+		switch op.kind {
+		case opCreate:
+			if !op.mode.valid() || op.mode == Container || op.mode.isTTL() {
+				return nil, fmt.Errorf("%w: mode %v in a transaction", ErrInvalidOption, op.mode)
+			}
+			reqs[i] = &zk.CreateRequest{Path: sp, Data: op.data, Acl: c.cfg.acl.ACL(sp), Flags: op.mode.flags()}
+		case opDelete:
+			reqs[i] = &zk.DeleteRequest{Path: sp, Version: op.version}
+		case opSet:
+			reqs[i] = &zk.SetDataRequest{Path: sp, Data: op.data, Version: op.version}
+		case opCheck:
+			reqs[i] = &zk.CheckVersionRequest{Path: sp, Version: op.version}
+		default:
+			return nil, fmt.Errorf("%w: zero Op", ErrInvalidOption)
+		}
+	}
+	return reqs, nil
+}

@@ -1,0 +1,48 @@
+package framework
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+)
+
+// serverPath validates a client path and prefixes the namespace.
+func (c *Client) serverPath(path string) (string, error) {
+	if err := zkpath.Validate(path); err != nil {
+		return "", err
+	}
+	return c.withNamespace(path), nil
+}
+
+func (c *Client) withNamespace(path string) string {
+	switch {
+	case c.cfg.namespace == "":
+		return path
+	case path == "/":
+		return c.cfg.namespace
+	}
+	return c.cfg.namespace + path
+}
+
+// clientPath strips the namespace from a server path.
+func (c *Client) clientPath(serverPath string) string {
+	ns := c.cfg.namespace
+	if ns == "" {
+		return serverPath
+	}
+	if serverPath == ns {
+		return "/"
+	}
+	return strings.TrimPrefix(serverPath, ns)
+}
+
+// ServerPath returns the server's path for a client path: the namespace
+// prepended. Watch events carry server paths.
+func (c *Client) ServerPath(path string) (string, error) {
+	p, err := c.serverPath(path)
+	if err != nil {
+		return "", fmt.Errorf("framework: %w", err)
+	}
+	return p, nil
+}

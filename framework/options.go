@@ -1,0 +1,141 @@
+package framework
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+)
+
+// Option configures a Client.
+type Option func(*config) error
+
+type config struct {
+	sessionTimeout    time.Duration
+	connectionTimeout time.Duration
+	retry             RetryPolicy
+	namespace         string
+	acl               ACLProvider
+	auth              []authCred
+	logger            *slog.Logger
+	zkOptions         []func(*zk.Conn)
+}
+
+type authCred struct {
+	scheme string
+	auth   []byte
+}
+
+func defaultConfig() config {
+	return config{
+		sessionTimeout:    60 * time.Second,
+		connectionTimeout: 15 * time.Second,
+		retry:             DefaultRetryPolicy(),
+		acl:               OpenACL(),
+		logger:            slog.Default(),
+	}
+}
+
+// WithSessionTimeout sets the session timeout the client asks for. It is
+// also how long the client stays Suspended before it declares the session
+// Lost. Default 60 s, as Curator's.
+func WithSessionTimeout(d time.Duration) Option {
+	return func(c *config) error {
+		if d <= 0 {
+			return fmt.Errorf("%w: session timeout %v must be positive", ErrInvalidOption, d)
+		}
+		c.sessionTimeout = d
+		return nil
+	}
+}
+
+// WithConnectionTimeout bounds how long one attempt of a call waits for the
+// connection to come back before it counts as failed. Default 15 s.
+func WithConnectionTimeout(d time.Duration) Option {
+	return func(c *config) error {
+		if d <= 0 {
+			return fmt.Errorf("%w: connection timeout %v must be positive", ErrInvalidOption, d)
+		}
+		c.connectionTimeout = d
+		return nil
+	}
+}
+
+// WithRetryPolicy sets the policy for retryable errors. Default
+// DefaultRetryPolicy().
+func WithRetryPolicy(p RetryPolicy) Option {
+	return func(c *config) error {
+		if p == nil {
+			return fmt.Errorf("%w: nil retry policy", ErrInvalidOption)
+		}
+		c.retry = p
+		return nil
+	}
+}
+
+// WithNamespace prefixes every path with ns, which must be a valid absolute
+// path other than "/". Default: no namespace.
+func WithNamespace(ns string) Option {
+	return func(c *config) error {
+		if err := zkpath.Validate(ns); err != nil || ns == "/" {
+			return fmt.Errorf("%w: namespace %q must be a valid path other than /", ErrInvalidOption, ns)
+		}
+		c.namespace = ns
+		return nil
+	}
+}
+
+// WithACLProvider sets the ACL of every node the client creates. Default
+// OpenACL().
+func WithACLProvider(p ACLProvider) Option {
+	return func(c *config) error {
+		if p == nil {
+			return fmt.Errorf("%w: nil ACL provider", ErrInvalidOption)
+		}
+		c.acl = p
+		return nil
+	}
+}
+
+// WithAuth adds credentials that the client sends on every new connection,
+// for example WithAuth("digest", []byte("user:password")). Default none.
+func WithAuth(scheme string, auth []byte) Option {
+	return func(c *config) error {
+		if scheme == "" {
+			return fmt.Errorf("%w: empty auth scheme", ErrInvalidOption)
+		}
+		c.auth = append(c.auth, authCred{scheme: scheme, auth: auth})
+		return nil
+	}
+}
+
+// WithLogger sets the logger of the client, and of go-zookeeper beneath it
+// (at debug level). Default slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) error {
+		if l == nil {
+			return fmt.Errorf("%w: nil logger", ErrInvalidOption)
+		}
+		c.logger = l
+		return nil
+	}
+}
+
+// WithZKOptions passes options through to go-zookeeper's Connect, for
+// example zk.WithDialer(d) (go-zookeeper's options are of this type under
+// an unexported name). The client sets its own event callback and logger;
+// options that replace them break the client. Default none.
+func WithZKOptions(opts ...func(*zk.Conn)) Option {
+	return func(c *config) error {
+		for _, o := range opts {
+			if o == nil {
+				return fmt.Errorf("%w: nil go-zookeeper option", ErrInvalidOption)
+			}
+		}
+		c.zkOptions = append(c.zkOptions, opts...)
+		return nil
+	}
+}

@@ -1,0 +1,181 @@
+package framework
+
+import (
+	"context"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+)
+
+// Node is a node made by CreateProtected.
+type Node struct {
+	// Path is the node's path relative to the namespace, sequence included.
+	Path string
+	// Name is the last element of Path.
+	Name string
+	// ProtectionID is the id in the node's name.
+	ProtectionID string
+	// Session is the session the create ran in: for ephemeral modes, the
+	// node's owner, and the node is gone once that session is lost.
+	Session *Session
+}
+
+// CreateProtected creates a node whose name carries a protection id, in
+// Curator's format: "_c_" + UUID + "-" + the last element of path, and for
+// sequential modes the server's sequence after it. If the answer to a create
+// is lost, the next attempt looks for the node by its id instead of creating
+// another, and takes it only if it is ephemeral in the current session (or
+// persistent); a node of an older session is deleted. If the call fails or
+// ctx ends while a create may have reached the server, the node is found and
+// deleted in the background once the connection is back. So the call either
+// returns exactly one node that the caller owns, or an error and, in the
+// end, no node.
+func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (Node, error) {
+	r, err := c.newCreateRequest(path, data, mode, opts)
+	if err != nil {
+		return Node{}, opError("create", path, err)
+	}
+	parent, name := zkpath.Split(r.path)
+	pc := &protectedCreate{c: c, req: r, parent: parent, id: zkpath.NewProtectionID(), clientPath: path}
+	pc.req.path = zkpath.Join(parent, zkpath.ProtectedName(pc.id, name))
+	if ctx.Done() == nil {
+		node, err := pc.run(ctx)
+		if err != nil && pc.sent {
+			c.findAndDeleteInBackground(parent, pc.id, nil)
+		}
+		return node, err
+	}
+	done := make(chan result[Node], 1)
+	// Ends when the create loop does: at once after a reply, or at its next
+	// wait once ctx has ended.
+	go func() {
+		node, err := pc.run(ctx)
+		done <- result[Node]{node, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil && pc.sent {
+			c.findAndDeleteInBackground(parent, pc.id, nil)
+		}
+		return r.v, r.err
+	case <-ctx.Done():
+		// The loop may still create the node: delete whatever it made once
+		// it has finished.
+		c.findAndDeleteInBackground(parent, pc.id, done)
+		return Node{}, opError("create", path, ctx.Err())
+	}
+}
+
+// protectedCreate is one CreateProtected call.
+type protectedCreate struct {
+	c          *Client
+	req        createRequest // req.path is the protected server path
+	parent     string        // server path
+	id         string
+	clientPath string
+	sent       bool // a create was sent: the node may exist
+}
+
+// run is the retry loop of a protected create. Unlike retry, it makes its
+// server calls synchronously, so that when it returns no create of its own
+// is still in flight.
+func (pc *protectedCreate) run(ctx context.Context) (Node, error) {
+	c := pc.c
+	start := time.Now()
+	bound := boundSession(ctx)
+	for n := 0; ; n++ {
+		node, err := pc.attempt(ctx, bound)
+		if err == nil {
+			return node, nil
+		}
+		if !IsRetryable(err) || ctx.Err() != nil {
+			return Node{}, opError("create", pc.clientPath, err)
+		}
+		wait, ok := c.cfg.retry.AllowRetry(n, time.Since(start))
+		if !ok {
+			return Node{}, opError("create", pc.clientPath, err)
+		}
+		if err := sleep(ctx, c.life, wait); err != nil {
+			return Node{}, opError("create", pc.clientPath, err)
+		}
+	}
+}
+
+func (pc *protectedCreate) attempt(ctx context.Context, bound *Session) (Node, error) {
+	conn, session, err := pc.c.connection(ctx)
+	if err != nil {
+		return Node{}, err
+	}
+	if bound != nil && bound != session {
+		return Node{}, ErrSessionChanged
+	}
+	if pc.sent {
+		// An earlier create may have succeeded with its answer lost.
+		if node, found, err := pc.find(conn, session); err != nil || found {
+			return node, err
+		}
+	}
+	return pc.create(conn, session)
+}
+
+func (pc *protectedCreate) create(conn *zk.Conn, session *Session) (Node, error) {
+	pc.sent = true
+	before := conn.SessionID()
+	created, err := pc.c.createOnce(conn, pc.req, pc.req.path)
+	if err != nil {
+		return Node{}, err
+	}
+	if !pc.req.mode.IsEphemeral() || (before == session.id && conn.SessionID() == before) {
+		return pc.node(created, session), nil
+	}
+	// The session changed around the call: check who owns the node, as
+	// if it had been found rather than created.
+	if node, found, err := pc.check(conn, session, created); err != nil || found {
+		return node, err
+	}
+	return Node{}, zk.ErrConnectionClosed // retry in the current session
+}
+
+// find looks for the node by its protection id.
+func (pc *protectedCreate) find(conn *zk.Conn, session *Session) (Node, bool, error) {
+	children, _, err := conn.Children(pc.parent)
+	if isNoNode(err) {
+		return Node{}, false, nil
+	}
+	if err != nil {
+		return Node{}, false, err
+	}
+	for _, name := range children {
+		if zkpath.HasProtectionID(name, pc.id) {
+			return pc.check(conn, session, zkpath.Join(pc.parent, name))
+		}
+	}
+	return Node{}, false, nil
+}
+
+// check takes the node at path if it belongs to session (ephemeral modes)
+// and deletes it in the background if it belongs to an older one.
+func (pc *protectedCreate) check(conn *zk.Conn, session *Session, path string) (Node, bool, error) {
+	if !pc.req.mode.IsEphemeral() {
+		return pc.node(path, session), true, nil
+	}
+	ok, stat, err := conn.Exists(path)
+	switch {
+	case err != nil:
+		return Node{}, false, err
+	case !ok:
+		return Node{}, false, nil
+	case stat.EphemeralOwner != session.id:
+		pc.c.log.Debug("protected node of another session; deleting it", "path", path)
+		pc.c.deleteInBackground(path)
+		return Node{}, false, nil
+	}
+	return pc.node(path, session), true, nil
+}
+
+func (pc *protectedCreate) node(serverPath string, session *Session) Node {
+	p := pc.c.clientPath(serverPath)
+	return Node{Path: p, Name: zkpath.Base(p), ProtectionID: pc.id, Session: session}
+}

@@ -1,0 +1,161 @@
+package framework_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+)
+
+func TestCreateProtected_NamesNodesInCuratorsFormat(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	node, err := c.CreateProtected(ctx, path+"/lock-", []byte("d"), framework.EphemeralSequential, framework.WithParents())
+	require.NoError(t, err)
+	assert.Regexp(t, `^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-lock-\d{10}$`, node.Name)
+	id, ok := zkpath.ProtectionID(node.Name)
+	require.True(t, ok)
+	assert.Equal(t, node.ProtectionID, id)
+	assert.Equal(t, path+"/"+node.Name, node.Path)
+	assert.Same(t, c.Session(), node.Session)
+	_, stat, err := c.Get(ctx, node.Path)
+	require.NoError(t, err)
+	assert.Equal(t, c.Session().ID(), stat.EphemeralOwner)
+}
+
+// Every create loses its answer: the proxy forwards the request, swallows
+// the reply and cuts the connection. Each call must still return exactly
+// one node, owned by the caller, and the parent must hold nothing else.
+func TestCreateProtected_LostAnswersNeverDuplicateNorOrphan(t *testing.T) {
+	injections := 200
+	if testing.Short() {
+		injections = 20
+	}
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second),
+		framework.WithRetryPolicy(framework.RetryForever(5*time.Millisecond)))
+	observer := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	parent := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, parent))
+
+	returned := make(map[string]bool, injections)
+	for i := range injections {
+		proxy.DropNextCreateReply()
+		node, err := c.CreateProtected(ctx, parent+"/n-", nil, framework.EphemeralSequential)
+		require.NoError(t, err, "create %d", i)
+		require.False(t, returned[node.Name], "create %d returned a node twice", i)
+		returned[node.Name] = true
+		_, stat, err := observer.Get(ctx, node.Path)
+		require.NoError(t, err)
+		require.Equal(t, c.Session().ID(), stat.EphemeralOwner, "create %d: the node is the caller's", i)
+	}
+	assert.Equal(t, injections, proxy.DroppedReplies(), "every create lost its answer")
+
+	children, _, err := observer.Children(ctx, parent)
+	require.NoError(t, err)
+	assert.Len(t, children, injections, "no duplicate and no orphan")
+	for _, name := range children {
+		assert.True(t, returned[name], "orphan %s", name)
+	}
+	t.Logf("injections=%d nodes=%d duplicates=%d orphans=%d", proxy.DroppedReplies(), len(children), len(children)-len(returned), countOrphans(children, returned))
+}
+
+func countOrphans(children []string, returned map[string]bool) int {
+	n := 0
+	for _, name := range children {
+		if !returned[name] {
+			n++
+		}
+	}
+	return n
+}
+
+// The caller gives up while the create's answer is still on its way: the
+// node reaches the server, and the client must delete it once it can.
+func TestCreateProtected_CancelledWhileTheAnswerIsOutstandingLeavesNoNode(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fault func(p *zktest.Proxy)
+	}{
+		{"slow answer", func(p *zktest.Proxy) { p.SetDelay(700 * time.Millisecond) }},
+		{"lost answer", func(p *zktest.Proxy) { p.DropNextCreateReply(); p.SetDelay(300 * time.Millisecond) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			proxy := zktest.NewProxy(t, zktest.Servers(t))
+			c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+			observer := connect(t, zktest.Servers(t))
+			parent := zktest.UniquePath(t)
+			require.NoError(t, c.EnsurePath(testContext(t), parent))
+
+			tc.fault(proxy)
+			ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
+			defer cancel()
+			_, err := c.CreateProtected(ctx, parent+"/lock-", nil, framework.EphemeralSequential)
+			require.ErrorIs(t, err, context.DeadlineExceeded)
+
+			// The create does reach the server...
+			require.Eventually(t, func() bool {
+				children, _, err := observer.Children(testContext(t), parent)
+				return err == nil && len(children) == 1 && strings.HasPrefix(children[0], "_c_")
+			}, 10*time.Second, 10*time.Millisecond, "the abandoned create reached the server")
+			proxy.SetDelay(0)
+			// ...and is deleted once the client can.
+			require.Eventually(t, func() bool {
+				children, _, err := observer.Children(testContext(t), parent)
+				return err == nil && len(children) == 0
+			}, 15*time.Second, 20*time.Millisecond, "the abandoned node was deleted")
+		})
+	}
+}
+
+// A node found by its protection id but owned by an older session is not
+// taken: it is deleted, and a new node is made in the current session.
+func TestCreateProtected_AbandonedCreateOfAnExpiredSessionIsNotAdopted(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(shortSession),
+		framework.WithRetryPolicy(framework.RetryForever(20*time.Millisecond)))
+	states := recordStates(c)
+	ctx := testContext(t)
+	parent := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, parent))
+	old := c.Session()
+
+	// The create reaches the server, its answer is lost, and the proxy
+	// blackholes the client (before its slowed-down reconnect gets through)
+	// until the session is lost.
+	proxy.SetDelay(time.Second)
+	proxy.DropNextCreateReply()
+	done := make(chan struct{})
+	var node framework.Node
+	var err error
+	go func() {
+		defer close(done)
+		node, err = c.CreateProtected(ctx, parent+"/lock-", nil, framework.EphemeralSequential)
+	}()
+	require.Eventually(t, func() bool { return proxy.DroppedReplies() == 1 }, 10*time.Second, 5*time.Millisecond)
+	proxy.Pause()
+	for s := states.next(t, 15*time.Second); s.State != framework.Lost; s = states.next(t, 15*time.Second) {
+	}
+	proxy.SetDelay(0)
+	proxy.Resume()
+	<-done
+	require.NoError(t, err)
+	assert.NotSame(t, old, node.Session)
+	assert.Same(t, c.Session(), node.Session)
+	_, stat, err := c.Get(ctx, node.Path)
+	require.NoError(t, err)
+	assert.Equal(t, c.Session().ID(), stat.EphemeralOwner)
+	require.Eventually(t, func() bool {
+		children, _, err := c.Children(ctx, parent)
+		return err == nil && len(children) == 1
+	}, 15*time.Second, 20*time.Millisecond, "only the new session's node remains")
+}

@@ -1,0 +1,172 @@
+package framework_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+)
+
+const shortSession = 2 * time.Second
+
+func TestStates_CutGivesSuspendedThenReconnectedInTheSameSession(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
+	states := recordStates(c)
+	session := c.Session()
+	require.NotNil(t, session)
+	suspended := session.Suspended()
+
+	proxy.Cut()
+	s := states.next(t, 10*time.Second)
+	assert.Equal(t, framework.Suspended, s.State)
+	assert.Equal(t, session.ID(), s.SessionID)
+	s = states.next(t, 10*time.Second)
+	assert.Equal(t, framework.Reconnected, s.State)
+	assert.False(t, s.NewSession)
+	assert.Equal(t, session.ID(), s.SessionID)
+
+	assert.Same(t, session, c.Session())
+	assert.True(t, isClosed(suspended), "the hold's suspension channel closed")
+	assert.False(t, session.IsLost())
+	assert.False(t, isClosed(session.Suspended()), "a new connection period began")
+}
+
+func TestStates_PauseLongerThanTheSessionGivesLostThenANewSession(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
+	states := recordStates(c)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	_, err := c.Create(ctx, path, nil, framework.Ephemeral, framework.WithParents())
+	require.NoError(t, err)
+	old := c.Session()
+	bound := framework.BindSession(ctx, old)
+
+	proxy.Pause()
+	assert.Equal(t, framework.Suspended, states.next(t, 10*time.Second).State)
+	lost := states.next(t, 10*time.Second)
+	assert.Equal(t, framework.Lost, lost.State)
+	assert.Equal(t, old.ID(), lost.SessionID)
+	assert.True(t, old.IsLost())
+	proxy.Resume()
+
+	s := states.next(t, 15*time.Second)
+	assert.Equal(t, framework.Reconnected, s.State)
+	assert.True(t, s.NewSession)
+	assert.NotEqual(t, old.ID(), s.SessionID)
+	require.NotNil(t, c.Session())
+	assert.Equal(t, s.SessionID, c.Session().ID())
+
+	_, _, err = c.Get(bound, path)
+	require.ErrorIs(t, err, framework.ErrSessionChanged, "a call bound to the lost session is refused")
+	require.Eventually(t, func() bool {
+		ok, _, err := c.Exists(ctx, path)
+		return err == nil && !ok
+	}, 10*time.Second, 50*time.Millisecond, "the old session's ephemeral node is gone")
+}
+
+func TestStates_ListenersGetEveryTransitionInOrder(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
+	var mu sync.Mutex
+	var slow []framework.ConnectionState
+	c.AddListener(func(s framework.StateChange) {
+		time.Sleep(20 * time.Millisecond) // a slow listener loses nothing
+		mu.Lock()
+		slow = append(slow, s.State)
+		mu.Unlock()
+	})
+	fast := recordStates(c)
+	const cuts = 5
+	for range cuts {
+		proxy.Cut()
+		require.Equal(t, framework.Suspended, fast.next(t, 10*time.Second).State)
+		require.Equal(t, framework.Reconnected, fast.next(t, 10*time.Second).State)
+	}
+	want := make([]framework.ConnectionState, 0, 2*cuts)
+	for range cuts {
+		want = append(want, framework.Suspended, framework.Reconnected)
+	}
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(slow) == len(want)
+	}, 10*time.Second, 20*time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, want, slow)
+}
+
+func TestRetry_WaitsForTheConnectionInsteadOfSpendingRetries(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second), framework.WithRetryPolicy(framework.NoRetry()))
+	states := recordStates(c)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, path))
+
+	proxy.Pause()
+	require.Equal(t, framework.Suspended, states.next(t, 15*time.Second).State)
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := c.Children(ctx, path)
+		done <- err
+	}()
+	time.Sleep(300 * time.Millisecond) // the call is waiting, not failing
+	select {
+	case err := <-done:
+		t.Fatalf("the call returned while disconnected: %v", err)
+	default:
+	}
+	proxy.Resume()
+	select {
+	case err := <-done:
+		require.NoError(t, err, "with no retries at all, the call still succeeds once reconnected")
+	case <-time.After(15 * time.Second):
+		t.Fatal("the call did not finish after the connection came back")
+	}
+}
+
+func TestRetry_ContextEndsAWaitingCall(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	states := recordStates(c)
+	proxy.Pause()
+	require.Equal(t, framework.Suspended, states.next(t, 15*time.Second).State)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, _, err := c.Get(ctx, "/")
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	proxy.Resume()
+}
+
+func TestRetry_ExhaustedRetriesReportTheConnectionError(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second),
+		framework.WithConnectionTimeout(100*time.Millisecond),
+		framework.WithRetryPolicy(framework.RetryNTimes(2, 10*time.Millisecond)))
+	states := recordStates(c)
+	proxy.Pause()
+	require.Equal(t, framework.Suspended, states.next(t, 15*time.Second).State)
+	_, _, err := c.Get(testContext(t), "/")
+	require.ErrorIs(t, err, framework.ErrNotConnected)
+	assert.NotErrorIs(t, err, zk.ErrNoNode)
+	proxy.Resume()
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
