@@ -1,0 +1,40 @@
+// Package mutex is an inter-process mutex on ZooKeeper, compatible with
+// Apache Curator's InterProcessMutex: a Go process and a Java process using
+// Curator 5.x on the same path exclude each other and see each other's
+// nodes.
+//
+// Each acquirer queues a protected ephemeral-sequential node,
+// path/_c_<uuid>-lock-<sequence>, and holds the lock while its node is the
+// first in sequence order. A waiter watches only the node in front of it,
+// so a release wakes one waiter; when that node was the head of the queue,
+// the waiter holds the lock as soon as the deletion arrives, without
+// reading the directory again. The queue logic is a Driver, a pure
+// function over the sorted children; NewWithDriver builds other locks (the
+// read/write lock) on the same engine.
+//
+// Guarantees:
+//
+//   - Ownership: a hold belongs to an owner, the calling goroutine unless
+//     the context names one (WithOwner). The same owner acquiring again
+//     counts up without a server call; goroutines sharing a Mutex exclude
+//     each other. Only the owner can release (ErrNotOwner otherwise).
+//   - Nothing left behind: an acquire that times out, is cancelled, or
+//     fails deletes its node, under a context of its own; a node whose
+//     delete fails is deleted in the background once connected.
+//   - Loss is signalled: every Hold has a Lost channel and an Err. Under
+//     the default framework.StandardErrorPolicy, a suspended connection
+//     already ends the hold, before the server can expire the session and
+//     let another process in; the node is then deleted once connected.
+//     An operator deleting the node ends the hold too. A waiter whose
+//     session is lost fails at once with ErrLost.
+//   - A node of a lost session is never taken as held: every look at the
+//     queue is bound to the session that created the node (Curator's
+//     CURATOR-604 cannot happen).
+//   - Fencing: Hold.FencingToken is the node's creation zxid, which grows
+//     from one holder to the next.
+//
+// Not guaranteed: holding is never certain until release; a process paused
+// for longer than the session timeout may still believe it holds the lock.
+// Use the fencing token where that matters. Revocation (WithRevocation,
+// Revoke) is cooperative.
+package mutex

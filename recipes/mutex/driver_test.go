@@ -1,0 +1,72 @@
+package mutex
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestStandardDriver_Decide(t *testing.T) {
+	const (
+		a = "_c_11111111-1111-4111-8111-111111111111-lock-0000000001"
+		b = "_c_22222222-2222-4222-8222-222222222222-lock-0000000002"
+		c = "_c_33333333-3333-4333-8333-333333333333-lock-0000000003"
+		d = "_c_44444444-4444-4444-8444-444444444444-lock-0000000004"
+	)
+	tests := []struct {
+		name     string
+		leases   int
+		children []string
+		ours     string
+		want     Decision
+	}{
+		{"alone holds", 1, []string{a}, a, Decision{Held: true}},
+		{"head holds", 1, []string{a, b, c}, a, Decision{Held: true}},
+		{"second watches the head and holds when it goes", 1, []string{a, b, c}, b, Decision{Watch: a, HeldWhenGone: true}},
+		{"third watches its predecessor only", 1, []string{a, b, c}, c, Decision{Watch: b}},
+		{"within two leases holds", 2, []string{a, b, c, d}, b, Decision{Held: true}},
+		{"third of two leases watches the head", 2, []string{a, b, c, d}, c, Decision{Watch: a, HeldWhenGone: true}},
+		{"fourth of two leases watches two ahead", 2, []string{a, b, c, d}, d, Decision{Watch: b}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := StandardDriver(tt.leases).Decide(tt.children, tt.ours)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestStandardDriver_OwnNodeMissing(t *testing.T) {
+	_, err := StandardDriver(1).Decide([]string{"_c_x-lock-0000000001"}, "_c_y-lock-0000000002")
+	require.ErrorIs(t, err, ErrNodeMissing)
+	_, err = StandardDriver(1).Decide(nil, "_c_y-lock-0000000002")
+	require.ErrorIs(t, err, ErrNodeMissing)
+}
+
+// Curator sorts by the sequence after the lock name, whatever the
+// protection prefix, and puts foreign children (no lock name) last.
+func TestStandardDriver_SortsAsCurator(t *testing.T) {
+	children := []string{
+		"foreign",
+		"_c_ffffffff-ffff-4fff-8fff-ffffffffffff-lock-0000000007",
+		"_c_00000000-0000-4000-8000-000000000000-lock-0000000009",
+		"lock-0000000008", // go-zookeeper-style or unprotected
+	}
+	StandardDriver(1).Sort(children)
+	assert.Equal(t, []string{
+		"_c_ffffffff-ffff-4fff-8fff-ffffffffffff-lock-0000000007",
+		"lock-0000000008",
+		"_c_00000000-0000-4000-8000-000000000000-lock-0000000009",
+		"foreign",
+	}, children)
+}
+
+func TestGoroutineID_DiffersBetweenGoroutines(t *testing.T) {
+	mine := goroutineID()
+	assert.Equal(t, mine, goroutineID())
+	other := make(chan uint64)
+	go func() { other <- goroutineID() }()
+	assert.NotEqual(t, mine, <-other)
+}

@@ -1,0 +1,168 @@
+package mutex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+)
+
+// engine is the lock queue of one directory, Curator's LockInternals: it
+// creates the caller's protected ephemeral-sequential node, lets a Driver
+// judge the sorted children, and waits on the one node the Driver names.
+// It keeps no state between calls, so any number of goroutines may wait
+// through it at once without sharing a monitor.
+type engine struct {
+	client   *framework.Client
+	dir      string
+	lockName string
+	driver   Driver
+	data     []byte
+}
+
+// acquired is a node that holds the lock.
+type acquired struct {
+	node framework.Node
+	// ownWatch is the watch on node set while waiting, or nil.
+	ownWatch <-chan zk.Event
+}
+
+// acquire queues a node and waits until it holds the lock, ctx ends, or,
+// with once, after the first look. A node that does not end up holding the
+// lock is deleted.
+func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
+	for {
+		node, err := e.client.CreateProtected(ctx, zkpath.Join(e.dir, e.lockName), e.data,
+			framework.EphemeralSequential, framework.WithParents())
+		if err != nil {
+			return acquired{}, err
+		}
+		a, err := e.wait(ctx, node, once)
+		if err == nil {
+			return a, nil
+		}
+		e.discard(node)
+		if errors.Is(err, ErrNodeMissing) && ctx.Err() == nil {
+			continue // deleted by someone, or its container reaped: queue again
+		}
+		return acquired{}, err
+	}
+}
+
+// wait judges the queue until node holds the lock. Every call is bound to
+// node's session: a node of a lost session is never taken as held.
+func (e *engine) wait(ctx context.Context, node framework.Node, once bool) (acquired, error) {
+	bound := framework.BindSession(ctx, node.Session)
+	var ownWatch <-chan zk.Event
+	for {
+		d, err := e.look(bound, node)
+		switch {
+		case err != nil:
+			return acquired{}, waitError(err, node)
+		case d.Held:
+			return acquired{node: node, ownWatch: ownWatch}, nil
+		case once:
+			return acquired{}, ErrNotAcquired
+		}
+		if ownWatch == nil {
+			if _, _, ownWatch, err = e.client.GetW(bound, node.Path); err != nil {
+				return acquired{}, waitError(err, node)
+			}
+		}
+		// getData, not exists: a watch on a node that has just gone would
+		// wait for its re-creation, forever (Curator's CURATOR-107).
+		_, _, watch, err := e.client.GetW(bound, zkpath.Join(e.dir, d.Watch))
+		if isNoNode(err) {
+			continue
+		}
+		if err != nil {
+			return acquired{}, waitError(err, node)
+		}
+		held, err := e.sleep(ctx, node, d, watch, &ownWatch)
+		if err != nil {
+			return acquired{}, waitError(err, node)
+		}
+		if held {
+			return acquired{node: node, ownWatch: ownWatch}, nil
+		}
+	}
+}
+
+// look lists, sorts and judges the children.
+func (e *engine) look(ctx context.Context, node framework.Node) (Decision, error) {
+	children, _, err := e.client.Children(ctx, e.dir)
+	if err != nil && !isNoNode(err) {
+		return Decision{}, err
+	}
+	e.driver.Sort(children)
+	return e.driver.Decide(children, node.Name)
+}
+
+// sleep waits for the watched node or our own to change. It reports held
+// when the watched node was deleted and the Driver said that makes us the
+// holder: no second look at the directory (DESIGN section 6).
+func (e *engine) sleep(ctx context.Context, node framework.Node, d Decision, watch <-chan zk.Event, ownWatch *<-chan zk.Event) (bool, error) {
+	select {
+	case ev := <-watch:
+		return ev.Type == zk.EventNodeDeleted && d.HeldWhenGone && e.stillOurs(node, *ownWatch), nil
+	case ev := <-*ownWatch:
+		if ev.Type == zk.EventNodeDeleted {
+			return false, fmt.Errorf("%w: %s was deleted", ErrNodeMissing, node.Path)
+		}
+		*ownWatch = nil // data changed or watch dropped: set it again
+		return false, nil
+	case <-node.Session.Lost():
+		return false, framework.ErrSessionChanged
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
+
+// stillOurs reports whether node is certainly still queued in the live
+// session. Events arrive in order, so a deletion of our node before the
+// watched one would already be waiting on ownWatch.
+func (e *engine) stillOurs(node framework.Node, ownWatch <-chan zk.Event) bool {
+	select {
+	case <-ownWatch:
+		return false // something happened to our node: look again
+	default:
+	}
+	return e.client.Session() == node.Session && !node.Session.IsLost()
+}
+
+// discard deletes a node that will not hold the lock, with a context of its
+// own (the caller's may have ended), and leaves it to the client to retry in
+// the background if that fails.
+func (e *engine) discard(node framework.Node) {
+	if node.Session.IsLost() {
+		return // gone with its session
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	defer cancel()
+	if err := e.client.Delete(ctx, node.Path, -1); err != nil && !isNoNode(err) {
+		_, _ = e.client.DeleteInBackground(node.Path)
+	}
+}
+
+// cleanupTimeout bounds a foreground delete of our own node before it is
+// handed to the background.
+const cleanupTimeout = 5 * time.Second
+
+// waitError turns an error of the wait into what the caller sees: a lost
+// session is ErrLost (the waiter fails fast), a missing node ErrNodeMissing.
+func waitError(err error, node framework.Node) error {
+	switch {
+	case errors.Is(err, framework.ErrSessionChanged), errors.Is(err, zk.ErrSessionExpired), node.Session.IsLost():
+		return fmt.Errorf("%w: session lost while waiting: %w", ErrLost, err)
+	case isNoNode(err) && !errors.Is(err, ErrNodeMissing):
+		return fmt.Errorf("%w: %w", ErrNodeMissing, err)
+	}
+	return err
+}
+
+func isNoNode(err error) bool { return errors.Is(err, zk.ErrNoNode) }

@@ -1,0 +1,188 @@
+package mutex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+)
+
+// Mutex is an inter-process lock on one ZooKeeper path, compatible with
+// Curator's InterProcessMutex. It is reentrant per owner (by default the
+// calling goroutine; see WithOwner) and safe for concurrent use: goroutines
+// sharing one Mutex exclude each other as separate processes do.
+type Mutex struct {
+	client *framework.Client
+	engine engine
+	opts   options
+
+	mu    sync.Mutex
+	holds map[any]*Hold // by owner
+}
+
+// New returns a Mutex on path, whose lock nodes are
+// path/_c_<uuid>-lock-<sequence>. It checks its arguments and does no I/O.
+func New(client *framework.Client, path string, opts ...Option) (*Mutex, error) {
+	return NewWithDriver(client, path, zkpath.LockName, StandardDriver(1), opts...)
+}
+
+// NewWithDriver returns a lock whose nodes are named lockName and judged by
+// driver, as Curator's InterProcessMutex constructor with a driver: the
+// read/write lock builds its two locks this way.
+func NewWithDriver(client *framework.Client, path, lockName string, driver Driver, opts ...Option) (*Mutex, error) {
+	switch {
+	case client == nil:
+		return nil, fmt.Errorf("%w: nil client", ErrInvalidArgument)
+	case driver == nil:
+		return nil, fmt.Errorf("%w: nil driver", ErrInvalidArgument)
+	case path == "/":
+		return nil, fmt.Errorf("%w: the root cannot be a lock path", ErrInvalidArgument)
+	}
+	if err := zkpath.Validate(path); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
+	}
+	if err := zkpath.ValidateName(lockName); err != nil {
+		return nil, fmt.Errorf("%w: lock name: %w", ErrInvalidArgument, err)
+	}
+	var o options
+	for _, opt := range opts {
+		if opt == nil {
+			return nil, fmt.Errorf("%w: nil option", ErrInvalidArgument)
+		}
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	data := o.data
+	if o.revoke != nil {
+		data = nil
+	}
+	return &Mutex{
+		client: client,
+		engine: engine{client: client, dir: path, lockName: lockName, driver: driver, data: data},
+		opts:   o,
+		holds:  make(map[any]*Hold),
+	}, nil
+}
+
+// Acquire blocks until the owner in ctx (or the calling goroutine) holds
+// the lock, and returns the hold. If ctx ends first, the error wraps the
+// context's error and nothing is left behind. If the owner holds the lock
+// already, Acquire counts up and returns at once, without a server call.
+func (m *Mutex) Acquire(ctx context.Context) (*Hold, error) {
+	return m.acquire(ctx, false)
+}
+
+// TryAcquire makes one attempt: it returns the hold if the lock is free,
+// and ErrNotAcquired if someone else holds it, leaving nothing behind.
+func (m *Mutex) TryAcquire(ctx context.Context) (*Hold, error) {
+	return m.acquire(ctx, true)
+}
+
+// AcquireTimeout is Acquire bounded by timeout: when the time runs out, it
+// returns ErrNotAcquired, not an error of the context, and leaves nothing
+// behind.
+func (m *Mutex) AcquireTimeout(ctx context.Context, timeout time.Duration) (*Hold, error) {
+	if timeout < 0 {
+		return nil, fmt.Errorf("%w: negative timeout %v", ErrInvalidArgument, timeout)
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	h, err := m.acquire(tctx, false)
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return nil, ErrNotAcquired
+	}
+	return h, err
+}
+
+func (m *Mutex) acquire(ctx context.Context, once bool) (*Hold, error) {
+	owner := ownerOf(ctx)
+	if !reflect.TypeOf(owner).Comparable() {
+		return nil, fmt.Errorf("%w: owner of type %T is not comparable", ErrInvalidArgument, owner)
+	}
+	m.mu.Lock()
+	if h := m.holds[owner]; h != nil {
+		defer m.mu.Unlock()
+		if err := h.Err(); err != nil {
+			return nil, fmt.Errorf("%w: release the lost hold first", err)
+		}
+		h.count++
+		return h, nil
+	}
+	m.mu.Unlock()
+
+	a, err := m.engine.acquire(ctx, once)
+	if err != nil {
+		return nil, fmt.Errorf("mutex: acquire %s: %w", m.engine.dir, err)
+	}
+	h := newHold(m, owner, a)
+	m.mu.Lock()
+	m.holds[owner] = h
+	m.mu.Unlock()
+	return h, nil
+}
+
+// Release gives up one level of the hold of the owner in ctx (or of the
+// calling goroutine); at the last level it deletes the lock node. ctx names
+// the owner only: the delete runs under a context of its own, so that
+// Release works in a defer after ctx has ended. It returns ErrNotOwner if
+// that owner holds nothing, and an error wrapping ErrLost if the hold was
+// lost (its node is gone, or being deleted). If the delete fails, the hold
+// is still given up and the node deleted in the background.
+func (m *Mutex) Release(ctx context.Context) error {
+	return m.release(ownerOf(ctx), nil)
+}
+
+// release gives up one level of owner's hold; want, if given, must be it.
+func (m *Mutex) release(owner any, want *Hold) error {
+	m.mu.Lock()
+	h := m.holds[owner]
+	if h == nil || (want != nil && h != want) {
+		m.mu.Unlock()
+		return fmt.Errorf("%w: %s", ErrNotOwner, m.engine.dir)
+	}
+	h.count--
+	if h.count > 0 {
+		m.mu.Unlock()
+		return nil
+	}
+	delete(m.holds, owner)
+	m.mu.Unlock()
+	if err := h.finish(); err != nil {
+		return fmt.Errorf("mutex: release %s: %w", m.engine.dir, err)
+	}
+	return nil
+}
+
+// IsAcquiredInThisProcess reports whether any owner of this Mutex holds it.
+func (m *Mutex) IsAcquiredInThisProcess() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.holds) > 0
+}
+
+// Participants returns the paths of the lock nodes queued on the lock, in
+// queue order: the holder first. Nodes of Curator processes are included.
+func (m *Mutex) Participants(ctx context.Context) ([]string, error) {
+	children, _, err := m.client.Children(ctx, m.engine.dir)
+	if err != nil {
+		if isNoNode(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("mutex: participants of %s: %w", m.engine.dir, err)
+	}
+	m.engine.driver.Sort(children)
+	paths := make([]string, 0, len(children))
+	for _, name := range children {
+		paths = append(paths, zkpath.Join(m.engine.dir, name))
+	}
+	return paths, nil
+}
+
+// Path returns the lock's path.
+func (m *Mutex) Path() string { return m.engine.dir }

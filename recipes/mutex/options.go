@@ -1,0 +1,56 @@
+package mutex
+
+import (
+	"fmt"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+// Option configures a Mutex.
+type Option func(*options) error
+
+type options struct {
+	data   []byte
+	policy framework.ErrorPolicy
+	revoke func(*Hold)
+}
+
+// WithData sets the data of the lock nodes, shown to operators and to
+// other participants. Ignored when WithRevocation is given: revocable lock
+// nodes start empty, as Curator's do, so that a revocation request can be
+// told apart. Default: empty.
+func WithData(data []byte) Option {
+	return func(o *options) error {
+		o.data = append([]byte(nil), data...)
+		return nil
+	}
+}
+
+// WithErrorPolicy chooses when a hold counts as lost: at Suspended
+// (framework.StandardErrorPolicy) or only at Lost
+// (framework.SessionErrorPolicy). Default: framework.StandardErrorPolicy.
+func WithErrorPolicy(p framework.ErrorPolicy) Option {
+	return func(o *options) error {
+		if p != framework.StandardErrorPolicy && p != framework.SessionErrorPolicy {
+			return fmt.Errorf("%w: error policy %v", ErrInvalidArgument, p)
+		}
+		o.policy = p
+		return nil
+	}
+}
+
+// WithRevocation makes holds revocable, as Curator's makeRevocable: when
+// another party writes "__REVOKE__" into the holder's node (see Revoke),
+// handler is called on a goroutine of its own with the hold. Revocation is
+// cooperative: the handler decides whether to release. Each hold watches
+// its node from the start (one request per acquire). Default: not
+// revocable.
+func WithRevocation(handler func(*Hold)) Option {
+	return func(o *options) error {
+		if handler == nil {
+			return fmt.Errorf("%w: nil revocation handler", ErrInvalidArgument)
+		}
+		o.revoke = handler
+		return nil
+	}
+}
