@@ -106,10 +106,12 @@ func (h *Hold) Release() error {
 }
 
 // monitor watches for the end of the hold: the connection or session, per
-// the error policy, and, once armed, the node itself.
+// the error policy, and, once armed, the node itself. It never waits on the
+// server, so that a suspension is seen at once.
 func (h *Hold) monitor(watch <-chan zk.Event) {
 	interrupted := h.node.Session.Interrupted(h.m.opts.policy)
 	arm := h.arm
+	watched := make(chan (<-chan zk.Event), 1)
 	for {
 		select {
 		case <-h.released:
@@ -120,36 +122,39 @@ func (h *Hold) monitor(watch <-chan zk.Event) {
 		case <-arm:
 			arm = nil
 			if watch == nil {
-				watch = h.watchNode()
+				// Ends when the server answers, within cleanupTimeout.
+				go h.watchNode(watched)
 			}
+		case watch = <-watched:
 		case ev := <-watch:
 			if ev.Type == zk.EventNodeDeleted {
 				h.lose(fmt.Errorf("%w: %s was deleted", ErrLost, h.node.Path))
 				return
 			}
-			watch = h.watchNode() // data changed, or the watch was dropped
+			watch = nil
+			go h.watchNode(watched) // data changed, or the watch was dropped
 		}
 	}
 }
 
-// watchNode sets a watch on the lock node, and answers a revocation
-// request found in its data. A missing node is a loss.
-func (h *Hold) watchNode() <-chan zk.Event {
+// watchNode sets a watch on the lock node and sends it to watched, and
+// answers a revocation request found in the node's data. A missing node is
+// a loss.
+func (h *Hold) watchNode(watched chan<- (<-chan zk.Event)) {
 	ctx, cancel := context.WithTimeout(framework.BindSession(context.Background(), h.node.Session), cleanupTimeout)
 	defer cancel()
 	data, _, watch, err := h.m.client.GetW(ctx, h.node.Path)
 	switch {
 	case isNoNode(err):
 		h.lose(fmt.Errorf("%w: %s was deleted", ErrLost, h.node.Path))
-		return nil
+		return
 	case err != nil:
-		return nil // the connection or session signal decides
+		return // the connection or session signal decides
 	}
+	watched <- watch
 	if h.m.opts.revoke != nil && bytes.Equal(data, []byte(zkpath.RevokeMessage)) {
-		// Ends when the handler returns; it may call Release.
-		go h.m.opts.revoke(h)
+		h.m.opts.revoke(h)
 	}
-	return watch
 }
 
 // lose ends the hold: it records why, closes Lost, and deletes the node

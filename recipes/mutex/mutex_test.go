@@ -1,0 +1,236 @@
+package mutex_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+)
+
+func TestNew_RejectsBadInput(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	before := zktest.PacketsReceived(t, zktest.Servers(t))
+	tests := []struct {
+		name   string
+		client *framework.Client
+		path   string
+		opts   []mutex.Option
+	}{
+		{"nil client", nil, "/lock", nil},
+		{"relative path", c, "lock", nil},
+		{"trailing slash", c, "/lock/", nil},
+		{"root", c, "/", nil},
+		{"nil option", c, "/lock", []mutex.Option{nil}},
+		{"nil revocation handler", c, "/lock", []mutex.Option{mutex.WithRevocation(nil)}},
+		{"unknown error policy", c, "/lock", []mutex.Option{mutex.WithErrorPolicy(framework.ErrorPolicy(7))}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := mutex.New(tt.client, tt.path, tt.opts...)
+			require.ErrorIs(t, err, mutex.ErrInvalidArgument)
+			assert.Nil(t, m)
+		})
+	}
+	m := newMutex(t, c, zktest.UniquePath(t))
+	_, err := m.AcquireTimeout(testContext(t), -time.Second)
+	require.ErrorIs(t, err, mutex.ErrInvalidArgument)
+	_, err = m.Acquire(mutex.WithOwner(testContext(t), []int{1}))
+	require.ErrorIs(t, err, mutex.ErrInvalidArgument, "owners must be comparable")
+	require.ErrorIs(t, m.Release(testContext(t)), mutex.ErrNotOwner, "release without a hold")
+	assert.Equal(t, before+1, zktest.PacketsReceived(t, zktest.Servers(t)), "nothing reached the server")
+}
+
+func TestMutex_AcquireReleaseLeavesNothing(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	m := newMutex(t, c, path, mutex.WithData([]byte("host-1")))
+
+	h, err := m.Acquire(ctx)
+	require.NoError(t, err)
+	assert.True(t, m.IsAcquiredInThisProcess())
+	assert.Regexp(t, `^`+path+`/_c_[0-9a-f-]{36}-lock-\d{10}$`, h.Path())
+	data, _, err := c.Get(ctx, h.Path())
+	require.NoError(t, err)
+	assert.Equal(t, []byte("host-1"), data)
+	assert.NoError(t, h.Err())
+
+	require.NoError(t, m.Release(ctx))
+	assert.False(t, m.IsAcquiredInThisProcess())
+	assert.Empty(t, children(t, c, path))
+	require.ErrorIs(t, m.Release(ctx), mutex.ErrNotOwner, "double release")
+	require.ErrorIs(t, h.Release(), mutex.ErrNotOwner, "release through a finished hold")
+	assert.Error(t, h.Err(), "a released hold says so")
+}
+
+func TestMutex_ReentrantAcquireCountsWithoutTheServer(t *testing.T) {
+	servers := zktest.Servers(t)
+	c := connect(t, servers)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	m := newMutex(t, c, path)
+	first, err := m.Acquire(ctx)
+	require.NoError(t, err)
+
+	before := zktest.PacketsReceived(t, servers)
+	second, err := m.Acquire(ctx)
+	require.NoError(t, err)
+	assert.Same(t, first, second)
+	require.NoError(t, m.Release(ctx))
+	assert.Equal(t, before+1, zktest.PacketsReceived(t, servers), "re-entry and inner release send nothing")
+	assert.Len(t, children(t, c, path), 1, "still held after the inner release")
+
+	require.NoError(t, m.Release(ctx))
+	assert.Empty(t, children(t, c, path))
+}
+
+func TestMutex_SecondOwnerWaitsUntilRelease(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	m := newMutex(t, c, zktest.UniquePath(t))
+	h, err := m.Acquire(ctx)
+	require.NoError(t, err)
+
+	acquired := make(chan error, 1)
+	go func() { // another goroutine is another owner
+		h2, err := m.Acquire(ctx)
+		if err == nil {
+			err = h2.Release()
+		}
+		acquired <- err
+	}()
+	select {
+	case err := <-acquired:
+		t.Fatalf("a second goroutine acquired a held mutex: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	require.ErrorIs(t, m.Release(mutex.WithOwner(ctx, "someone else")), mutex.ErrNotOwner)
+	otherGoroutine := make(chan error)
+	go func() { otherGoroutine <- m.Release(ctx) }()
+	require.ErrorIs(t, <-otherGoroutine, mutex.ErrNotOwner, "another goroutine cannot release")
+	require.NoError(t, h.Release())
+	require.NoError(t, <-acquired)
+}
+
+func TestMutex_ExplicitOwnerHandsAHoldAcrossGoroutines(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	path := zktest.UniquePath(t)
+	m := newMutex(t, c, path)
+	ctx := mutex.WithOwner(testContext(t), "job-7")
+	_, err := m.Acquire(ctx)
+	require.NoError(t, err)
+	released := make(chan error)
+	go func() { released <- m.Release(ctx) }()
+	require.NoError(t, <-released)
+	assert.Empty(t, children(t, c, path))
+}
+
+func TestMutex_TryAndTimedAcquireLeaveNothingWhenNotAcquired(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	other := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	holder := newMutex(t, c, path)
+	h, err := holder.Acquire(ctx)
+	require.NoError(t, err)
+
+	m := newMutex(t, other, path)
+	_, err = m.TryAcquire(ctx)
+	require.ErrorIs(t, err, mutex.ErrNotAcquired)
+	_, err = m.AcquireTimeout(ctx, 200*time.Millisecond)
+	require.ErrorIs(t, err, mutex.ErrNotAcquired)
+	assert.NotErrorIs(t, err, context.DeadlineExceeded, "running out of time is not a failure")
+	cctx, cancel := context.WithCancel(ctx)
+	time.AfterFunc(100*time.Millisecond, cancel)
+	_, err = m.Acquire(cctx)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, []string{baseName(h.Path())}, children(t, c, path), "only the holder's node")
+	assert.False(t, m.IsAcquiredInThisProcess())
+
+	require.NoError(t, h.Release())
+	h2, err := m.TryAcquire(ctx)
+	require.NoError(t, err)
+	require.NoError(t, h2.Release())
+}
+
+func TestMutex_ParticipantsInQueueOrder(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	m := newMutex(t, c, path)
+	h, err := m.Acquire(ctx)
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	waiter := newMutex(t, connect(t, zktest.Servers(t)), path)
+	wg.Go(func() {
+		if h2, err := waiter.Acquire(ctx); assert.NoError(t, err) {
+			assert.NoError(t, h2.Release())
+		}
+	})
+	require.Eventually(t, func() bool { return len(children(t, c, path)) == 2 }, 10*time.Second, 10*time.Millisecond)
+	got, err := m.Participants(ctx)
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	assert.Equal(t, h.Path(), got[0], "the holder first")
+	require.NoError(t, h.Release())
+	wg.Wait()
+}
+
+func TestHold_FencingTokenGrowsFromHolderToHolder(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	m := newMutex(t, c, zktest.UniquePath(t))
+	var last int64
+	for range 3 {
+		h, err := m.Acquire(ctx)
+		require.NoError(t, err)
+		token, err := h.FencingToken(ctx)
+		require.NoError(t, err)
+		again, err := h.FencingToken(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, token, again)
+		assert.Greater(t, token, last)
+		last = token
+		require.NoError(t, h.Release())
+	}
+}
+
+func TestMutex_RevocationCallsTheHolder(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	revoked := make(chan *mutex.Hold, 1)
+	m := newMutex(t, c, path, mutex.WithRevocation(func(h *mutex.Hold) { revoked <- h }), mutex.WithData([]byte("ignored")))
+	h, err := m.Acquire(ctx)
+	require.NoError(t, err)
+	data, _, err := c.Get(ctx, h.Path())
+	require.NoError(t, err)
+	assert.Empty(t, data, "revocable nodes start empty, as Curator's")
+
+	require.NoError(t, mutex.Revoke(ctx, connect(t, zktest.Servers(t)), h.Path()))
+	select {
+	case got := <-revoked:
+		assert.Same(t, h, got)
+		require.NoError(t, got.Release())
+	case <-time.After(10 * time.Second):
+		t.Fatal("the revocation handler was not called")
+	}
+	assert.Empty(t, children(t, c, path))
+	require.NoError(t, mutex.Revoke(ctx, c, path+"/gone"), "revoking a missing node is not an error")
+}
+
+func baseName(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' {
+			return p[i+1:]
+		}
+	}
+	return p
+}
