@@ -18,6 +18,10 @@ type Decision struct {
 	// for can remain after Watch goes: sequence numbers only grow, so no
 	// node can later appear in front of the caller.
 	HeldWhenGone bool
+	// Ahead, if set, is a node in front of Watch whose deletion is worth a
+	// new look: Watch may then be at the head, and a look made while Watch
+	// still holds turns its later deletion into an immediate hand-off.
+	Ahead string
 }
 
 // Driver decides who holds a lock from the children of its directory. It
@@ -33,7 +37,8 @@ type Driver interface {
 
 // StandardDriver is Curator's standard driver: the first maxLeases nodes of
 // the queue hold the lock; any other node watches the node maxLeases places
-// in front of it. A mutex is StandardDriver(1).
+// in front of it, and the one in front of that (Decision.Ahead). A mutex is
+// StandardDriver(1).
 func StandardDriver(maxLeases int) Driver {
 	return standardDriver{maxLeases: maxLeases, lockName: zkpath.LockName}
 }
@@ -54,5 +59,9 @@ func (d standardDriver) Decide(sorted []string, ours string) (Decision, error) {
 		return Decision{Held: true}, nil
 	}
 	watch := i - d.maxLeases
-	return Decision{Watch: sorted[watch], HeldWhenGone: watch == 0}, nil
+	decision := Decision{Watch: sorted[watch], HeldWhenGone: watch == 0}
+	if watch > 0 {
+		decision.Ahead = sorted[watch-1]
+	}
+	return decision, nil
 }

@@ -24,10 +24,10 @@ func TestStandardDriver_Decide(t *testing.T) {
 		{"alone holds", 1, []string{a}, a, Decision{Held: true}},
 		{"head holds", 1, []string{a, b, c}, a, Decision{Held: true}},
 		{"second watches the head and holds when it goes", 1, []string{a, b, c}, b, Decision{Watch: a, HeldWhenGone: true}},
-		{"third watches its predecessor only", 1, []string{a, b, c}, c, Decision{Watch: b}},
+		{"third watches its predecessor and the head", 1, []string{a, b, c}, c, Decision{Watch: b, Ahead: a}},
 		{"within two leases holds", 2, []string{a, b, c, d}, b, Decision{Held: true}},
 		{"third of two leases watches the head", 2, []string{a, b, c, d}, c, Decision{Watch: a, HeldWhenGone: true}},
-		{"fourth of two leases watches two ahead", 2, []string{a, b, c, d}, d, Decision{Watch: b}},
+		{"fourth of two leases watches two ahead", 2, []string{a, b, c, d}, d, Decision{Watch: b, Ahead: a}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

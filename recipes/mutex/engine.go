@@ -58,37 +58,30 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 // node's session: a node of a lost session is never taken as held.
 func (e *engine) wait(ctx context.Context, node framework.Node, once bool) (acquired, error) {
 	bound := framework.BindSession(ctx, node.Session)
-	var ownWatch <-chan zk.Event
+	var w watchSet
 	for {
 		d, err := e.look(bound, node)
 		switch {
 		case err != nil:
 			return acquired{}, waitError(err, node)
 		case d.Held:
-			return acquired{node: node, ownWatch: ownWatch}, nil
+			return acquired{node: node, ownWatch: w.own}, nil
 		case once:
 			return acquired{}, ErrNotAcquired
 		}
-		if ownWatch == nil {
-			if _, _, ownWatch, err = e.client.GetW(bound, node.Path); err != nil {
-				return acquired{}, waitError(err, node)
-			}
-		}
-		// getData, not exists: a watch on a node that has just gone would
-		// wait for its re-creation, forever (Curator's CURATOR-107).
-		_, _, watch, err := e.client.GetW(bound, zkpath.Join(e.dir, d.Watch))
-		if isNoNode(err) {
-			continue
-		}
+		gone, err := e.arm(bound, node, d, &w)
 		if err != nil {
 			return acquired{}, waitError(err, node)
 		}
-		held, err := e.sleep(ctx, node, d, watch, &ownWatch)
+		if gone {
+			continue // a node to watch had already gone: look again
+		}
+		held, err := e.sleep(ctx, node, d, &w)
 		if err != nil {
 			return acquired{}, waitError(err, node)
 		}
 		if held {
-			return acquired{node: node, ownWatch: ownWatch}, nil
+			return acquired{node: node, ownWatch: w.own}, nil
 		}
 	}
 }
@@ -103,18 +96,71 @@ func (e *engine) look(ctx context.Context, node framework.Node) (Decision, error
 	return e.driver.Decide(children, node.Name)
 }
 
-// sleep waits for the watched node or our own to change. It reports held
-// when the watched node was deleted and the Driver said that makes us the
-// holder: no second look at the directory (DESIGN section 6).
-func (e *engine) sleep(ctx context.Context, node framework.Node, d Decision, watch <-chan zk.Event, ownWatch *<-chan zk.Event) (bool, error) {
+// watched is one watched node and its pending watch.
+type watched struct {
+	name string
+	ch   <-chan zk.Event
+}
+
+// watchSet is what a waiter watches: the node the Driver named, the one
+// ahead of it, and, once the hand-off can come without a look, its own node.
+type watchSet struct {
+	watch, ahead watched
+	own          <-chan zk.Event
+}
+
+// arm sets the watches a decision needs, keeping those still pending from
+// an earlier look. It reports gone when a node to watch no longer exists.
+func (e *engine) arm(ctx context.Context, node framework.Node, d Decision, w *watchSet) (gone bool, err error) {
+	if d.HeldWhenGone && w.own == nil {
+		// Our own node's watch tells the hand-off that we are still queued.
+		if _, _, w.own, err = e.client.GetW(ctx, node.Path); err != nil {
+			return false, err
+		}
+	}
+	previous := []watched{w.watch, w.ahead}
+	if w.watch, gone, err = e.watchNode(ctx, d.Watch, previous); err != nil || gone {
+		return gone, err
+	}
+	w.ahead = watched{}
+	if d.Ahead != "" {
+		w.ahead, gone, err = e.watchNode(ctx, d.Ahead, previous)
+	}
+	return gone, err
+}
+
+// watchNode returns a watch on the child name, reusing a pending one.
+// getData, not exists: a watch on a node that has just gone would wait for
+// its re-creation, forever (Curator's CURATOR-107).
+func (e *engine) watchNode(ctx context.Context, name string, pending []watched) (watched, bool, error) {
+	for _, p := range pending {
+		if p.name == name && p.ch != nil {
+			return p, false, nil
+		}
+	}
+	_, _, ch, err := e.client.GetW(ctx, zkpath.Join(e.dir, name))
+	if isNoNode(err) {
+		return watched{}, true, nil
+	}
+	return watched{name: name, ch: ch}, false, err
+}
+
+// sleep waits for a watched node to change. It reports held when the
+// watched node was deleted and the Driver said that makes us the holder: no
+// second look at the directory (DESIGN section 6).
+func (e *engine) sleep(ctx context.Context, node framework.Node, d Decision, w *watchSet) (bool, error) {
 	select {
-	case ev := <-watch:
-		return ev.Type == zk.EventNodeDeleted && d.HeldWhenGone && e.stillOurs(node, *ownWatch), nil
-	case ev := <-*ownWatch:
+	case ev := <-w.watch.ch:
+		w.watch = watched{}
+		return ev.Type == zk.EventNodeDeleted && d.HeldWhenGone && e.stillOurs(node, w.own), nil
+	case <-w.ahead.ch:
+		w.ahead = watched{} // look again while the watched node may hold
+		return false, nil
+	case ev := <-w.own:
 		if ev.Type == zk.EventNodeDeleted {
 			return false, fmt.Errorf("%w: %s was deleted", ErrNodeMissing, node.Path)
 		}
-		*ownWatch = nil // data changed or watch dropped: set it again
+		w.own = nil // data changed or watch dropped: set it again
 		return false, nil
 	case <-node.Session.Lost():
 		return false, framework.ErrSessionChanged

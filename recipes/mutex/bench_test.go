@@ -1,0 +1,111 @@
+package mutex_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+)
+
+// BenchmarkMutex_Uncontended measures one acquire+release with nobody else
+// on the lock, and the ZooKeeper requests it costs.
+func BenchmarkMutex_Uncontended(b *testing.B) {
+	servers := zktest.Servers(b)
+	m := newMutex(b, connect(b, servers), zktest.UniquePath(b))
+	ctx := context.Background()
+	warm, err := m.Acquire(ctx) // the first acquire creates the directory
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := warm.Release(); err != nil {
+		b.Fatal(err)
+	}
+	before := zktest.PacketsReceived(b, servers)
+	b.ResetTimer()
+	for b.Loop() {
+		h, err := m.Acquire(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := h.Release(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	requests := zktest.PacketsReceived(b, servers) - before - 1 // minus the mntr itself
+	b.ReportMetric(float64(requests)/float64(b.N), "requests/op")
+}
+
+// BenchmarkMutex_QueueDrain measures the hand-off: K waiters, each its own
+// session, queue behind a holder; the holder releases and each waiter takes
+// and releases the lock in turn. The cost per hand-off must not grow with K.
+func BenchmarkMutex_QueueDrain(b *testing.B) {
+	for _, k := range []int{10, 200} {
+		b.Run(fmt.Sprintf("waiters=%d", k), func(b *testing.B) {
+			benchmarkQueueDrain(b, k)
+		})
+	}
+}
+
+func benchmarkQueueDrain(b *testing.B, k int) {
+	servers := zktest.Servers(b)
+	path := zktest.UniquePath(b)
+	holderClient := connect(b, servers)
+	holder := newMutex(b, holderClient, path)
+	waiters := make([]*mutex.Mutex, k)
+	for i := range waiters {
+		waiters[i] = newMutex(b, connect(b, servers), path)
+	}
+	ctx := context.Background()
+	var drain time.Duration
+	for b.Loop() {
+		h, err := holder.Acquire(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for _, w := range waiters {
+			wg.Go(func() {
+				if h, err := w.Acquire(ctx); err == nil {
+					_ = h.Release()
+				}
+			})
+		}
+		for len(children(b, holderClient, path)) < k+1 {
+			time.Sleep(time.Millisecond)
+		}
+		start := time.Now()
+		if err := h.Release(); err != nil {
+			b.Fatal(err)
+		}
+		wg.Wait()
+		drain += time.Since(start)
+	}
+	b.ReportMetric(float64(drain.Microseconds())/float64(b.N*k), "µs/handoff")
+}
+
+// BenchmarkGoZookeeperLock_Uncontended is go-zookeeper's zk.Lock on the
+// same server, for comparison in the same run.
+func BenchmarkGoZookeeperLock_Uncontended(b *testing.B) {
+	servers := zktest.Servers(b)
+	conn, _, err := zk.Connect([]string{servers}, 10*time.Second, zk.WithLogInfo(false))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	l := zk.NewLock(conn, zktest.UniquePath(b), zk.WorldACL(zk.PermAll))
+	for b.Loop() {
+		if err := l.Lock(); err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Unlock(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
