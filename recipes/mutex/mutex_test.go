@@ -234,3 +234,38 @@ func baseName(p string) string {
 	}
 	return p
 }
+
+func TestMutex_UncontendedAcquireReleaseCostsThreeRequests(t *testing.T) {
+	servers := zktest.Servers(t)
+	c := connect(t, servers)
+	ctx := context.Background()
+	m := newMutex(t, c, zktest.UniquePath(t))
+	h, err := m.Acquire(ctx) // the first acquire also creates the directory
+	require.NoError(t, err)
+	require.NoError(t, h.Release())
+
+	before := zktest.PacketsReceived(t, servers)
+	h, err = m.Acquire(ctx)
+	require.NoError(t, err)
+	require.NoError(t, h.Release())
+	// create, getChildren, delete, and the mntr that counts them.
+	assert.Equal(t, before+4, zktest.PacketsReceived(t, servers))
+}
+
+func TestMutex_ClosedClientFailsWithErrClosed(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	m := newMutex(t, c, zktest.UniquePath(t))
+	require.NoError(t, c.Close())
+	_, err := m.Acquire(testContext(t))
+	require.ErrorIs(t, err, framework.ErrClosed)
+	assert.False(t, m.IsAcquiredInThisProcess())
+}
+
+func TestMutex_ClosingTheClientLosesTheHold(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	h, err := newMutex(t, c, zktest.UniquePath(t)).Acquire(testContext(t))
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+	waitClosed(t, h.Lost(), 5*time.Second, "the loss channel after Close")
+	require.ErrorIs(t, h.Err(), mutex.ErrLost)
+}
