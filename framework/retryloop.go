@@ -26,8 +26,12 @@ func boundSession(ctx context.Context) *Session {
 
 // connection returns the live connection and its session, waiting for one
 // up to the connection timeout (ErrNotConnected, which is retryable), the
-// end of ctx, or Close.
+// end of ctx, Close, or the loss of the session ctx is bound to.
 func (c *Client) connection(ctx context.Context) (*zk.Conn, *Session, error) {
+	var boundLost <-chan struct{}
+	if bound := boundSession(ctx); bound != nil {
+		boundLost = bound.Lost()
+	}
 	var timeout <-chan time.Time
 	for {
 		c.mu.Lock()
@@ -50,6 +54,8 @@ func (c *Client) connection(ctx context.Context) (*zk.Conn, *Session, error) {
 			return nil, nil, ctx.Err()
 		case <-c.life.Done():
 			return nil, nil, ErrClosed
+		case <-boundLost:
+			return nil, nil, ErrSessionChanged
 		case <-timeout:
 			return nil, nil, ErrNotConnected
 		}

@@ -52,10 +52,21 @@ func TestStates_PauseLongerThanTheSessionGivesLostThenANewSession(t *testing.T) 
 
 	proxy.Pause()
 	assert.Equal(t, framework.Suspended, states.next(t, 10*time.Second).State)
+	waiting := make(chan error, 1)
+	go func() { // a call bound to the session, waiting for the connection
+		_, _, err := c.Get(bound, path)
+		waiting <- err
+	}()
 	lost := states.next(t, 10*time.Second)
 	assert.Equal(t, framework.Lost, lost.State)
 	assert.Equal(t, old.ID(), lost.SessionID)
 	assert.True(t, old.IsLost())
+	select {
+	case err := <-waiting:
+		require.ErrorIs(t, err, framework.ErrSessionChanged, "the waiting call ends with its session")
+	case <-time.After(5 * time.Second):
+		t.Fatal("a call bound to the lost session kept waiting for a connection")
+	}
 	proxy.Resume()
 
 	s := states.next(t, 15*time.Second)

@@ -43,7 +43,9 @@ func (s session) Mutex(path string) gokit.Locker {
 	return &lock{m: m}
 }
 
-func (s session) Semaphore(path string, maxLeases int) gokit.Locker { return newSemaphore(s.c, path, maxLeases) }
+func (s session) Semaphore(path string, maxLeases int) gokit.Locker {
+	return newSemaphore(s.c, path, maxLeases)
+}
 
 func (s session) RWLock(string) (gokit.Locker, gokit.Locker) { return nil, nil }
 

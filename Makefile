@@ -1,0 +1,68 @@
+# Targets of zkrecipes. Tests need a ZooKeeper server: `make deps` installs
+# Debian's (as root), and the tests start their own on free loopback ports.
+# See internal/zktest for ZK_SERVERS, ZK_BACKEND and ZK_IMAGE.
+
+SHELL := /bin/bash
+GO ?= go
+GOBIN := $(shell $(GO) env GOBIN)
+GOBIN := $(if $(GOBIN),$(GOBIN),$(shell $(GO) env GOPATH)/bin)
+export PATH := $(PATH):$(GOBIN)
+
+# The container backend's Docker daemon state and the image it runs.
+DOCKER_DIR ?= $(CURDIR)/.run/docker
+ZK_IMAGE ?= zkrecipes/zookeeper:3.8
+# Test name pattern for test-integration.
+RUN ?= .
+
+.PHONY: deps build test test-unit test-integration test-container lint cover bench demo
+
+## deps: install what the tests and lint need (idempotent; root for apt)
+deps:
+	./.ci/deps.sh
+
+## build: compile everything
+build:
+	$(GO) build ./...
+
+## test: every test, with the race detector, against local servers
+test: deps
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+## test-unit: tests that need no server (integration tests skip under -short)
+test-unit:
+	$(GO) test -race -short -run '^(Test|Fuzz)' ./...
+
+## test-integration: like test, for the tests matching RUN (make test-integration RUN=TestProxy)
+test-integration: deps
+	$(GO) test -race -count=1 -timeout 20m -run '$(RUN)' ./...
+
+## test-container: the testcontainers backend, on a private Docker daemon and a locally built image
+test-container: deps
+	./.ci/deps.sh container
+	export DOCKER_HOST=unix://$(DOCKER_DIR)/docker.sock; \
+	trap './.ci/dockerd.sh stop $(DOCKER_DIR)' EXIT; \
+	./.ci/dockerd.sh start $(DOCKER_DIR) && \
+	./.ci/zk-image.sh $(ZK_IMAGE) && \
+	ZK_BACKEND=container ZK_IMAGE=$(ZK_IMAGE) \
+		$(GO) test -race -count=1 -timeout 20m ./framework/... ./internal/zktest/...
+
+## lint: go vet, staticcheck, gofmt
+lint: deps
+	$(GO) vet ./...
+	staticcheck ./...
+	@unformatted=$$(find . \( -name .git -o -name .run -o -name testdata \) -prune -o -name '*.go' -print | xargs gofmt -l); \
+	if [[ -n $$unformatted ]]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+
+## cover: every test with coverage of every package; profile in cover.out
+cover: deps
+	$(GO) test -race -count=1 -timeout 20m -coverpkg=./... -coverprofile=cover.out ./...
+	$(GO) tool cover -func=cover.out | tail -1
+
+## bench: benchmarks only
+bench: deps
+	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+## demo: the zkr demo (a local ensemble and the recipes at work)
+demo:
+	@if [[ -d cmd/zkr ]]; then $(GO) run ./cmd/zkr demo; \
+	else echo "demo: cmd/zkr does not exist yet, so there is no demo to run"; exit 1; fi

@@ -1,0 +1,40 @@
+package framework_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+)
+
+// Connect, follow the connection's states, and create a protected
+// ephemeral-sequential node that survives a lost answer without a
+// duplicate.
+func ExampleConnect() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client, err := framework.Connect(ctx, []string{zktest.ExampleServers()}, // e.g. "127.0.0.1:2181"
+		framework.WithSessionTimeout(10*time.Second),
+		framework.WithNamespace("/examples/framework"),
+		framework.WithRetryPolicy(framework.ExponentialBackoff(100*time.Millisecond, 2*time.Second, 5)))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer client.Close()
+	stop := client.AddListener(func(s framework.StateChange) {
+		fmt.Println("connection:", s.State)
+	})
+	defer stop()
+
+	node, err := client.CreateProtected(ctx, "/workers/worker-", []byte("host-1"),
+		framework.EphemeralSequential, framework.WithParents())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(node.Session == client.Session(), len(node.ProtectionID))
+	// Output: true 36
+}

@@ -1,0 +1,47 @@
+package zkserver
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// peer is one member of an ensemble as every member's configuration names it.
+type peer struct {
+	id       int // myid, from 1
+	quorum   int // port followers connect to the leader on
+	election int // port of leader election
+}
+
+// serverConfig is what zoo.cfg says about one server.
+type serverConfig struct {
+	tick       time.Duration
+	dataDir    string
+	clientPort int
+	peers      []peer // empty for a standalone server
+}
+
+// render returns the content of zoo.cfg.
+//
+// Keys ZooKeeper does not know (forceSync, extendedTypesEnabled) become
+// zookeeper.* system properties, which is how the server reads them.
+func (c serverConfig) render() string {
+	tickMs := c.tick.Milliseconds()
+	var b strings.Builder
+	fmt.Fprintf(&b, "tickTime=%d\n", tickMs)
+	// Limits are generous (10 s to sync, 3 s behind): JVMs starting together on
+	// two cores are slow.
+	fmt.Fprintf(&b, "initLimit=%d\nsyncLimit=%d\n", max(10, 10_000/tickMs), max(5, 3_000/tickMs))
+	fmt.Fprintf(&b, "dataDir=%s\n", c.dataDir)
+	fmt.Fprintf(&b, "clientPort=%d\nclientPortAddress=127.0.0.1\n", c.clientPort)
+	fmt.Fprintf(&b, "minSessionTimeout=%d\nmaxSessionTimeout=%d\n", 2*tickMs, max(60_000, 20*tickMs))
+	b.WriteString("maxClientCnxns=0\n")
+	b.WriteString("admin.enableServer=false\n")
+	b.WriteString("4lw.commands.whitelist=*\n")
+	b.WriteString("extendedTypesEnabled=true\n")
+	b.WriteString("forceSync=no\n")
+	for _, p := range c.peers {
+		fmt.Fprintf(&b, "server.%d=127.0.0.1:%d:%d\n", p.id, p.quorum, p.election)
+	}
+	return b.String()
+}

@@ -1,0 +1,174 @@
+package zkserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Ensemble is n ZooKeeper servers on 127.0.0.1 that form one quorum. Members
+// are numbered from 0; member i has myid i+1. Its methods are safe for
+// concurrent use.
+type Ensemble struct {
+	members []*Server
+	dir     string
+	ownDir  bool
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// StartEnsemble starts an ensemble of n servers, each with a free client
+// port and free quorum and election ports on loopback
+// (server.N=127.0.0.1:quorum:election), and returns once every member is
+// ready. If ctx has no deadline, each member gets 60 s. An ensemble of one
+// runs standalone.
+func StartEnsemble(ctx context.Context, n int, opts ...Option) (*Ensemble, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("%w: %d", ErrInvalidSize, n)
+	}
+	o, err := newOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	ports, err := freePorts(3 * n)
+	if err != nil {
+		return nil, err
+	}
+	dir, ownDir, err := serverDir(o.dir, "zkensemble-")
+	if err != nil {
+		return nil, err
+	}
+	e := &Ensemble{dir: dir, ownDir: ownDir}
+	peers := make([]peer, n)
+	for i := range peers {
+		peers[i] = peer{id: i + 1, quorum: ports[3*i+1], election: ports[3*i+2]}
+	}
+	for i := range n {
+		memberDir := filepath.Join(dir, fmt.Sprintf("member%d", i+1))
+		s, err := newServer(o, memberDir, false, ports[3*i], i+1, peers)
+		if err != nil {
+			_ = e.Close()
+			return nil, err
+		}
+		e.members = append(e.members, s)
+	}
+	if err := e.startAll(ctx); err != nil {
+		_ = e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// startAll starts every member at once (none is ready before a quorum is)
+// and waits for each; the first failure cuts the others' wait short.
+func (e *Ensemble) startAll(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, len(e.members))
+	var wg sync.WaitGroup
+	for i, m := range e.members {
+		wg.Add(1)
+		// Ends when member i is ready or has failed to start.
+		go func() {
+			defer wg.Done()
+			if errs[i] = m.start(ctx); errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Addrs returns the client addresses of the members, in member order.
+func (e *Ensemble) Addrs() []string {
+	addrs := make([]string, len(e.members))
+	for i, m := range e.members {
+		addrs[i] = m.Addr()
+	}
+	return addrs
+}
+
+// ConnectString returns the members' client addresses joined by commas, as
+// ZooKeeper clients take them.
+func (e *Ensemble) ConnectString() string { return strings.Join(e.Addrs(), ",") }
+
+// Member returns member i, or nil if there is no such member.
+func (e *Ensemble) Member(i int) *Server {
+	if i < 0 || i >= len(e.members) {
+		return nil
+	}
+	return e.members[i]
+}
+
+// StopMember stops member i (see Server.Stop).
+func (e *Ensemble) StopMember(i int) error {
+	m := e.Member(i)
+	if m == nil {
+		return fmt.Errorf("%w: %d of %d", ErrNoMember, i, len(e.members))
+	}
+	return m.Stop()
+}
+
+// StartMember starts member i again, with its data, and returns once it
+// serves, which needs a quorum of the members running. Starting a running
+// member does nothing.
+func (e *Ensemble) StartMember(ctx context.Context, i int) error {
+	m := e.Member(i)
+	if m == nil {
+		return fmt.Errorf("%w: %d of %d", ErrNoMember, i, len(e.members))
+	}
+	return m.start(ctx)
+}
+
+// Leader returns the index of the member that leads, asking each running
+// member's srvr four-letter word (a standalone server counts as leader). It
+// waits while an election runs, until ctx ends.
+func (e *Ensemble) Leader(ctx context.Context) (int, error) {
+	ticker := time.NewTicker(probeInterval)
+	defer ticker.Stop()
+	for {
+		for i, m := range e.members {
+			if m.PID() == 0 {
+				continue
+			}
+			if md := mode(ctx, m.Addr()); md == "leader" || md == "standalone" {
+				return i, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return -1, fmt.Errorf("zkserver: no leader: %w", ctx.Err())
+		case <-ticker.C:
+		}
+	}
+}
+
+// Close stops every member and removes the ensemble's directory if
+// StartEnsemble made it. Later calls return the first call's result.
+func (e *Ensemble) Close() error {
+	e.closeOnce.Do(func() {
+		errs := make([]error, len(e.members)+1)
+		var wg sync.WaitGroup
+		for i, m := range e.members {
+			wg.Add(1)
+			// Ends when member i has stopped.
+			go func() {
+				defer wg.Done()
+				errs[i] = m.Close()
+			}()
+		}
+		wg.Wait()
+		if e.ownDir {
+			errs[len(e.members)] = os.RemoveAll(e.dir)
+		}
+		e.closeErr = errors.Join(errs...)
+	})
+	return e.closeErr
+}

@@ -1,0 +1,68 @@
+package zkserver
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Option configures Start and StartEnsemble.
+type Option func(*options)
+
+type options struct {
+	tick     time.Duration
+	dir      string
+	logger   *slog.Logger
+	jar      string
+	javaOpts []string
+}
+
+// WithTickTime sets ZooKeeper's tickTime, its unit of time: the shortest
+// session a client may negotiate is two ticks. It must be at least 1 ms and
+// is rounded down to whole milliseconds. The default is 200 ms.
+func WithTickTime(d time.Duration) Option {
+	return func(o *options) { o.tick = d }
+}
+
+// WithDir keeps the server's configuration, data and log in dir (created if
+// missing) instead of a new temporary directory; Close then leaves dir in
+// place. An ensemble keeps member i in dir/member<i+1>. The default is a
+// temporary directory that Close removes.
+func WithDir(dir string) Option {
+	return func(o *options) { o.dir = dir }
+}
+
+// WithLogger sets the logger for starts and stops (not the server's own log,
+// which goes to a file in the server's directory). The default discards.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) {
+		if l != nil {
+			o.logger = l
+		}
+	}
+}
+
+// WithJar names the ZooKeeper server jar to run. The default is the
+// environment variable ZOOKEEPER_JAR if set, else Debian's
+// /usr/share/java/zookeeper.jar.
+func WithJar(path string) Option {
+	return func(o *options) { o.jar = path }
+}
+
+// WithJavaOpts adds JVM options after the defaults (-Xms64m -Xmx512m
+// -XX:+UseSerialGC and the server's system properties), so they override
+// them. The default adds none.
+func WithJavaOpts(opts ...string) Option {
+	return func(o *options) { o.javaOpts = append(o.javaOpts, opts...) }
+}
+
+func newOptions(opts []Option) (options, error) {
+	o := options{tick: 200 * time.Millisecond, logger: slog.New(slog.DiscardHandler)}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.tick < time.Millisecond {
+		return o, fmt.Errorf("%w: %v", ErrInvalidTickTime, o.tick)
+	}
+	return o, nil
+}

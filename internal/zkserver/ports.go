@@ -1,0 +1,23 @@
+package zkserver
+
+import (
+	"fmt"
+	"net"
+)
+
+// freePorts returns n distinct ports that the kernel handed out free on
+// 127.0.0.1. All listeners stay open until every port is picked, so the n
+// ports differ; another process may still take one before the server binds
+// it, a race that is rare on a test machine.
+func freePorts(n int) ([]int, error) {
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("zkserver: pick a free port: %w", err)
+		}
+		defer l.Close()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}

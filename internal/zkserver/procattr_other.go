@@ -1,0 +1,9 @@
+//go:build !linux
+
+package zkserver
+
+import "syscall"
+
+// sysProcAttr has nothing to add outside Linux: a server outlives a process
+// that dies without calling Stop.
+func sysProcAttr() *syscall.SysProcAttr { return nil }

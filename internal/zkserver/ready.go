@@ -1,0 +1,109 @@
+package zkserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+const (
+	// defaultStartTimeout bounds a start when ctx has no deadline.
+	defaultStartTimeout = 60 * time.Second
+	// probeInterval is the pause between two readiness probes.
+	probeInterval = 50 * time.Millisecond
+	// probeTimeout bounds one readiness probe.
+	probeTimeout = 3 * time.Second
+	// probeSessionTimeout is the session timeout the readiness probe asks for.
+	probeSessionTimeout = 4 * time.Second
+)
+
+// awaitReady returns once the server at addr answers ruok with imok, serves
+// mntr and gives a client a session; it fails early when the process exits.
+func awaitReady(ctx context.Context, addr string, p *process, logPath string, log *slog.Logger) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, defaultStartTimeout)
+		defer cancel()
+	}
+	ticker := time.NewTicker(probeInterval)
+	defer ticker.Stop()
+	for {
+		err := probeOnce(ctx, addr, log)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-p.done:
+			return fmt.Errorf("%w: pid %d on %s: %v; log tail:\n%s", ErrExited, p.pid(), addr, p.err, logTail(logPath, 30))
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %s: %w (last probe: %v); log tail:\n%s", ErrNotReady, addr, ctx.Err(), err, logTail(logPath, 30))
+		case <-ticker.C:
+		}
+	}
+}
+
+// probeOnce checks that the server at addr is ready, within probeTimeout.
+//
+// The bound matters: ZooKeeper 3.8.0 standalone may leave a connection that
+// arrives just as it starts open and unanswered forever (closing it throws a
+// NullPointerException before the socket is closed), so a probe must give
+// up and try again on a new connection.
+func probeOnce(ctx context.Context, addr string, log *slog.Logger) error {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	return probe(ctx, addr, log)
+}
+
+// probe checks once that the server at addr is ready.
+func probe(ctx context.Context, addr string, log *slog.Logger) error {
+	answer, err := FourLetterWord(ctx, addr, "ruok")
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(answer) != "imok" {
+		return fmt.Errorf("ruok answered %q", answer)
+	}
+	// ruok answers before the server serves; mntr has no stats until it
+	// does. Checking it first spares the session probe go-zookeeper's 1 s
+	// back-off after a refused session.
+	if _, err := Mntr(ctx, addr); err != nil {
+		return err
+	}
+	return probeSession(ctx, addr, log)
+}
+
+// probeSession opens a session on the server at addr and closes it.
+func probeSession(ctx context.Context, addr string, log *slog.Logger) error {
+	conn, events, err := zk.Connect([]string{addr}, probeSessionTimeout,
+		zk.WithLogger(zkLogger{log}), zk.WithLogInfo(false))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return errors.New("connection closed")
+			}
+			if ev.State == zk.StateHasSession {
+				return nil
+			}
+		case <-ctx.Done():
+			return fmt.Errorf("no session: %w", ctx.Err())
+		}
+	}
+}
+
+// zkLogger passes go-zookeeper's messages to slog at debug level.
+type zkLogger struct{ log *slog.Logger }
+
+// Printf logs one go-zookeeper message.
+func (l zkLogger) Printf(format string, args ...any) {
+	l.log.Debug(fmt.Sprintf("zkserver: go-zookeeper: "+format, args...))
+}

@@ -1,0 +1,122 @@
+package zkserver
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+)
+
+// Server is one ZooKeeper server process on 127.0.0.1. Its methods are safe
+// for concurrent use.
+type Server struct {
+	java    string
+	args    []string // JVM arguments, ending with the config file
+	addr    string
+	dir     string // holds zoo.cfg, data/ and zookeeper.log
+	ownDir  bool   // dir is ours to remove on Close
+	logPath string
+	log     *slog.Logger
+
+	mu     sync.Mutex
+	proc   *process // nil while stopped
+	closed bool
+}
+
+// Start starts a standalone server on a free loopback port and returns once
+// it is ready: it answers ruok with imok and gives a client a session. If ctx
+// has no deadline, Start gives up after 60 s. A server that fails to start
+// is stopped and its error carries the tail of its log.
+func Start(ctx context.Context, opts ...Option) (*Server, error) {
+	o, err := newOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	ports, err := freePorts(1)
+	if err != nil {
+		return nil, err
+	}
+	dir, ownDir, err := serverDir(o.dir, "zkserver-")
+	if err != nil {
+		return nil, err
+	}
+	s, err := newServer(o, dir, ownDir, ports[0], 0, nil)
+	if err != nil {
+		if ownDir {
+			_ = os.RemoveAll(dir)
+		}
+		return nil, err
+	}
+	if err := s.start(ctx); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// serverDir returns dir, created if missing, or a new temporary directory.
+func serverDir(dir, pattern string) (string, bool, error) {
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", pattern)
+		if err != nil {
+			return "", false, fmt.Errorf("zkserver: %w", err)
+		}
+		return tmp, true, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", false, fmt.Errorf("zkserver: %w", err)
+	}
+	abs, err := filepath.Abs(dir)
+	return abs, false, err
+}
+
+// newServer writes the configuration of a server in dir; id and peers are
+// set for an ensemble member only. It starts nothing.
+func newServer(o options, dir string, ownDir bool, port, id int, peers []peer) (*Server, error) {
+	java, err := findJava()
+	if err != nil {
+		return nil, err
+	}
+	jar, err := findJar(o.jar)
+	if err != nil {
+		return nil, err
+	}
+	cp, err := classpath(jar)
+	if err != nil {
+		return nil, err
+	}
+	cfg := serverConfig{tick: o.tick, dataDir: filepath.Join(dir, "data"), clientPort: port, peers: peers}
+	if err := writeConfig(dir, cfg, id); err != nil {
+		return nil, err
+	}
+	return &Server{
+		java:    java,
+		args:    javaArgs(cp, dir, o.javaOpts),
+		addr:    "127.0.0.1:" + strconv.Itoa(port),
+		dir:     dir,
+		ownDir:  ownDir,
+		logPath: filepath.Join(dir, "zookeeper.log"),
+		log:     o.logger,
+	}, nil
+}
+
+// Addr returns the client address, "127.0.0.1:PORT". It stays the same
+// across Stop and Restart.
+func (s *Server) Addr() string { return s.addr }
+
+// Dir returns the directory that holds the server's zoo.cfg, data and
+// zookeeper.log.
+func (s *Server) Dir() string { return s.dir }
+
+// PID returns the process id of the running server, or 0 when it is stopped.
+func (s *Server) PID() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc == nil || s.proc.exited() {
+		return 0
+	}
+	return s.proc.pid()
+}

@@ -1,0 +1,168 @@
+package zkserver_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/internal/zkserver"
+)
+
+// integration skips a test that runs a server under -short.
+func integration(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs a ZooKeeper server; skipped under -short")
+	}
+}
+
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// start starts a server closed at the end of the test.
+func start(t *testing.T, opts ...zkserver.Option) *zkserver.Server {
+	t.Helper()
+	s, err := zkserver.Start(testContext(t), opts...)
+	require.NoError(t, err)
+	t.Cleanup(func() { assert.NoError(t, s.Close()) })
+	return s
+}
+
+// dial opens a session on addr, closed at the end of the test.
+func dial(t *testing.T, addr string, timeout time.Duration) (*zk.Conn, <-chan zk.Event) {
+	t.Helper()
+	conn, events, err := zk.Connect([]string{addr}, timeout, zk.WithLogInfo(false), zk.WithLogger(quiet{}))
+	require.NoError(t, err)
+	t.Cleanup(conn.Close)
+	awaitState(t, events, zk.StateHasSession)
+	return conn, events
+}
+
+func awaitState(t *testing.T, events <-chan zk.Event, state zk.State) {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case ev := <-events:
+			if ev.State == state {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("no %v within 30s", state)
+		}
+	}
+}
+
+func TestStart_ServesOnLoopbackWithTestSettings(t *testing.T) {
+	integration(t)
+	s := start(t)
+	assert.True(t, strings.HasPrefix(s.Addr(), "127.0.0.1:"), s.Addr())
+	assert.Positive(t, s.PID())
+
+	ruok, err := zkserver.FourLetterWord(testContext(t), s.Addr(), "ruok")
+	require.NoError(t, err)
+	assert.Equal(t, "imok", ruok)
+	stats, err := zkserver.Mntr(testContext(t), s.Addr())
+	require.NoError(t, err)
+	assert.Equal(t, "standalone", stats["zk_server_state"])
+	conf, err := zkserver.FourLetterWord(testContext(t), s.Addr(), "conf")
+	require.NoError(t, err)
+	assert.Contains(t, conf, "tickTime=200")
+	assert.Contains(t, conf, "minSessionTimeout=400")
+
+	conn, _ := dial(t, s.Addr(), 5*time.Second)
+	_, err = conn.CreateTTL("/ttl", []byte("x"), zk.FlagTTL, zk.WorldACL(zk.PermAll), time.Minute)
+	assert.NoError(t, err, "TTL nodes are enabled")
+}
+
+func TestServer_RestartKeepsDataAndLiveSessions(t *testing.T) {
+	integration(t)
+	s := start(t)
+	conn, events := dial(t, s.Addr(), 10*time.Second)
+	_, err := conn.Create("/eph", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+	id, pid := conn.SessionID(), s.PID()
+
+	require.NoError(t, s.Restart(testContext(t)))
+	assert.NotEqual(t, pid, s.PID())
+	awaitState(t, events, zk.StateHasSession)
+	assert.Equal(t, id, conn.SessionID())
+	ok, stat, err := conn.Exists("/eph")
+	require.NoError(t, err)
+	require.True(t, ok, "the ephemeral node of a live session survives")
+	assert.Equal(t, id, stat.EphemeralOwner)
+}
+
+func TestServer_StopAndCloseAreIdempotent(t *testing.T) {
+	integration(t)
+	s, err := zkserver.Start(testContext(t))
+	require.NoError(t, err)
+	dir := s.Dir()
+
+	require.NoError(t, s.Stop())
+	require.NoError(t, s.Stop())
+	assert.Zero(t, s.PID())
+	_, err = zkserver.FourLetterWord(testContext(t), s.Addr(), "ruok")
+	assert.Error(t, err, "nothing listens after Stop")
+
+	require.NoError(t, s.Close())
+	require.NoError(t, s.Close())
+	assert.NoDirExists(t, dir)
+	assert.ErrorIs(t, s.Restart(testContext(t)), zkserver.ErrClosed)
+}
+
+func TestStart_WithDirKeepsTheDirectory(t *testing.T) {
+	integration(t)
+	dir := t.TempDir()
+	s, err := zkserver.Start(testContext(t), zkserver.WithDir(dir), zkserver.WithTickTime(100*time.Millisecond))
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	assert.FileExists(t, filepath.Join(dir, "zookeeper.log"))
+	cfg, err := os.ReadFile(filepath.Join(dir, "zoo.cfg"))
+	require.NoError(t, err)
+	assert.Contains(t, string(cfg), "tickTime=100\n")
+}
+
+func TestStart_FailureCarriesTheLogTail(t *testing.T) {
+	integration(t)
+	_, err := zkserver.Start(testContext(t), zkserver.WithJavaOpts("-Xmx1k"))
+	require.ErrorIs(t, err, zkserver.ErrExited)
+	assert.Contains(t, err.Error(), "heap")
+}
+
+func TestStart_RejectsBadInput(t *testing.T) {
+	ctx := context.Background()
+	_, err := zkserver.Start(ctx, zkserver.WithTickTime(-time.Second))
+	assert.ErrorIs(t, err, zkserver.ErrInvalidTickTime)
+	_, err = zkserver.Start(ctx, zkserver.WithTickTime(0))
+	assert.ErrorIs(t, err, zkserver.ErrInvalidTickTime)
+	_, err = zkserver.StartEnsemble(ctx, 0)
+	assert.ErrorIs(t, err, zkserver.ErrInvalidSize)
+	_, err = zkserver.StartEnsemble(ctx, 3, zkserver.WithTickTime(-1))
+	assert.ErrorIs(t, err, zkserver.ErrInvalidTickTime)
+	_, err = zkserver.Start(ctx, zkserver.WithJar(filepath.Join(t.TempDir(), "missing.jar")))
+	assert.ErrorIs(t, err, zkserver.ErrNoZooKeeper)
+	_, err = zkserver.FourLetterWord(ctx, "127.0.0.1:1", "toolong")
+	assert.Error(t, err)
+}
+
+func TestStart_FailsWithoutJava(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, err := zkserver.Start(context.Background())
+	assert.ErrorIs(t, err, zkserver.ErrNoJava)
+}
+
+// quiet drops go-zookeeper's log lines.
+type quiet struct{}
+
+func (quiet) Printf(string, ...any) {}

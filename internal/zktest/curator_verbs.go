@@ -1,0 +1,133 @@
+package zktest
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// curatorMillis renders a timeout for the peer: milliseconds, or -1 (wait forever) when negative.
+func curatorMillis(d time.Duration) string {
+	if d < 0 {
+		return "-1"
+	}
+	return strconv.FormatInt(d.Milliseconds(), 10)
+}
+
+// curatorAcquired decodes "acquired [leases]" or "timeout".
+func curatorAcquired(payload string, err error) (leases []string, ok bool, _ error) {
+	switch {
+	case err != nil:
+		return nil, false, err
+	case payload == "timeout":
+		return nil, false, nil
+	case payload == "acquired":
+		return nil, true, nil
+	}
+	rest, found := strings.CutPrefix(payload, "acquired ")
+	if !found {
+		return nil, false, fmt.Errorf("zktest: unexpected curator reply %q", payload)
+	}
+	leases, err = curatorJSON(rest)
+	return leases, err == nil, err
+}
+
+// MutexAcquire acquires the InterProcessMutex of handle on path, waiting at most timeout
+// (forever when timeout < 0); it reports false when the time ran out. Acquiring again on a
+// handle that holds the lock re-enters it, as in Curator.
+func (c *Curator) MutexAcquire(ctx context.Context, handle, path string, timeout time.Duration) (bool, error) {
+	_, ok, err := curatorAcquired(c.Do(ctx, "mutex-acquire", handle, path, curatorMillis(timeout)))
+	return ok, err
+}
+
+// MutexRelease releases the mutex of handle once.
+func (c *Curator) MutexRelease(ctx context.Context, handle string) error {
+	_, err := c.Do(ctx, "mutex-release", handle)
+	return err
+}
+
+// MutexParticipants returns the full paths of the lock nodes under path in queue order.
+func (c *Curator) MutexParticipants(ctx context.Context, path string) ([]string, error) {
+	return c.participants(ctx, "mutex-participants", path)
+}
+
+// SemAcquire acquires qty leases of the InterProcessSemaphoreV2 on path with maxLeases for
+// handle, waiting at most timeout (forever when timeout < 0). It returns the lease node
+// names (not paths), or false when the time ran out.
+func (c *Curator) SemAcquire(ctx context.Context, handle, path string, maxLeases, qty int, timeout time.Duration) ([]string, bool, error) {
+	return curatorAcquired(c.Do(ctx, "sem-acquire", handle, path, strconv.Itoa(maxLeases), strconv.Itoa(qty), curatorMillis(timeout)))
+}
+
+// SemAcquireCounted is SemAcquire with the lease count read from the SharedCount on countPath.
+func (c *Curator) SemAcquireCounted(ctx context.Context, handle, path, countPath string, qty int, timeout time.Duration) ([]string, bool, error) {
+	return curatorAcquired(c.Do(ctx, "sem-acquire-counted", handle, path, countPath, strconv.Itoa(qty), curatorMillis(timeout)))
+}
+
+// SemRelease returns every lease handle holds.
+func (c *Curator) SemRelease(ctx context.Context, handle string) error {
+	_, err := c.Do(ctx, "sem-release", handle)
+	return err
+}
+
+// SemParticipants returns the lease node names under path/leases; Curator fails with
+// NoNodeException when no lease was ever taken there.
+func (c *Curator) SemParticipants(ctx context.Context, path string, maxLeases int) ([]string, error) {
+	return c.participants(ctx, "sem-participants", path, strconv.Itoa(maxLeases))
+}
+
+func (c *Curator) participants(ctx context.Context, verb string, args ...string) ([]string, error) {
+	payload, err := c.Do(ctx, verb, args...)
+	if err != nil {
+		return nil, err
+	}
+	return curatorJSON(payload)
+}
+
+// CountGet reads the SharedCount on path, creating it with 0 when missing.
+func (c *Curator) CountGet(ctx context.Context, path string) (int, error) {
+	payload, err := c.Do(ctx, "count-get", path)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(payload)
+}
+
+// CountSet sets the SharedCount on path to n unconditionally.
+func (c *Curator) CountSet(ctx context.Context, path string, n int) error {
+	_, err := c.Do(ctx, "count-set", path, strconv.Itoa(n))
+	return err
+}
+
+// CountTrySet sets the SharedCount on path to n if its node version is still version.
+func (c *Curator) CountTrySet(ctx context.Context, path string, n, version int) (bool, error) {
+	payload, err := c.Do(ctx, "count-trySet", path, strconv.Itoa(n), strconv.Itoa(version))
+	return payload == "true", err
+}
+
+// RWAcquire acquires the write (or read) lock of the InterProcessReadWriteLock of handle on
+// path, waiting at most timeout (forever when timeout < 0); it reports false when the time ran out.
+func (c *Curator) RWAcquire(ctx context.Context, handle, path string, write bool, timeout time.Duration) (bool, error) {
+	_, ok, err := curatorAcquired(c.Do(ctx, "rw-acquire", handle, path, curatorMode(write), curatorMillis(timeout)))
+	return ok, err
+}
+
+// RWRelease releases the write (or read) lock of handle once.
+func (c *Curator) RWRelease(ctx context.Context, handle string, write bool) error {
+	_, err := c.Do(ctx, "rw-release", handle, curatorMode(write))
+	return err
+}
+
+func curatorMode(write bool) string {
+	if write {
+		return "write"
+	}
+	return "read"
+}
+
+// Revoke asks the holder of the lock node at nodePath to release it (Revoker.attemptRevoke).
+func (c *Curator) Revoke(ctx context.Context, nodePath string) error {
+	_, err := c.Do(ctx, "revoke", nodePath)
+	return err
+}

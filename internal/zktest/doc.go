@@ -1,0 +1,22 @@
+// Package zktest is the test support of zkrecipes: a ZooKeeper server for
+// each test binary, private servers and ensembles for tests that stop them,
+// unique paths, a fault-injecting proxy (Proxy), and a Curator 5.x peer
+// process for interop tests (StartCurator). Only tests import it.
+//
+// A test binary that uses the shared server has
+//
+//	func TestMain(m *testing.M) { zktest.Main(m) }
+//
+// and its tests call Servers(t) for the connect string. The shared server
+// comes, in this order, from:
+//
+//   - ZK_SERVERS, a connect string of servers already running;
+//   - ZK_BACKEND=container: a container from ZK_IMAGE (default zookeeper:3.8)
+//     through testcontainers-go, in host network mode on a free loopback port;
+//   - otherwise (ZK_BACKEND unset or "local"): a local server process of the
+//     installed ZooKeeper, through internal/zkserver.
+//
+// A test that needs a server fails, never skips, when none can run: CI
+// installs everything. Under `go test -short` every test that needs a server
+// is skipped (see Integration).
+package zktest

@@ -1,0 +1,110 @@
+package zktest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/zkrecipes/zkrecipes/internal/zkserver"
+)
+
+// privateStartTimeout bounds the start of a test's own server or ensemble.
+const privateStartTimeout = 2 * time.Minute
+
+// Integration marks a test that needs a ZooKeeper server: under -short it
+// is skipped. Servers, NewServer and NewEnsemble call it themselves.
+func Integration(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("zktest: integration test (needs a ZooKeeper server); skipped under -short")
+	}
+}
+
+// NewServer starts a standalone server of the installed ZooKeeper for this
+// test alone, closed when the test ends: for tests that stop or restart it.
+// It logs its starts and stops to the test's output.
+func NewServer(t testing.TB, opts ...zkserver.Option) *zkserver.Server {
+	t.Helper()
+	Integration(t)
+	ctx, cancel := context.WithTimeout(context.Background(), privateStartTimeout)
+	defer cancel()
+	opts = append([]zkserver.Option{zkserver.WithLogger(testLogger(t))}, opts...)
+	s, err := zkserver.Start(ctx, opts...)
+	require.NoError(t, err, "zktest: start a private ZooKeeper server")
+	t.Cleanup(func() { assertNoErr(t, s.Close(), "zktest: close server") })
+	return s
+}
+
+// NewEnsemble starts an ensemble of n servers of the installed ZooKeeper
+// for this test alone, closed when the test ends.
+func NewEnsemble(t testing.TB, n int, opts ...zkserver.Option) *zkserver.Ensemble {
+	t.Helper()
+	Integration(t)
+	ctx, cancel := context.WithTimeout(context.Background(), privateStartTimeout)
+	defer cancel()
+	opts = append([]zkserver.Option{zkserver.WithLogger(testLogger(t))}, opts...)
+	e, err := zkserver.StartEnsemble(ctx, n, opts...)
+	require.NoError(t, err, "zktest: start a ZooKeeper ensemble of %d", n)
+	t.Cleanup(func() { assertNoErr(t, e.Close(), "zktest: close ensemble") })
+	return e
+}
+
+// UniquePath returns "/zktest/<test name>-<random hex>", a path no other call
+// returns, for a test's nodes. The test name is reduced to letters, digits,
+// '-' and '_'. Neither the path nor its parent /zktest is created.
+func UniquePath(t testing.TB) string {
+	t.Helper()
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return "/zktest/" + sanitize(t.Name()) + "-" + hex.EncodeToString(b[:])
+}
+
+// sanitize replaces every character of name but [A-Za-z0-9_-] with '_'.
+func sanitize(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+			return r
+		default:
+			return '_'
+		}
+	}, name)
+}
+
+// PacketsReceived returns the count of packets the server at addr has
+// received from clients (mntr zk_packets_received), to count the requests a
+// call makes. addr may be a connect string, as Servers returns: the counts
+// of its servers are summed, since a client talks to one at a time.
+func PacketsReceived(t testing.TB, addr string) int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var total int64
+	for _, server := range strings.Split(addr, ",") {
+		stats, err := zkserver.Mntr(ctx, server)
+		require.NoError(t, err)
+		n, err := strconv.ParseInt(stats["zk_packets_received"], 10, 64)
+		require.NoError(t, err, "zktest: zk_packets_received of %s", server)
+		total += n
+	}
+	return total
+}
+
+// testLogger logs to the test's output.
+func testLogger(t testing.TB) *slog.Logger {
+	return slog.New(slog.NewTextHandler(t.Output(), nil))
+}
+
+// assertNoErr reports err, if any, without stopping the test (for cleanups).
+func assertNoErr(t testing.TB, err error, msg string) {
+	t.Helper()
+	if err != nil {
+		t.Errorf("%s: %v", msg, err)
+	}
+}

@@ -1,0 +1,149 @@
+package zktest
+
+import (
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Proxy is a fault-injecting TCP proxy between ZooKeeper clients and one
+// server, listening on 127.0.0.1. It forwards whole ZooKeeper packets, so it
+// can delay them, drop them during a partition, and recognise creates and
+// their replies. Its methods are safe for concurrent use.
+type Proxy struct {
+	target string
+	ln     net.Listener
+	done   chan struct{} // closed by Close
+	wg     sync.WaitGroup
+
+	mu     sync.Mutex
+	links  map[*link]struct{}
+	paused bool
+	armed  int // creates whose reply is still to be swallowed
+	closed bool
+
+	delay   atomic.Int64 // time.Duration added before forwarding a packet
+	dropped atomic.Int64 // replies swallowed by DropNextCreateReply
+}
+
+// NewProxy starts a proxy to the server at target on a free loopback port;
+// it is closed when the test ends. A connection to the proxy is forwarded to
+// a new connection to target.
+func NewProxy(t testing.TB, target string) *Proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("zktest: proxy listen: %v", err)
+	}
+	p := &Proxy{target: target, ln: ln, done: make(chan struct{}), links: make(map[*link]struct{})}
+	p.wg.Add(1)
+	// Ends when Close closes the listener.
+	go p.acceptLoop()
+	t.Cleanup(p.Close)
+	return p
+}
+
+// Addr returns the address clients connect to, "127.0.0.1:PORT".
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
+// Pause partitions clients from the server: connections stay open, but
+// every packet in either direction is dropped, and new connections are
+// accepted and get nothing. A client sees its requests and pings go
+// unanswered; the server sees a client go silent, and expires its session
+// after the session timeout.
+func (p *Proxy) Pause() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.paused = true
+}
+
+// Resume ends a partition. Connections that lost packets during it are cut
+// (their clients reconnect), since their request and reply streams no
+// longer match; connections that lost nothing carry on.
+func (p *Proxy) Resume() {
+	p.mu.Lock()
+	p.paused = false
+	var cut []*link
+	for l := range p.links {
+		if l.tainted.Load() {
+			cut = append(cut, l)
+		}
+	}
+	p.mu.Unlock()
+	for _, l := range cut {
+		l.close()
+	}
+}
+
+// Cut closes every current connection at once; new ones are accepted.
+func (p *Proxy) Cut() {
+	for _, l := range p.snapshot() {
+		l.close()
+	}
+}
+
+// SetDelay adds d before each packet is forwarded, in each direction, so a
+// request and its reply take at least 2d more. Packets in flight in one
+// direction queue behind one another. Zero removes the delay.
+func (p *Proxy) SetDelay(d time.Duration) { p.delay.Store(int64(d)) }
+
+// DropNextCreateReply makes the proxy forward the next create request
+// (create, create2, createContainer, createTTL, or a multi holding one) to
+// the server, swallow the server's reply to it, and cut that connection:
+// the node exists, but the client sees its connection lost instead of the
+// answer. Each call arms one more create.
+func (p *Proxy) DropNextCreateReply() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.armed++
+}
+
+// DroppedReplies returns how many replies DropNextCreateReply has swallowed.
+func (p *Proxy) DroppedReplies() int { return int(p.dropped.Load()) }
+
+// Close stops accepting, closes every connection and returns once all of
+// the proxy's goroutines have ended. Later calls do nothing.
+func (p *Proxy) Close() {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.closed = true
+	close(p.done)
+	p.mu.Unlock()
+	_ = p.ln.Close()
+	p.Cut()
+	p.wg.Wait()
+}
+
+// snapshot returns the current connections.
+func (p *Proxy) snapshot() []*link {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	links := make([]*link, 0, len(p.links))
+	for l := range p.links {
+		links = append(links, l)
+	}
+	return links
+}
+
+// isPaused tells whether a partition is on.
+func (p *Proxy) isPaused() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.paused
+}
+
+// takeArmed consumes one armed DropNextCreateReply, if any.
+func (p *Proxy) takeArmed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.armed == 0 {
+		return false
+	}
+	p.armed--
+	return true
+}

@@ -1,0 +1,151 @@
+package zktest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/zkrecipes/zkrecipes/internal/zkserver"
+)
+
+// sharedAddr returns one address of the shared server.
+func sharedAddr(t *testing.T) string {
+	return strings.Split(Servers(t), ",")[0]
+}
+
+func TestProxy_PassesSessionsAndRequestsThrough(t *testing.T) {
+	p := NewProxy(t, sharedAddr(t))
+	s := connect(t, p.Addr(), 10*time.Second)
+	path := UniquePath(t)
+	ensurePath(t, s.Conn, "/zktest")
+
+	_, err := s.Create(path, []byte("hello"), 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+	data, _, err := s.Get(path)
+	require.NoError(t, err)
+	assert.Equal(t, "hello", string(data))
+}
+
+func TestProxy_CutDisconnectsAndTheSessionSurvives(t *testing.T) {
+	p := NewProxy(t, sharedAddr(t))
+	s := connect(t, p.Addr(), 10*time.Second)
+	id := s.SessionID()
+
+	p.Cut()
+	s.await(t, zk.StateDisconnected, 5*time.Second)
+	s.await(t, zk.StateHasSession, 10*time.Second)
+	assert.Equal(t, id, s.SessionID(), "same session after reconnect")
+	_, _, err := s.Exists("/")
+	assert.NoError(t, err)
+}
+
+func TestProxy_PauseLongerThanSessionTimeoutExpiresSession(t *testing.T) {
+	addr := sharedAddr(t)
+	p := NewProxy(t, addr)
+	s := connect(t, p.Addr(), time.Second)
+	sid := fmt.Sprintf("sid=0x%x", s.SessionID())
+
+	p.Pause()
+	s.await(t, zk.StateDisconnected, 5*time.Second)
+	// The server expires the session once it has heard nothing for its
+	// timeout, and closes the (proxied) connection.
+	require.Eventually(t, func() bool {
+		cons, err := zkserver.FourLetterWord(context.Background(), addr, "cons")
+		return err == nil && !strings.Contains(cons, sid)
+	}, 15*time.Second, 100*time.Millisecond, "server still lists %s", sid)
+	p.Resume()
+	s.await(t, zk.StateExpired, 20*time.Second)
+}
+
+func TestProxy_ShortPauseOnlyDelays(t *testing.T) {
+	p := NewProxy(t, sharedAddr(t))
+	s := connect(t, p.Addr(), 10*time.Second)
+	id := s.SessionID()
+
+	p.Pause()
+	done := make(chan error, 1)
+	// Ends when the request is answered or fails.
+	go func() {
+		_, _, err := s.Exists("/")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("request answered during a partition: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	p.Resume() // the request was dropped: the connection is cut and the session lives
+	err := <-done
+	require.ErrorIs(t, err, zk.ErrConnectionClosed)
+	s.await(t, zk.StateHasSession, 10*time.Second)
+	assert.Equal(t, id, s.SessionID())
+}
+
+func TestProxy_DropNextCreateReplyLosesTheAnswerNotTheNode(t *testing.T) {
+	p := NewProxy(t, sharedAddr(t))
+	s := connect(t, p.Addr(), 10*time.Second)
+	path := UniquePath(t)
+	ensurePath(t, s.Conn, "/zktest")
+
+	p.DropNextCreateReply()
+	_, _, err := s.Exists(path) // not a create: passes
+	require.NoError(t, err)
+	_, err = s.Create(path, nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
+	require.ErrorIs(t, err, zk.ErrConnectionClosed)
+	assert.Equal(t, 1, p.DroppedReplies())
+
+	s.await(t, zk.StateHasSession, 10*time.Second)
+	ok, stat, err := s.Exists(path)
+	require.NoError(t, err)
+	require.True(t, ok, "the create reached the server")
+	assert.Equal(t, s.SessionID(), stat.EphemeralOwner)
+
+	_, err = s.Create(path+"-next", nil, 0, zk.WorldACL(zk.PermAll))
+	assert.NoError(t, err, "only one create is dropped")
+}
+
+func TestProxy_DropNextCreateReplyCatchesCreateInMulti(t *testing.T) {
+	p := NewProxy(t, sharedAddr(t))
+	s := connect(t, p.Addr(), 10*time.Second)
+	path := UniquePath(t)
+	ensurePath(t, s.Conn, "/zktest")
+
+	p.DropNextCreateReply()
+	_, err := s.Multi(&zk.CreateRequest{Path: path, Acl: zk.WorldACL(zk.PermAll)})
+	require.ErrorIs(t, err, zk.ErrConnectionClosed)
+	s.await(t, zk.StateHasSession, 10*time.Second)
+	ok, _, err := s.Exists(path)
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, 1, p.DroppedReplies())
+}
+
+func TestProxy_SetDelayAddsLatencyEachWay(t *testing.T) {
+	p := NewProxy(t, sharedAddr(t))
+	s := connect(t, p.Addr(), 10*time.Second)
+
+	p.SetDelay(100 * time.Millisecond)
+	start := time.Now()
+	_, _, err := s.Exists("/")
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, time.Since(start), 200*time.Millisecond)
+
+	p.SetDelay(0)
+	start = time.Now()
+	_, _, err = s.Exists("/")
+	require.NoError(t, err)
+	assert.Less(t, time.Since(start), 200*time.Millisecond)
+}
+
+func TestProxy_CloseEndsConnections(t *testing.T) {
+	p := NewProxy(t, sharedAddr(t))
+	s := connect(t, p.Addr(), 10*time.Second)
+	p.Close()
+	s.await(t, zk.StateDisconnected, 5*time.Second)
+	p.Close() // idempotent
+}

@@ -1,0 +1,97 @@
+package zktest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/internal/zkserver"
+)
+
+// sharedStartTimeout bounds the start of the shared server: a container's
+// first run of a new image takes longer than a local JVM.
+const sharedStartTimeout = 2 * time.Minute
+
+// shared is the test binary's shared server, started by the first Servers
+// call and stopped by Main. It is zktest's one package-level mutable state,
+// on purpose: a test binary shares one server among its tests, and TestMain
+// is the only hook that runs after all of them to stop it.
+var shared struct {
+	once sync.Once
+	addr string
+	stop func() error // nil when there is nothing to stop
+	err  error
+}
+
+// Main runs the tests of m, then stops the shared server, and exits with
+// the tests' code (1 if they passed but the teardown failed). Call it from
+// TestMain.
+func Main(m *testing.M) {
+	code := m.Run()
+	if shared.stop != nil {
+		if err := shared.stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "zktest: stop shared server: %v\n", err)
+			if code == 0 {
+				code = 1
+			}
+		}
+	}
+	os.Exit(code)
+}
+
+// Servers returns the connect string of the test binary's shared server,
+// starting it on first use (see the package doc for where it comes from). A
+// server that cannot start fails the test with the reason; under -short the
+// test is skipped instead. The binary must stop it with Main.
+func Servers(t testing.TB) string {
+	t.Helper()
+	Integration(t)
+	addr, err := sharedServer()
+	if err != nil {
+		t.Fatalf("zktest: no ZooKeeper server for this test binary: %v", err)
+	}
+	return addr
+}
+
+// sharedServer starts the shared server once and returns its address.
+func sharedServer() (string, error) {
+	shared.once.Do(func() {
+		shared.addr, shared.stop, shared.err = startShared()
+	})
+	return shared.addr, shared.err
+}
+
+// startShared starts the shared server of the backend the environment names.
+func startShared() (string, func() error, error) {
+	if servers := os.Getenv("ZK_SERVERS"); servers != "" {
+		return servers, nil, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sharedStartTimeout)
+	defer cancel()
+	switch backend := os.Getenv("ZK_BACKEND"); backend {
+	case "container":
+		return startContainer(ctx)
+	case "", "local":
+		s, err := zkserver.Start(ctx)
+		if err != nil {
+			return "", nil, err
+		}
+		return s.Addr(), s.Close, nil
+	default:
+		return "", nil, fmt.Errorf("unknown ZK_BACKEND %q (want local or container)", backend)
+	}
+}
+
+// ExampleServers is Servers for runnable Example functions, which have no
+// testing.TB: it returns the shared server's connect string and panics if
+// none can start.
+func ExampleServers() string {
+	addr, err := sharedServer()
+	if err != nil {
+		panic(fmt.Sprintf("zktest: no ZooKeeper server for this test binary: %v", err))
+	}
+	return addr
+}

@@ -1,0 +1,263 @@
+// CuratorPeer drives Apache Curator 5.4.0 recipes over stdin/stdout so that the Go tests of
+// zkrecipes can run a real Curator client on the same ZooKeeper paths (internal/zktest/curator.go).
+//
+// Usage: java CuratorPeer <connectString> <sessionTimeoutMs>. Prints "ready" once connected, then
+// reads one command a line, "<reqid> <verb> <args...>", and answers each with one line,
+// "<reqid> ok [payload]" or "<reqid> err <message>". Commands naming a handle run on that
+// handle's own thread (a Curator mutex belongs to the thread that acquired it), the others on a
+// shared pool, so a blocked acquire never stops the reader. "close" or EOF closes the client and
+// exits 0.
+
+import java.io.*;
+import java.nio.charset.StandardCharsets;
+import java.util.*;
+import java.util.concurrent.*;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.locks.*;
+import org.apache.curator.framework.recipes.shared.SharedCount;
+import org.apache.curator.framework.recipes.shared.VersionedValue;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+
+public class CuratorPeer {
+    interface Verb { String run(String[] a) throws Exception; }
+
+    record Mutex(String path, InterProcessMutex lock) {}
+    record Sem(String path, InterProcessSemaphoreV2 sem, SharedCount count, List<Lease> leases) {}
+    record Rw(String path, InterProcessReadWriteLock lock) {}
+
+    // Verbs whose first argument is a handle: they run on the handle's executor.
+    static final Set<String> HANDLE_VERBS = Set.of("mutex-acquire", "mutex-release", "sem-acquire",
+        "sem-acquire-counted", "sem-release", "rw-acquire", "rw-release");
+
+    final CuratorFramework client;
+    final PrintStream out;
+    final Map<String, Verb> verbs = new HashMap<>();
+    final Map<String, ExecutorService> executors = new ConcurrentHashMap<>();
+    final ExecutorService pool = Executors.newCachedThreadPool(daemon("pool"));
+    // Each entry is read and written only on its handle's executor thread.
+    final Map<String, Mutex> mutexes = new ConcurrentHashMap<>();
+    final Map<String, Sem> sems = new ConcurrentHashMap<>();
+    final Map<String, Rw> rws = new ConcurrentHashMap<>();
+
+    CuratorPeer(CuratorFramework client, PrintStream out) {
+        this.client = client;
+        this.out = out;
+        verbs.put("mutex-acquire", this::mutexAcquire);
+        verbs.put("mutex-release", a -> { handle(mutexes, a[0]).lock().release(); return ""; });
+        verbs.put("mutex-participants", a -> json(new InterProcessMutex(client, a[0]).getParticipantNodes()));
+        verbs.put("sem-acquire", a -> semAcquire(a, null));
+        verbs.put("sem-acquire-counted", a -> semAcquire(a, a[2]));
+        verbs.put("sem-release", this::semRelease);
+        verbs.put("sem-participants",
+            a -> json(new InterProcessSemaphoreV2(client, a[0], Integer.parseInt(a[1])).getParticipantNodes()));
+        verbs.put("count-get", a -> withCount(a[0], c -> Integer.toString(c.getCount())));
+        verbs.put("count-set", a -> withCount(a[0], c -> { c.setCount(Integer.parseInt(a[1])); return ""; }));
+        verbs.put("count-trySet", this::countTrySet);
+        verbs.put("rw-acquire", this::rwAcquire);
+        verbs.put("rw-release", a -> { lockOf(handle(rws, a[0]), a[1]).release(); return ""; });
+        verbs.put("revoke", a -> { Revoker.attemptRevoke(client, a[0]); return ""; });
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 2) {
+            System.err.println("usage: CuratorPeer <connectString> <sessionTimeoutMs>");
+            System.exit(2);
+        }
+        PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, StandardCharsets.UTF_8);
+        System.setOut(System.err); // nothing but responses may reach the protocol stream
+        CuratorFramework client = CuratorFrameworkFactory.builder().connectString(args[0])
+            .sessionTimeoutMs(Integer.parseInt(args[1])).connectionTimeoutMs(15_000)
+            .retryPolicy(new ExponentialBackoffRetry(100, 10)).build();
+        client.start();
+        if (!client.blockUntilConnected(60, TimeUnit.SECONDS)) {
+            System.err.println("CuratorPeer: no connection to " + args[0] + " within 60 s");
+            System.exit(1);
+        }
+        CuratorPeer peer = new CuratorPeer(client, out);
+        peer.write("ready");
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String line; (line = in.readLine()) != null; ) {
+            if (!line.isBlank()) peer.dispatch(line.trim().split(" +"));
+        }
+        peer.shutdown(null);
+    }
+
+    void dispatch(String[] f) {
+        String id = f[0];
+        if (f.length < 2) { write(id + " err missing verb"); return; }
+        if (f[1].equals("close")) shutdown(id);
+        Verb verb = verbs.get(f[1]);
+        if (verb == null) { write(id + " err unknown verb " + f[1]); return; }
+        String[] a = Arrays.copyOfRange(f, 2, f.length);
+        ExecutorService ex = pool;
+        if (HANDLE_VERBS.contains(f[1]) && a.length > 0) {
+            ex = executors.computeIfAbsent(a[0], h -> Executors.newSingleThreadExecutor(daemon("handle-" + h)));
+        }
+        ex.execute(() -> {
+            try {
+                String payload = verb.run(a);
+                write(id + " ok" + (payload.isEmpty() ? "" : " " + payload));
+            } catch (ArrayIndexOutOfBoundsException e) {
+                write(id + " err missing arguments for " + f[1]);
+            } catch (Throwable e) {
+                write(id + " err " + (e.getClass().getSimpleName() + ": " + e.getMessage()).replaceAll("[\r\n]+", " "));
+            }
+        });
+    }
+
+    synchronized void write(String line) {
+        out.println(line);
+        out.flush();
+    }
+
+    // Interrupts every command still running, closes the client (its session and ephemeral nodes
+    // go with it), answers id when not null and exits.
+    void shutdown(String id) {
+        executors.values().forEach(ExecutorService::shutdownNow);
+        pool.shutdownNow();
+        for (Sem s : sems.values()) if (s.count() != null) closeQuietly(s.count());
+        client.close();
+        if (id != null) write(id + " ok");
+        out.flush();
+        System.exit(0);
+    }
+
+    String mutexAcquire(String[] a) throws Exception {
+        String h = a[0], path = a[1];
+        long ms = Long.parseLong(a[2]);
+        Mutex m = mutexes.get(h);
+        if (m == null || !m.path().equals(path)) {
+            if (m != null && m.lock().isAcquiredInThisProcess()) throw new IllegalStateException("handle " + h + " holds " + m.path());
+            m = new Mutex(path, new InterProcessMutex(client, path));
+            mutexes.put(h, m);
+        }
+        return timed(m.lock(), ms);
+    }
+
+    // a: handle, path, maxLeases (countPath when counted != null), qty, timeoutMs.
+    String semAcquire(String[] a, String countPath) throws Exception {
+        String h = a[0], path = a[1];
+        int qty = Integer.parseInt(a[3]);
+        long ms = Long.parseLong(a[4]);
+        Sem s = sems.get(h);
+        if (s != null && !s.leases().isEmpty() && !s.path().equals(path)) {
+            throw new IllegalStateException("handle " + h + " holds leases on " + s.path());
+        }
+        if (s == null || s.leases().isEmpty()) { // (re)build so that maxLeases or countPath may change
+            if (s != null && s.count() != null) closeQuietly(s.count());
+            SharedCount count = null;
+            InterProcessSemaphoreV2 sem;
+            if (countPath != null) {
+                count = new SharedCount(client, countPath, 0);
+                count.start();
+                sem = new InterProcessSemaphoreV2(client, path, count);
+            } else {
+                sem = new InterProcessSemaphoreV2(client, path, Integer.parseInt(a[2]));
+            }
+            s = new Sem(path, sem, count, new ArrayList<>());
+            sems.put(h, s);
+        }
+        Collection<Lease> got = ms < 0 ? s.sem().acquire(qty) : s.sem().acquire(qty, ms, TimeUnit.MILLISECONDS);
+        if (got == null) return "timeout";
+        s.leases().addAll(got);
+        List<String> names = new ArrayList<>();
+        for (Lease l : got) names.add(l.getNodeName());
+        return "acquired " + json(names);
+    }
+
+    // Closes each lease itself (returnAll would swallow the errors).
+    String semRelease(String[] a) throws Exception {
+        Iterator<Lease> it = handle(sems, a[0]).leases().iterator();
+        while (it.hasNext()) {
+            it.next().close();
+            it.remove();
+        }
+        return "";
+    }
+
+    // A fresh SharedCount per call: start() reads the server's value, so no cached value is stale.
+    interface CountFn { String apply(SharedCount c) throws Exception; }
+
+    String withCount(String path, CountFn fn) throws Exception {
+        SharedCount c = new SharedCount(client, path, 0);
+        c.start();
+        try {
+            return fn.apply(c);
+        } finally {
+            closeQuietly(c);
+        }
+    }
+
+    // a: path, n, expectedVersion. VersionedValue has no public constructor in 5.4.0, so the
+    // expected version is checked against the value just read, and trySetCount then sets with it.
+    String countTrySet(String[] a) throws Exception {
+        int n = Integer.parseInt(a[1]), version = Integer.parseInt(a[2]);
+        return withCount(a[0], c -> {
+            VersionedValue<Integer> v = c.getVersionedValue();
+            return Boolean.toString(v.getVersion() == version && c.trySetCount(v, n));
+        });
+    }
+
+    String rwAcquire(String[] a) throws Exception {
+        String h = a[0], path = a[1];
+        Rw r = rws.get(h);
+        if (r == null || !r.path().equals(path)) {
+            if (r != null && (r.lock().readLock().isAcquiredInThisProcess() || r.lock().writeLock().isAcquiredInThisProcess())) {
+                throw new IllegalStateException("handle " + h + " holds " + r.path());
+            }
+            r = new Rw(path, new InterProcessReadWriteLock(client, path));
+            rws.put(h, r);
+        }
+        return timed(lockOf(r, a[2]), Long.parseLong(a[3]));
+    }
+
+    static InterProcessMutex lockOf(Rw r, String mode) {
+        switch (mode) {
+            case "read": return r.lock().readLock();
+            case "write": return r.lock().writeLock();
+            default: throw new IllegalArgumentException("mode must be read or write, not " + mode);
+        }
+    }
+
+    static String timed(InterProcessLock lock, long ms) throws Exception {
+        if (ms < 0) {
+            lock.acquire();
+            return "acquired";
+        }
+        return lock.acquire(ms, TimeUnit.MILLISECONDS) ? "acquired" : "timeout";
+    }
+
+    static <T> T handle(Map<String, T> m, String h) {
+        T v = m.get(h);
+        if (v == null) throw new IllegalStateException("unknown handle " + h);
+        return v;
+    }
+
+    static String json(Collection<String> xs) {
+        StringBuilder b = new StringBuilder("[");
+        for (String x : xs) {
+            if (b.length() > 1) b.append(',');
+            b.append('"');
+            for (char ch : x.toCharArray()) {
+                if (ch == '"' || ch == '\\') b.append('\\').append(ch);
+                else if (ch < 0x20) b.append(String.format("\\u%04x", (int) ch));
+                else b.append(ch);
+            }
+            b.append('"');
+        }
+        return b.append(']').toString();
+    }
+
+    static void closeQuietly(Closeable c) {
+        try { c.close(); } catch (IOException e) { System.err.println("CuratorPeer: close: " + e); }
+    }
+
+    static ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, "peer-" + name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}
