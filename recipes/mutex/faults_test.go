@@ -67,13 +67,23 @@ func TestFault_ConnectionCutWhileWaitingLeavesNoDuplicate(t *testing.T) {
 			acquired <- h2
 		}
 	}()
+	require.Eventually(t, func() bool { return proxy.DroppedReplies() == 1 }, 10*time.Second, 5*time.Millisecond)
+	reconnected := make(chan struct{}, 10)
+	waiterClient.AddListener(func(s framework.StateChange) {
+		if s.State == framework.Reconnected {
+			reconnected <- struct{}{}
+		}
+	})
 	require.Eventually(t, func() bool { return len(children(t, holderClient, path)) == 2 }, 10*time.Second, 10*time.Millisecond)
 	for range 3 {
 		proxy.Cut()
-		time.Sleep(100 * time.Millisecond) // let the waiter reconnect and look again
+		select {
+		case <-reconnected:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the waiter did not reconnect")
+		}
 		assert.Len(t, children(t, holderClient, path), 2, "no duplicate node after a cut")
 	}
-	assert.Equal(t, 1, proxy.DroppedReplies())
 	require.NoError(t, h.Release())
 	select {
 	case h2 := <-acquired:
