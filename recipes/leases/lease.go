@@ -1,0 +1,157 @@
+package leases
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+// cleanupTimeout bounds a delete that runs under a context of its own,
+// before the node is handed to the client's background deletion.
+const cleanupTimeout = 5 * time.Second
+
+// Lease is one held permit: an ephemeral lease node of the holder's
+// session. Its methods are safe for concurrent use, and any goroutine may
+// return it.
+type Lease struct {
+	client *framework.Client
+	node   framework.Node
+	data   []byte
+	opts   options
+
+	lost    chan struct{} // closed on loss
+	ended   chan struct{} // closed when the return begins; stops the monitor
+	arm     chan struct{} // closed to ask the monitor to watch the node
+	armOnce sync.Once
+
+	mu        sync.Mutex // guards err and returning
+	err       error
+	returning bool
+}
+
+// New returns the lease of node, a lease node that client created with
+// data. It is for recipes that issue leases, such as package semaphore;
+// the lease then belongs to whoever the recipe hands it to.
+func New(client *framework.Client, node framework.Node, data []byte, opts ...Option) (*Lease, error) {
+	switch {
+	case client == nil:
+		return nil, fmt.Errorf("%w: nil client", ErrInvalidArgument)
+	case node.Path == "" || node.Session == nil:
+		return nil, fmt.Errorf("%w: a lease node needs a path and a session", ErrInvalidArgument)
+	}
+	var o options
+	for _, opt := range opts {
+		if opt == nil {
+			return nil, fmt.Errorf("%w: nil option", ErrInvalidArgument)
+		}
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	l := &Lease{
+		client: client, node: node, data: append([]byte(nil), data...), opts: o,
+		lost: make(chan struct{}), ended: make(chan struct{}), arm: make(chan struct{}),
+	}
+	// Ends when the lease is returned or lost.
+	go l.monitor()
+	return l, nil
+}
+
+// Name returns the lease node's name, "_c_<uuid>-lease-<sequence>" for a
+// semaphore's lease.
+func (l *Lease) Name() string { return l.node.Name }
+
+// Path returns the lease node's path, relative to the client's namespace.
+func (l *Lease) Path() string { return l.node.Path }
+
+// Data returns a copy of the data the lease node was created with.
+func (l *Lease) Data() []byte { return append([]byte(nil), l.data...) }
+
+// Session returns the session the lease node belongs to.
+func (l *Lease) Session() *framework.Session { return l.node.Session }
+
+// Client returns the client the lease node was created through.
+func (l *Lease) Client() *framework.Client { return l.client }
+
+// Lost returns a channel that is closed when the lease ends without a
+// return: see the package doc. The first call starts watching the node
+// (one request); loss of the connection or session, and the end of the
+// maximum hold time, are signalled whether or not Lost was called.
+func (l *Lease) Lost() <-chan struct{} {
+	l.armOnce.Do(func() { close(l.arm) })
+	return l.lost
+}
+
+// Err returns nil while the lease is held; after a loss, an error that
+// wraps ErrLost and says why; after a return, an error saying so.
+func (l *Lease) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// Return deletes the lease node, freeing its permit. It waits for the
+// server at most until ctx ends; with a ctx that has ended already (a
+// deferred Return after a timeout) it waits up to 5 s of its own. If the
+// delete fails, the lease is returned all the same and the node is deleted
+// in the background once connected; the error says so. Returning a lease
+// that was lost gives an error wrapping ErrLost (its node is gone, or being
+// deleted). Returning again does nothing and returns nil.
+func (l *Lease) Return(ctx context.Context) error {
+	prior, first := l.begin()
+	switch {
+	case !first:
+		return nil
+	case prior != nil:
+		return fmt.Errorf("leases: return %s: %w", l.node.Path, prior)
+	}
+	return l.delete(ctx)
+}
+
+// begin marks the lease returned and stops its monitor. It reports whether
+// this is the first return, and the loss that came before it, if any.
+func (l *Lease) begin() (prior error, first bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.returning {
+		return nil, false
+	}
+	l.returning = true
+	prior = l.err
+	if prior == nil {
+		l.err = errReturned
+	}
+	close(l.ended)
+	return prior, true
+}
+
+// delete deletes the lease node in its session, handing it to the
+// background when that fails.
+func (l *Lease) delete(ctx context.Context) error {
+	ctx, cancel := cleanupContext(ctx)
+	defer cancel()
+	err := l.client.Delete(framework.BindSession(ctx, l.node.Session), l.node.Path, -1)
+	switch {
+	case err == nil, errors.Is(err, zk.ErrNoNode):
+		return nil
+	case errors.Is(err, framework.ErrSessionChanged), l.node.Session.IsLost():
+		return fmt.Errorf("leases: return %s: %w: session lost: %w", l.node.Path, ErrLost, err)
+	}
+	_, _ = l.client.DeleteInBackground(l.node.Path)
+	return fmt.Errorf("leases: return %s: deletion continues in the background: %w", l.node.Path, err)
+}
+
+// cleanupContext returns ctx, or, when ctx has ended already, a context of
+// its own bounded by cleanupTimeout.
+func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx.Err() == nil {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+}

@@ -1,0 +1,155 @@
+package leases_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/leases"
+)
+
+func TestNew_RejectsBadInput(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	node := framework.Node{Path: "/l/x", Name: "x", Session: c.Session()}
+	tests := []struct {
+		name   string
+		client *framework.Client
+		node   framework.Node
+		opts   []leases.Option
+	}{
+		{"nil client", nil, node, nil},
+		{"no path", c, framework.Node{Session: c.Session()}, nil},
+		{"no session", c, framework.Node{Path: "/l/x"}, nil},
+		{"nil option", c, node, []leases.Option{nil}},
+		{"bad policy", c, node, []leases.Option{leases.WithErrorPolicy(framework.ErrorPolicy(5))}},
+		{"zero max hold", c, node, []leases.Option{leases.WithMaxHold(0)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := leases.New(tt.client, tt.node, nil, tt.opts...)
+			require.ErrorIs(t, err, leases.ErrInvalidArgument)
+			assert.Nil(t, l)
+		})
+	}
+}
+
+func TestLease_ReturnDeletesTheNodeOnce(t *testing.T) {
+	servers := zktest.Servers(t)
+	c := connect(t, servers)
+	ctx := testContext(t)
+	dir := zktest.UniquePath(t)
+	l := newLease(t, c, dir)
+	assert.Equal(t, dir+"/"+l.Name(), l.Path())
+	assert.Equal(t, []byte("d"), l.Data())
+	assert.Same(t, c.Session(), l.Session())
+	assert.Same(t, c, l.Client())
+	assert.NoError(t, l.Err())
+
+	before := zktest.PacketsReceived(t, servers)
+	require.NoError(t, l.Return(ctx))
+	assert.Equal(t, before+2, zktest.PacketsReceived(t, servers), "one delete, and no watch was ever set")
+	assert.False(t, exists(t, c, l.Path()))
+	require.NoError(t, l.Return(ctx), "returning twice is harmless")
+	require.NoError(t, leases.ReturnAll(ctx, l), "and so is returning it among others")
+	assert.Error(t, l.Err(), "a returned lease says so")
+	select {
+	case <-l.Lost():
+		t.Fatal("a returned lease is not lost")
+	default:
+	}
+}
+
+// A deferred Return works after the acquire's context has ended.
+func TestLease_ReturnWithAnEndedContext(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	l := newLease(t, c, zktest.UniquePath(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.NoError(t, l.Return(ctx))
+	assert.False(t, exists(t, c, l.Path()))
+}
+
+func TestLease_LostWhenSomeoneDeletesTheNode(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	l := newLease(t, c, zktest.UniquePath(t))
+	lost := l.Lost()
+	require.NoError(t, c.Delete(ctx, l.Path(), -1))
+	waitClosed(t, lost, 10*time.Second, "the loss channel")
+	require.ErrorIs(t, l.Err(), leases.ErrLost)
+	require.ErrorIs(t, l.Return(ctx), leases.ErrLost, "the first return after a loss says so")
+	require.NoError(t, l.Return(ctx))
+}
+
+func TestLease_LostWhenTheConnectionIsSuspended(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	observer := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	dir := zktest.UniquePath(t)
+	standard := newLease(t, c, dir)
+	patient := newLease(t, c, dir, leases.WithErrorPolicy(framework.SessionErrorPolicy))
+
+	proxy.Cut() // the client reconnects into the same session
+	waitClosed(t, standard.Lost(), 10*time.Second, "the standard policy's loss channel")
+	require.ErrorIs(t, standard.Err(), leases.ErrLost)
+	require.Eventually(t, func() bool { return !exists(t, observer, standard.Path()) }, 10*time.Second, 10*time.Millisecond,
+		"a lease given up on suspension is deleted once connected")
+	assert.True(t, exists(t, observer, patient.Path()), "the session policy's lease survives a short disconnect")
+	assert.NoError(t, patient.Err())
+	require.NoError(t, patient.Return(ctx))
+}
+
+func TestLease_LostWhenTheSessionExpires(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(2*time.Second))
+	observer := connect(t, zktest.Servers(t))
+	l := newLease(t, c, zktest.UniquePath(t), leases.WithErrorPolicy(framework.SessionErrorPolicy))
+	proxy.Pause()
+	waitClosed(t, l.Lost(), 20*time.Second, "the loss channel")
+	require.ErrorIs(t, l.Err(), leases.ErrLost)
+	require.Eventually(t, func() bool { return !exists(t, observer, l.Path()) }, 20*time.Second, 20*time.Millisecond,
+		"the node died with its session")
+	proxy.Resume()
+}
+
+func TestLease_MaxHoldReturnsTheLease(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	l := newLease(t, c, zktest.UniquePath(t), leases.WithMaxHold(200*time.Millisecond))
+	start := time.Now()
+	waitClosed(t, l.Lost(), 10*time.Second, "the loss channel")
+	assert.GreaterOrEqual(t, time.Since(start), 150*time.Millisecond)
+	require.ErrorIs(t, l.Err(), leases.ErrExpired)
+	require.ErrorIs(t, l.Err(), leases.ErrLost)
+	require.Eventually(t, func() bool { return !exists(t, c, l.Path()) }, 10*time.Second, 10*time.Millisecond,
+		"the node is deleted")
+	require.ErrorIs(t, l.Return(ctx), leases.ErrExpired)
+}
+
+func TestReturnAll_OneRequestForLeasesOfOneSession(t *testing.T) {
+	servers := zktest.Servers(t)
+	c := connect(t, servers)
+	other := connect(t, servers)
+	ctx := testContext(t)
+	dir := zktest.UniquePath(t)
+	ls := []*leases.Lease{newLease(t, c, dir), newLease(t, c, dir), newLease(t, c, dir)}
+
+	before := zktest.PacketsReceived(t, servers)
+	require.NoError(t, leases.ReturnAll(ctx, append(ls, nil)...))
+	assert.Equal(t, before+2, zktest.PacketsReceived(t, servers), "one transaction")
+	for _, l := range ls {
+		assert.False(t, exists(t, c, l.Path()))
+	}
+
+	// Leases of two sessions, one of them gone already: each is returned.
+	a, b := newLease(t, c, dir), newLease(t, other, dir)
+	require.NoError(t, other.Delete(ctx, b.Path(), -1))
+	require.NoError(t, leases.ReturnAll(ctx, a, b))
+	assert.False(t, exists(t, c, a.Path()))
+}

@@ -1,0 +1,44 @@
+package leases
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+// Option configures a Lease.
+type Option func(*options) error
+
+type options struct {
+	policy  framework.ErrorPolicy
+	maxHold time.Duration
+}
+
+// WithErrorPolicy chooses when a lease counts as lost: at Suspended
+// (framework.StandardErrorPolicy) or only at Lost
+// (framework.SessionErrorPolicy). Default: framework.StandardErrorPolicy.
+func WithErrorPolicy(p framework.ErrorPolicy) Option {
+	return func(o *options) error {
+		if p != framework.StandardErrorPolicy && p != framework.SessionErrorPolicy {
+			return fmt.Errorf("%w: error policy %v", ErrInvalidArgument, p)
+		}
+		o.policy = p
+		return nil
+	}
+}
+
+// WithMaxHold bounds how long the lease may be held: once d has passed
+// since it was issued, a timer of the holder's process returns it (deletes
+// the node) and signals it lost with an error wrapping ErrExpired, so that
+// a holder stuck in a goroutine cannot keep the permit for ever. Default:
+// no bound.
+func WithMaxHold(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return fmt.Errorf("%w: maximum hold time %v must be positive", ErrInvalidArgument, d)
+		}
+		o.maxHold = d
+		return nil
+	}
+}

@@ -1,0 +1,235 @@
+package semaphore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+	"github.com/zkrecipes/zkrecipes/recipes/leases"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+)
+
+// cleanupTimeout bounds a delete of our own nodes that runs under a context
+// of its own, before the nodes are handed to background deletion.
+const cleanupTimeout = 5 * time.Second
+
+// guardOwner makes each acquire its own owner of the guard mutex, whatever
+// owner the caller's context names: two acquires never share a guard hold.
+type guardOwner struct{ _ byte }
+
+// acquire is Curator's InterProcessSemaphoreV2 acquire, for n leases at
+// once: under the guard mutex, create the lease nodes, then wait while the
+// leases directory holds more nodes than the maximum.
+func (s *Semaphore) acquire(ctx context.Context, n int) ([]*leases.Lease, error) {
+	if n < 1 || (s.count == nil && n > s.max) {
+		return nil, fmt.Errorf("%w: %d leases asked of a semaphore of %s", ErrInvalidArgument, n, s.describeMax())
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, s.fail(err) // nothing sent for a context that has ended
+	}
+	if s.count != nil {
+		// A bad count fails the acquire before anything is written.
+		if _, _, err := s.maximum(ctx); err != nil {
+			return nil, s.fail(err)
+		}
+	}
+	hold, err := s.guard.Acquire(mutex.WithOwner(ctx, &guardOwner{}))
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	nodes, listed, err := s.createAndWait(ctx, n)
+	if err != nil {
+		s.releaseGuard(hold)
+		return nil, s.fail(err)
+	}
+	var swept chan struct{}
+	if !listed {
+		// The count came from the transaction alone: make sure no run of
+		// it whose answer was lost left strays, while the guard is handed
+		// on. Ends when the listing and any deletes have returned.
+		swept = make(chan struct{})
+		go func() {
+			defer close(swept)
+			s.sweep(nodes)
+		}()
+	}
+	s.releaseGuard(hold)
+	if swept != nil {
+		<-swept
+	}
+	return s.issue(nodes)
+}
+
+func (s *Semaphore) describeMax() string {
+	if s.count != nil {
+		return "shared maximum"
+	}
+	return fmt.Sprintf("maximum %d", s.max)
+}
+
+func (s *Semaphore) fail(err error) error {
+	return fmt.Errorf("semaphore: acquire %s: %w", s.path, err)
+}
+
+// releaseGuard releases the guard; a failure only delays the next acquirer
+// (the node is deleted in the background or dies with its session).
+func (s *Semaphore) releaseGuard(hold *mutex.Hold) {
+	if err := hold.Release(); err != nil {
+		s.client.Logger().Debug("semaphore guard release", "path", s.path, "err", err)
+	}
+}
+
+// createAndWait creates the lease nodes and waits until they fit under the
+// maximum, and reports whether it listed the leases directory (and so
+// deleted any strays). Nodes that do not become leases are deleted. A node
+// that vanishes while we count (deleted by someone, or its container
+// reaped) is created again, as Curator does.
+func (s *Semaphore) createAndWait(ctx context.Context, n int) ([]framework.Node, bool, error) {
+	for {
+		nodes, count, err := s.create(ctx, n)
+		if err != nil {
+			return nil, false, createError(err)
+		}
+		listed, err := s.waitForRoom(ctx, nodes, count)
+		if err == nil {
+			return nodes, listed, nil
+		}
+		s.discard(nodes)
+		if !errors.Is(err, errNodeMissing) || ctx.Err() != nil {
+			return nil, false, err
+		}
+	}
+}
+
+// waitForRoom returns at once if count, the number of leases the create
+// saw, is within the maximum. Otherwise it lists the leases directory,
+// watching it, until it holds no more nodes than the maximum. Only the
+// guard holder watches it. Every call is bound to the nodes' session, so
+// nodes of a lost session never count as held.
+func (s *Semaphore) waitForRoom(ctx context.Context, nodes []framework.Node, count int) (listed bool, err error) {
+	if count != unknownCount {
+		max, _, err := s.maximum(ctx)
+		if err != nil || count <= max {
+			return false, err
+		}
+	}
+	session := nodes[0].Session
+	bound := framework.BindSession(ctx, session)
+	for {
+		children, _, watch, err := s.client.ChildrenW(bound, s.leases)
+		if err != nil {
+			return true, waitError(err, session)
+		}
+		strays, err := tally(children, nodes)
+		if err != nil {
+			return true, err
+		}
+		if len(strays) > 0 {
+			s.deleteStrays(bound, strays)
+			continue
+		}
+		max, changed, err := s.maximum(ctx)
+		if err != nil || len(children) <= max {
+			return true, err
+		}
+		select {
+		case <-watch:
+		case <-changed: // nil, never ready, for a fixed maximum
+		case <-session.Lost():
+			return true, waitError(framework.ErrSessionChanged, session)
+		case <-ctx.Done():
+			return true, ctx.Err()
+		}
+	}
+}
+
+// tally checks that every one of our nodes is among children, and returns
+// the strays: other children carrying one of our protection ids, left by a
+// transaction that was run twice because its answer was lost.
+func tally(children []string, nodes []framework.Node) ([]string, error) {
+	var strays []string
+	found := 0
+	for _, name := range children {
+		for _, n := range nodes {
+			switch {
+			case name == n.Name:
+				found++
+			case zkpath.HasProtectionID(name, n.ProtectionID):
+				strays = append(strays, name)
+			}
+		}
+	}
+	if found != len(nodes) {
+		return nil, fmt.Errorf("%w: a lease node of this acquire vanished", errNodeMissing)
+	}
+	return strays, nil
+}
+
+// deleteStrays deletes duplicates of our nodes.
+func (s *Semaphore) deleteStrays(ctx context.Context, strays []string) {
+	for _, name := range strays {
+		p := zkpath.Join(s.leases, name)
+		if err := s.client.Delete(ctx, p, -1); err != nil && !isNoNode(err) {
+			_, _ = s.client.DeleteInBackground(p)
+		}
+	}
+}
+
+// maximum returns the maximum number of leases, and for a counted
+// semaphore a channel closed when the count may have changed.
+func (s *Semaphore) maximum(ctx context.Context) (int, <-chan struct{}, error) {
+	if s.count == nil {
+		return s.max, nil, nil
+	}
+	v, changed, err := s.count.Cached(ctx)
+	switch {
+	case err != nil:
+		return 0, nil, err
+	case v.Count < 0:
+		return 0, nil, fmt.Errorf("%w: %s holds %d", ErrInvalidMaximum, s.count.Path(), v.Count)
+	}
+	return int(v.Count), changed, nil
+}
+
+// issue wraps the acquired nodes as leases.
+func (s *Semaphore) issue(nodes []framework.Node) ([]*leases.Lease, error) {
+	ls := make([]*leases.Lease, len(nodes))
+	for i, node := range nodes {
+		l, err := leases.New(s.client, node, s.opts.data, s.opts.leaseOptions()...)
+		if err != nil {
+			_ = leases.ReturnAll(context.Background(), ls[:i]...)
+			s.discard(nodes[i:])
+			return nil, s.fail(err)
+		}
+		ls[i] = l
+	}
+	return ls, nil
+}
+
+// waitError turns an error of the wait into what the caller sees: a lost
+// session is ErrLost, a missing directory errNodeMissing.
+func waitError(err error, session *framework.Session) error {
+	switch {
+	case errors.Is(err, framework.ErrSessionChanged), errors.Is(err, zk.ErrSessionExpired), session.IsLost():
+		return fmt.Errorf("%w: session lost while waiting: %w", ErrLost, err)
+	case isNoNode(err):
+		return fmt.Errorf("%w: %w", errNodeMissing, err)
+	}
+	return err
+}
+
+// createError says ErrLost for a create that failed because the session
+// it started in was lost.
+func createError(err error) error {
+	if errors.Is(err, framework.ErrSessionChanged) || errors.Is(err, zk.ErrSessionExpired) {
+		return fmt.Errorf("%w: session lost while creating the lease nodes: %w", ErrLost, err)
+	}
+	return err
+}
+
+func isNoNode(err error) bool { return errors.Is(err, zk.ErrNoNode) }

@@ -1,0 +1,80 @@
+package semaphore_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
+)
+
+// BenchmarkSemaphore_Uncontended measures one acquire+return with nobody
+// else on the semaphore, and the ZooKeeper requests it costs.
+func BenchmarkSemaphore_Uncontended(b *testing.B) {
+	servers := zktest.Servers(b)
+	s := newSemaphore(b, connect(b, servers), zktest.UniquePath(b), 3)
+	ctx := context.Background()
+	warm, err := s.Acquire(ctx) // the first acquire creates the directories
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := warm.Return(ctx); err != nil {
+		b.Fatal(err)
+	}
+	before := zktest.PacketsReceived(b, servers)
+	b.ResetTimer()
+	for b.Loop() {
+		l, err := s.Acquire(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Return(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	requests := zktest.PacketsReceived(b, servers) - before - 1 // minus the mntr itself
+	b.ReportMetric(float64(requests)/float64(b.N), "requests/op")
+}
+
+// BenchmarkSemaphore_16Clients3Leases measures acquire+return throughput
+// with 16 clients, each its own session, on a semaphore of 3 leases, as
+// the anchors' "semaphore" scenario does. An op is one acquisition.
+func BenchmarkSemaphore_16Clients3Leases(b *testing.B) {
+	const clients, maxLeases = 16, 3
+	servers := zktest.Servers(b)
+	path := zktest.UniquePath(b)
+	sems := make([]*semaphore.Semaphore, clients)
+	for i := range sems {
+		sems[i] = newSemaphore(b, connect(b, servers), path, maxLeases)
+	}
+	ctx := context.Background()
+	work := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, s := range sems {
+		wg.Go(func() { // ends when work is closed, or at the first failure
+			for range work {
+				l, err := s.Acquire(ctx)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				if err := l.Return(ctx); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	before := zktest.PacketsReceived(b, servers)
+	b.ResetTimer()
+	for b.Loop() {
+		work <- struct{}{}
+	}
+	close(work)
+	wg.Wait()
+	b.StopTimer()
+	requests := zktest.PacketsReceived(b, servers) - before - 1
+	b.ReportMetric(float64(requests)/float64(b.N), "requests/op")
+}

@@ -1,0 +1,53 @@
+// Package semaphore is a counting semaphore on ZooKeeper, compatible with
+// Apache Curator's InterProcessSemaphoreV2 and InterProcessSemaphoreMutex:
+// Go processes and Java processes using Curator 5.x on the same path share
+// one set of permits and see each other's leases.
+//
+// The protocol is Curator's. Under path, a guard mutex at path/locks (lock
+// nodes "_c_<uuid>-lock-<sequence>") lets one acquirer at a time create its
+// lease node(s), protected ephemeral-sequential "_c_<uuid>-lease-<sequence>"
+// under path/leases (both parents are containers), and count the children
+// of path/leases: while there are more than the maximum, the guard holder
+// waits on a watch of that directory, and the other acquirers wait on the
+// guard, so one process at a time watches the directory. Every lease node
+// counts, whoever made it. The maximum is fixed (New) or the value of a
+// shared count (NewCounted, package sharedcount), whose change wakes the
+// waiting acquirer. One addition that Curator does not see: the
+// transaction that creates the lease nodes also rewrites the (empty) data
+// of path/leases, whose returned stat gives the count with the create.
+//
+// Guarantees:
+//
+//   - At most the maximum leases are held at once, by Go and Curator
+//     processes together. A lowered maximum takes no lease back: it holds
+//     back acquirers until enough leases are returned.
+//   - All or nothing, atomically: AcquireN creates its n lease nodes in one
+//     transaction, so two processes that each want several leases never
+//     hold part of them while waiting (Curator takes them one at a time,
+//     and two such acquirers can deadlock).
+//   - Nothing left behind: an acquire that times out, is cancelled or
+//     fails deletes its lease nodes and its guard node, under a context of
+//     its own, or in the background once connected (Curator's CURATOR-315,
+//     335 and 462 were orphan leases that deadlocked the semaphore). A
+//     transaction whose answer was lost, possibly run twice, is recognised
+//     by the protection ids of its nodes.
+//   - A timed acquire that runs out returns ErrNotAcquired. Bad arguments
+//     fail with ErrInvalidArgument before anything is sent.
+//   - Loss is signalled: each Lease has a Lost channel and an Err (see
+//     package leases). An acquirer whose session is lost while it waits
+//     fails with ErrLost; its lease nodes died with the session.
+//
+// Cost: an uncontended acquire and return take 6 requests: the guard's
+// create and list; one transaction that creates the lease node(s) and
+// writes the leases directory, whose returned stat counts the leases, so
+// that counting needs no list of its own; the guard's delete and, at the
+// same time, a list of the leases directory that deletes any strays of a
+// transaction that was run twice after a lost answer; and the lease's
+// delete. An acquirer that finds room holds the guard for two round trips
+// (Curator's: at least four). Where the ACL forbids writing the leases
+// directory, the semaphore counts by listing it, as Curator does.
+//
+// Not guaranteed: fairness beyond the guard's first-come order; holding is
+// never certain until the return (see package leases). Mutex is not
+// reentrant, unlike package mutex.
+package semaphore

@@ -1,0 +1,37 @@
+package semaphore
+
+import (
+	"errors"
+
+	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+	"github.com/zkrecipes/zkrecipes/recipes/sharedcount"
+)
+
+// Sentinel errors. All but ErrInvalidMaximum are those of the mutex and
+// sharedcount packages under the same names, so errors.Is works across the
+// recipes.
+var (
+	// ErrNotAcquired is returned by a timed acquire whose time ran out. It
+	// is not a failure: nothing is held and no lease node is left behind.
+	ErrNotAcquired = mutex.ErrNotAcquired
+	// ErrNotOwner is returned when returning a lease that another semaphore
+	// issued, or releasing a Mutex that holds nothing.
+	ErrNotOwner = mutex.ErrNotOwner
+	// ErrLost is wrapped by the error of an acquire whose session was lost
+	// while it waited, and by a lease's error after a loss.
+	ErrLost = mutex.ErrLost
+	// ErrInvalidArgument is returned for a nil client or count, a bad path,
+	// a maximum below 1, a lease count below 1 or above a fixed maximum, or
+	// a bad option, before anything is sent to the server.
+	ErrInvalidArgument = mutex.ErrInvalidArgument
+	// ErrMalformedCount is wrapped by the error of a counted acquire whose
+	// count node does not hold a 4-byte count.
+	ErrMalformedCount = sharedcount.ErrMalformedCount
+	// ErrInvalidMaximum is wrapped by the error of a counted acquire whose
+	// shared count is negative, which no maximum can be.
+	ErrInvalidMaximum = errors.New("semaphore: shared count is negative, not a maximum")
+)
+
+// errNodeMissing says that one of the acquirer's own lease nodes vanished
+// while it counted: it is created again, as Curator does.
+var errNodeMissing = mutex.ErrNodeMissing

@@ -1,0 +1,231 @@
+package semaphore_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/leases"
+	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
+)
+
+const shortSession = 2 * time.Second
+
+func TestFault_HolderSessionExpiresThenAWaiterGetsTheLease(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	holderClient := connect(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
+	waiterClient := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	held, err := newSemaphore(t, holderClient, path, 1).Acquire(ctx)
+	require.NoError(t, err)
+	lost := held.Lost()
+
+	waiter := newSemaphore(t, waiterClient, path, 1)
+	got := make(chan result[*leases.Lease], 1)
+	go func() { // ends when the acquire returns: once the holder's session expired
+		l, err := waiter.Acquire(ctx)
+		got <- result[*leases.Lease]{l, err}
+	}()
+	require.Eventually(t, func() bool { return len(children(t, waiterClient, path+"/leases")) == 2 }, 10*time.Second, 10*time.Millisecond)
+
+	proxy.Pause()
+	waitClosed(t, lost, 10*time.Second, "the holder's loss channel")
+	signalled := time.Now()
+	require.ErrorIs(t, held.Err(), semaphore.ErrLost)
+	select {
+	case r := <-got:
+		require.NoError(t, r.err)
+		assert.True(t, time.Now().After(signalled), "the holder was told before the waiter got the lease")
+		assert.Equal(t, []string{r.v.Name()}, children(t, waiterClient, path+"/leases"), "the holder's lease node is gone")
+		require.NoError(t, r.v.Return(ctx))
+	case <-time.After(20 * time.Second):
+		t.Fatal("the waiter did not get the lease after the holder's session expired")
+	}
+	proxy.Resume()
+	require.ErrorIs(t, held.Return(ctx), semaphore.ErrLost, "returning a lost lease says so")
+	require.Eventually(t, func() bool { return nodeCount(t, waiterClient, path) == 0 }, 15*time.Second, 20*time.Millisecond)
+}
+
+func TestFault_WaiterSessionLostFailsTheAcquireWithoutOrphans(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	holderClient := connect(t, zktest.Servers(t))
+	waiterClient := connect(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	held, err := newSemaphore(t, holderClient, path, 1).Acquire(ctx)
+	require.NoError(t, err)
+
+	s := newSemaphore(t, waiterClient, path, 1)
+	got := make(chan error, 1)
+	go func() { // ends when the acquire fails with the waiter's session
+		_, err := s.Acquire(ctx)
+		got <- err
+	}()
+	require.Eventually(t, func() bool { return len(children(t, holderClient, path+"/leases")) == 2 }, 10*time.Second, 10*time.Millisecond)
+	proxy.Pause()
+	select {
+	case err := <-got:
+		require.ErrorIs(t, err, semaphore.ErrLost)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the waiter did not fail when its session was lost")
+	}
+	proxy.Resume()
+	require.Eventually(t, func() bool {
+		return assert.ObjectsAreEqual([]string{held.Name()}, children(t, holderClient, path+"/leases"))
+	}, 15*time.Second, 20*time.Millisecond, "the waiter's lease node died with its session")
+	require.NoError(t, held.Return(ctx))
+	l, err := s.AcquireTimeout(ctx, 10*time.Second)
+	require.NoError(t, err, "the waiter's client works in its new session")
+	require.NoError(t, l.Return(ctx))
+}
+
+// The answers to the guard's create and to the lease's create are lost
+// (the proxy cuts the connection after forwarding each): the acquire must
+// still hold exactly one lease node, its own, and leave nothing on return.
+func TestFault_LostCreateAnswersLeaveNoDuplicateNorOrphan(t *testing.T) {
+	rounds := 20
+	if testing.Short() {
+		rounds = 5
+	}
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second),
+		framework.WithRetryPolicy(framework.RetryForever(5*time.Millisecond)))
+	observer := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	s := newSemaphore(t, c, path, 2)
+	for i := range rounds {
+		proxy.DropNextCreateReply() // the guard's node
+		proxy.DropNextCreateReply() // the lease node
+		l, err := s.Acquire(ctx)
+		require.NoError(t, err, "round %d", i)
+		assert.Equal(t, []string{l.Name()}, children(t, observer, path+"/leases"), "round %d", i)
+		require.NoError(t, l.Return(ctx))
+		assert.Equal(t, 0, nodeCount(t, observer, path), "round %d", i)
+	}
+	assert.Equal(t, 2*rounds, proxy.DroppedReplies())
+}
+
+// The answer to AcquireN's transaction is lost: the client's retry runs it
+// again, creating a second set of nodes. The duplicates are recognised by
+// their protection ids and deleted.
+func TestFault_LostTransactionAnswerLeavesNoDuplicate(t *testing.T) {
+	rounds := 10
+	if testing.Short() {
+		rounds = 3
+	}
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second),
+		framework.WithRetryPolicy(framework.RetryForever(5*time.Millisecond)))
+	observer := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	s := newSemaphore(t, c, path, 3)
+	for i := range rounds {
+		proxy.DropNextCreateReply() // the guard's node
+		proxy.DropNextCreateReply() // the transaction
+		ls, err := s.AcquireN(ctx, 3)
+		require.NoError(t, err, "round %d", i)
+		names := make([]string, len(ls))
+		for j, l := range ls {
+			names[j] = l.Name()
+		}
+		assert.ElementsMatch(t, names, children(t, observer, path+"/leases"), "round %d: only our three", i)
+		require.NoError(t, leases.ReturnAll(ctx, ls...))
+		assert.Equal(t, 0, nodeCount(t, observer, path), "round %d", i)
+	}
+	assert.Equal(t, 2*rounds, proxy.DroppedReplies())
+}
+
+// The connection is cut again and again while acquirers create their lease
+// nodes and count: whatever each acquire's outcome, no orphan lease or
+// guard node remains, and the semaphore is not deadlocked.
+func TestFault_CutsDuringAcquiresLeaveNoOrphan(t *testing.T) {
+	attempts := 60
+	if testing.Short() {
+		attempts = 15
+	}
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second),
+		framework.WithRetryPolicy(framework.RetryNTimes(3, 5*time.Millisecond)))
+	observer := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	held, err := newSemaphore(t, observer, path, 2).Acquire(ctx)
+	require.NoError(t, err)
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { // the fault: ends when stop is closed
+		tick := time.NewTicker(23 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				proxy.Cut()
+			}
+		}
+	})
+	s := newSemaphore(t, c, path, 2)
+	proxy.SetDelay(time.Millisecond) // widen the windows the cuts fall into
+	outcomes := map[bool]int{}
+	for i := range attempts {
+		ls, err := s.AcquireNTimeout(ctx, 1+i%2, 100*time.Millisecond)
+		outcomes[err == nil]++
+		if err == nil {
+			_ = leases.ReturnAll(ctx, ls...) // may fail with the cut: the nodes go in the background
+		}
+	}
+	close(stop)
+	wg.Wait()
+	t.Logf("acquired %d times, failed %d times", outcomes[true], outcomes[false])
+	require.Eventually(t, func() bool {
+		return assert.ObjectsAreEqual([]string{held.Name()}, children(t, observer, path+"/leases")) &&
+			len(children(t, observer, path+"/locks")) == 0
+	}, 20*time.Second, 20*time.Millisecond, "only the holder's lease remains")
+	require.NoError(t, held.Return(ctx))
+	ls, err := s.AcquireNTimeout(context.Background(), 2, 10*time.Second)
+	require.NoError(t, err, "not deadlocked")
+	require.NoError(t, leases.ReturnAll(ctx, ls...))
+}
+
+// Every request is slowed down, and acquires time out at every step in
+// turn: waiting for the guard, in the lease transaction, counting, in the
+// guard's release. Whatever the step, nothing is left behind.
+func TestFault_TimeoutsAtEveryStepLeaveNothing(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	observer := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	s := newSemaphore(t, c, path, 2)
+	warm, err := s.AcquireN(ctx, 2) // make the directories
+	require.NoError(t, err)
+	require.NoError(t, leases.ReturnAll(ctx, warm...))
+
+	const step = 20 * time.Millisecond
+	proxy.SetDelay(step / 2) // each request takes at least one step
+	acquired := 0
+	for i := range 16 {
+		ls, err := s.AcquireNTimeout(ctx, 1+i%2, time.Duration(i)*step/2)
+		if err == nil {
+			acquired++
+			require.NoError(t, leases.ReturnAll(ctx, ls...))
+			continue
+		}
+		require.ErrorIs(t, err, semaphore.ErrNotAcquired, "timeout %d", i)
+	}
+	t.Logf("%d of 16 acquires got their leases in time", acquired)
+	proxy.SetDelay(0)
+	require.Eventually(t, func() bool { return nodeCount(t, observer, path) == 0 }, 20*time.Second, 20*time.Millisecond,
+		"no lease or guard node left")
+}

@@ -1,0 +1,186 @@
+package semaphore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+	"github.com/zkrecipes/zkrecipes/recipes/leases"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+	"github.com/zkrecipes/zkrecipes/recipes/sharedcount"
+)
+
+// The children of a semaphore's path, as Curator names them.
+const (
+	locksDir  = "locks"
+	leasesDir = "leases"
+)
+
+// Semaphore is a counting semaphore on one ZooKeeper path, compatible with
+// Curator's InterProcessSemaphoreV2. It is safe for concurrent use; every
+// acquire, from any goroutine, competes for its own leases.
+type Semaphore struct {
+	client *framework.Client
+	path   string
+	leases string // path/leases
+	guard  *mutex.Mutex
+	max    int                      // the fixed maximum; 0 when counted
+	count  *sharedcount.SharedCount // the maximum, when counted
+	opts   options
+
+	// listToCount: the client may not write the leases directory, so the
+	// lease transaction cannot count (see txn).
+	listToCount atomic.Bool
+}
+
+// New returns a semaphore on path that lets at most maxLeases leases be
+// held at once. It checks its arguments and does no I/O.
+func New(client *framework.Client, path string, maxLeases int, opts ...Option) (*Semaphore, error) {
+	if maxLeases < 1 {
+		return nil, fmt.Errorf("%w: maximum %d leases, want at least 1", ErrInvalidArgument, maxLeases)
+	}
+	return newSemaphore(client, path, maxLeases, nil, opts)
+}
+
+// NewCounted returns a semaphore on path whose maximum is the value of
+// count, a shared count (Curator's SharedCount) that may change while the
+// semaphore is in use: a change wakes the waiting acquirer, which judges
+// again. A maximum of 0 lets nobody in; a negative count fails acquires
+// with ErrInvalidMaximum. It checks its arguments and does no I/O.
+func NewCounted(client *framework.Client, path string, count *sharedcount.SharedCount, opts ...Option) (*Semaphore, error) {
+	if count == nil {
+		return nil, fmt.Errorf("%w: nil shared count", ErrInvalidArgument)
+	}
+	return newSemaphore(client, path, 0, count, opts)
+}
+
+func newSemaphore(client *framework.Client, path string, max int, count *sharedcount.SharedCount, opts []Option) (*Semaphore, error) {
+	switch {
+	case client == nil:
+		return nil, fmt.Errorf("%w: nil client", ErrInvalidArgument)
+	case path == "/":
+		return nil, fmt.Errorf("%w: the root cannot be a semaphore path", ErrInvalidArgument)
+	}
+	if err := zkpath.Validate(path); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
+	}
+	var o options
+	for _, opt := range opts {
+		if opt == nil {
+			return nil, fmt.Errorf("%w: nil option", ErrInvalidArgument)
+		}
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	guard, err := mutex.New(client, zkpath.Join(path, locksDir), mutex.WithData(o.data), mutex.WithErrorPolicy(o.policy))
+	if err != nil {
+		return nil, err
+	}
+	return &Semaphore{
+		client: client, path: path, leases: zkpath.Join(path, leasesDir),
+		guard: guard, max: max, count: count, opts: o,
+	}, nil
+}
+
+// Path returns the semaphore's path.
+func (s *Semaphore) Path() string { return s.path }
+
+// Acquire blocks until it holds one lease, and returns it. If ctx ends
+// first, the error wraps the context's error and no lease node is left
+// behind. If the session is lost while it waits, the error wraps ErrLost.
+func (s *Semaphore) Acquire(ctx context.Context) (*leases.Lease, error) {
+	ls, err := s.acquire(ctx, 1)
+	if err != nil {
+		return nil, err
+	}
+	return ls[0], nil
+}
+
+// AcquireN blocks until it holds n leases at once, and returns them: all or
+// nothing, and atomic across processes, since the n lease nodes are created
+// in one transaction. Two acquirers of several leases each therefore never
+// hold part of what they want while waiting for the rest, and cannot
+// deadlock each other. n must be at least 1 and, for a fixed maximum, at
+// most the maximum (ErrInvalidArgument, at once); with a shared count, an n
+// above the current maximum waits for the count to rise.
+func (s *Semaphore) AcquireN(ctx context.Context, n int) ([]*leases.Lease, error) {
+	return s.acquire(ctx, n)
+}
+
+// AcquireTimeout is Acquire bounded by timeout: when the time runs out it
+// returns ErrNotAcquired, not an error of the context, and leaves no lease
+// node behind.
+func (s *Semaphore) AcquireTimeout(ctx context.Context, timeout time.Duration) (*leases.Lease, error) {
+	ls, err := s.AcquireNTimeout(ctx, 1, timeout)
+	if err != nil {
+		return nil, err
+	}
+	return ls[0], nil
+}
+
+// AcquireNTimeout is AcquireN bounded by timeout, as AcquireTimeout is:
+// one deadline covers the whole acquire.
+func (s *Semaphore) AcquireNTimeout(ctx context.Context, n int, timeout time.Duration) ([]*leases.Lease, error) {
+	if timeout < 0 {
+		return nil, fmt.Errorf("%w: negative timeout %v", ErrInvalidArgument, timeout)
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ls, err := s.acquire(tctx, n)
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return nil, ErrNotAcquired
+	}
+	return ls, err
+}
+
+// Return returns leases that this semaphore issued (Lease.Return each, in
+// one request where they share a session). A lease of another semaphore,
+// or nil, fails the call with ErrNotOwner before anything is returned.
+func (s *Semaphore) Return(ctx context.Context, ls ...*leases.Lease) error {
+	for _, l := range ls {
+		if l == nil || l.Client() != s.client || zkpath.Parent(l.Path()) != s.leases {
+			return fmt.Errorf("%w: the lease was not issued by the semaphore %s", ErrNotOwner, s.path)
+		}
+	}
+	return leases.ReturnAll(ctx, ls...)
+}
+
+// Participants returns the lease nodes of the semaphore, its holders and
+// the node of the one acquirer counting under the guard, in sequence order,
+// with each node's data. Curator processes' leases are included.
+func (s *Semaphore) Participants(ctx context.Context) ([]Participant, error) {
+	children, _, err := s.client.Children(ctx, s.leases)
+	if err != nil {
+		if isNoNode(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("semaphore: participants of %s: %w", s.path, err)
+	}
+	zkpath.SortNodes(children, zkpath.LeaseName)
+	ps := make([]Participant, 0, len(children))
+	for _, name := range children {
+		data, _, err := s.client.Get(ctx, zkpath.Join(s.leases, name))
+		switch {
+		case isNoNode(err):
+			continue // returned since the listing
+		case err != nil:
+			return nil, fmt.Errorf("semaphore: participants of %s: %w", s.path, err)
+		}
+		ps = append(ps, Participant{Name: name, Data: data})
+	}
+	return ps, nil
+}
+
+// Participant is one lease node of a semaphore.
+type Participant struct {
+	// Name is the lease node's name, "_c_<uuid>-lease-<sequence>".
+	Name string
+	// Data is the node's data (see WithData; Curator writes the client's
+	// default data, its IP address).
+	Data []byte
+}

@@ -1,0 +1,18 @@
+package sharedcount
+
+import (
+	"errors"
+
+	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+)
+
+// Sentinel errors. ErrInvalidArgument is the mutex package's, so that
+// errors.Is works with the same name across the recipes.
+var (
+	// ErrMalformedCount is returned when the count node's data is not a
+	// 4-byte big-endian integer: it was not written as a shared count.
+	ErrMalformedCount = errors.New("sharedcount: malformed count node (want 4 bytes)")
+	// ErrInvalidArgument is returned for a nil client, a bad path or a bad
+	// option, before anything is sent to the server.
+	ErrInvalidArgument = mutex.ErrInvalidArgument
+)
