@@ -1,11 +1,8 @@
 package framework_test
 
 import (
-	"context"
 	"testing"
 	"time"
-
-	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
@@ -13,24 +10,11 @@ import (
 
 func TestMain(m *testing.M) { zktest.Main(m) }
 
-// connect returns a connected client of servers, closed at the end of the
-// test.
-func connect(t *testing.T, servers string, opts ...framework.Option) *framework.Client {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := framework.Connect(ctx, []string{servers}, opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
-
-// testContext is a context for one test's server calls.
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+// Helpers shared by the integration tests of every package.
+var (
+	connect     = zktest.Connect
+	testContext = zktest.Context
+)
 
 // stateRecorder collects every state change a listener receives.
 type stateRecorder struct {

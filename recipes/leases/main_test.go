@@ -1,9 +1,7 @@
 package leases_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,23 +14,12 @@ import (
 
 func TestMain(m *testing.M) { zktest.Main(m) }
 
-// connect returns a connected client of servers, closed at the end of the
-// test.
-func connect(t testing.TB, servers string, opts ...framework.Option) *framework.Client {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := framework.Connect(ctx, []string{servers}, opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
-
-func testContext(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+// Helpers shared by the integration tests of every package.
+var (
+	connect     = zktest.Connect
+	testContext = zktest.Context
+	waitClosed  = zktest.WaitClosed
+)
 
 // newLease creates a lease node under dir as a semaphore would, and wraps
 // it.
@@ -53,14 +40,4 @@ func exists(t testing.TB, c *framework.Client, path string) bool {
 	ok, _, err := c.Exists(testContext(t), path)
 	assert.NoError(t, err)
 	return ok
-}
-
-// waitClosed fails the test unless ch closes within timeout.
-func waitClosed(t testing.TB, ch <-chan struct{}, timeout time.Duration, what string) {
-	t.Helper()
-	select {
-	case <-ch:
-	case <-time.After(timeout):
-		t.Fatalf("%s: not within %v", what, timeout)
-	}
 }

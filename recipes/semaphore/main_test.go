@@ -1,14 +1,9 @@
 package semaphore_test
 
 import (
-	"context"
-	"errors"
 	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/go-zookeeper/zk"
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -19,26 +14,16 @@ import (
 
 func TestMain(m *testing.M) { zktest.Main(m) }
 
+// Helpers shared by the integration tests of every package.
+var (
+	connect     = zktest.Connect
+	testContext = zktest.Context
+	children    = zktest.Children
+	waitClosed  = zktest.WaitClosed
+)
+
 // leaseNode is the name of a lease node in Curator's format.
 const leaseNode = `^_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-lease-\d{10}$`
-
-// connect returns a connected client of servers, closed at the end of the
-// test.
-func connect(t testing.TB, servers string, opts ...framework.Option) *framework.Client {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := framework.Connect(ctx, []string{servers}, opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
-
-func testContext(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 func newSemaphore(t testing.TB, c *framework.Client, path string, max int, opts ...semaphore.Option) *semaphore.Semaphore {
 	t.Helper()
@@ -54,32 +39,10 @@ func newCount(t testing.TB, c *framework.Client, path string, seed int32) *share
 	return sc
 }
 
-// children returns the names under path (none if it does not exist). It
-// uses no require, so Eventually's goroutine may call it.
-func children(t testing.TB, c *framework.Client, path string) []string {
-	t.Helper()
-	names, _, err := c.Children(testContext(t), path)
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil
-	}
-	assert.NoError(t, err)
-	return names
-}
-
 // nodeCount counts the leases and guard nodes under a semaphore's path.
 func nodeCount(t testing.TB, c *framework.Client, path string) int {
 	t.Helper()
 	return len(children(t, c, path+"/leases")) + len(children(t, c, path+"/locks"))
-}
-
-// waitClosed fails the test unless ch closes within timeout.
-func waitClosed(t testing.TB, ch <-chan struct{}, timeout time.Duration, what string) {
-	t.Helper()
-	select {
-	case <-ch:
-	case <-time.After(timeout):
-		t.Fatalf("%s: not within %v", what, timeout)
-	}
 }
 
 // result is an acquire's outcome, passed back from a goroutine.

@@ -1,7 +1,6 @@
 package sharedcount_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -14,23 +13,11 @@ import (
 
 func TestMain(m *testing.M) { zktest.Main(m) }
 
-// connect returns a connected client of servers, closed at the end of the
-// test.
-func connect(t testing.TB, servers string, opts ...framework.Option) *framework.Client {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := framework.Connect(ctx, []string{servers}, opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
-
-func testContext(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+// Helpers shared by the integration tests of every package.
+var (
+	connect     = zktest.Connect
+	testContext = zktest.Context
+)
 
 func newCount(t testing.TB, c *framework.Client, path string, seed int32, opts ...sharedcount.Option) *sharedcount.SharedCount {
 	t.Helper()
