@@ -3,7 +3,9 @@ package mutex_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -108,4 +110,41 @@ func BenchmarkGoZookeeperLock_Uncontended(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkMutex_Contended measures acquisitions per second with eight
+// clients, each its own session, taking the lock in turn.
+func BenchmarkMutex_Contended(b *testing.B) {
+	servers := zktest.Servers(b)
+	path := zktest.UniquePath(b)
+	const clients = 8
+	locks := make([]*mutex.Mutex, clients)
+	for i := range locks {
+		locks[i] = newMutex(b, connect(b, servers), path)
+	}
+	ctx := context.Background()
+	var next atomic.Int64
+	before := zktest.PacketsReceived(b, servers)
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for _, m := range locks {
+		wg.Go(func() {
+			for next.Add(1) <= int64(b.N) {
+				h, err := m.Acquire(ctx)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				runtime.Gosched()
+				if err := h.Release(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	requests := zktest.PacketsReceived(b, servers) - before - 1
+	b.ReportMetric(float64(requests)/float64(b.N), "requests/op")
 }
