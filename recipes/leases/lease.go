@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
+
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -45,14 +47,9 @@ func New(client *framework.Client, node framework.Node, data []byte, opts ...Opt
 	case node.Path == "" || node.Session == nil:
 		return nil, fmt.Errorf("%w: a lease node needs a path and a session", ErrInvalidArgument)
 	}
-	var o options
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, fmt.Errorf("%w: nil option", ErrInvalidArgument)
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
+	o, err := recipe.Options(opts, ErrInvalidArgument)
+	if err != nil {
+		return nil, err
 	}
 	l := &Lease{
 		client: client, node: node, data: append([]byte(nil), data...), opts: o,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 )
 
@@ -35,28 +36,18 @@ func New(client *framework.Client, path string, opts ...Option) (*Mutex, error) 
 // driver, as Curator's InterProcessMutex constructor with a driver: the
 // read/write lock builds its two locks this way.
 func NewWithDriver(client *framework.Client, path, lockName string, driver Driver, opts ...Option) (*Mutex, error) {
-	switch {
-	case client == nil:
-		return nil, fmt.Errorf("%w: nil client", ErrInvalidArgument)
-	case driver == nil:
-		return nil, fmt.Errorf("%w: nil driver", ErrInvalidArgument)
-	case path == "/":
-		return nil, fmt.Errorf("%w: the root cannot be a lock path", ErrInvalidArgument)
+	if err := recipe.CheckPath(client, path, ErrInvalidArgument); err != nil {
+		return nil, err
 	}
-	if err := zkpath.Validate(path); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
+	if driver == nil {
+		return nil, fmt.Errorf("%w: nil driver", ErrInvalidArgument)
 	}
 	if err := zkpath.ValidateName(lockName); err != nil {
 		return nil, fmt.Errorf("%w: lock name: %w", ErrInvalidArgument, err)
 	}
-	var o options
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, fmt.Errorf("%w: nil option", ErrInvalidArgument)
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
+	o, err := recipe.Options(opts, ErrInvalidArgument)
+	if err != nil {
+		return nil, err
 	}
 	data := o.data
 	if o.revoke != nil {

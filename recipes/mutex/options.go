@@ -3,6 +3,8 @@ package mutex
 import (
 	"fmt"
 
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
+
 	"github.com/zkrecipes/zkrecipes/framework"
 )
 
@@ -31,8 +33,8 @@ func WithData(data []byte) Option {
 // (framework.SessionErrorPolicy). Default: framework.StandardErrorPolicy.
 func WithErrorPolicy(p framework.ErrorPolicy) Option {
 	return func(o *options) error {
-		if p != framework.StandardErrorPolicy && p != framework.SessionErrorPolicy {
-			return fmt.Errorf("%w: error policy %v", ErrInvalidArgument, p)
+		if err := recipe.CheckErrorPolicy(p, ErrInvalidArgument); err != nil {
+			return err
 		}
 		o.policy = p
 		return nil

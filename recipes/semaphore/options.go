@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
+
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 )
@@ -32,8 +34,8 @@ func WithData(data []byte) Option {
 // (framework.SessionErrorPolicy). Default: framework.StandardErrorPolicy.
 func WithErrorPolicy(p framework.ErrorPolicy) Option {
 	return func(o *options) error {
-		if p != framework.StandardErrorPolicy && p != framework.SessionErrorPolicy {
-			return fmt.Errorf("%w: error policy %v", ErrInvalidArgument, p)
+		if err := recipe.CheckErrorPolicy(p, ErrInvalidArgument); err != nil {
+			return err
 		}
 		o.policy = p
 		return nil

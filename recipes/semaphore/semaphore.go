@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
@@ -59,23 +60,12 @@ func NewCounted(client *framework.Client, path string, count *sharedcount.Shared
 }
 
 func newSemaphore(client *framework.Client, path string, max int, count *sharedcount.SharedCount, opts []Option) (*Semaphore, error) {
-	switch {
-	case client == nil:
-		return nil, fmt.Errorf("%w: nil client", ErrInvalidArgument)
-	case path == "/":
-		return nil, fmt.Errorf("%w: the root cannot be a semaphore path", ErrInvalidArgument)
+	if err := recipe.CheckPath(client, path, ErrInvalidArgument); err != nil {
+		return nil, err
 	}
-	if err := zkpath.Validate(path); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
-	}
-	var o options
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, fmt.Errorf("%w: nil option", ErrInvalidArgument)
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
+	o, err := recipe.Options(opts, ErrInvalidArgument)
+	if err != nil {
+		return nil, err
 	}
 	guard, err := mutex.New(client, zkpath.Join(path, locksDir), mutex.WithData(o.data), mutex.WithErrorPolicy(o.policy))
 	if err != nil {

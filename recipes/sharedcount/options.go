@@ -1,7 +1,7 @@
 package sharedcount
 
 // Option configures a SharedCount.
-type Option func(*options)
+type Option func(*options) error
 
 type options struct {
 	noCreate bool
@@ -12,5 +12,8 @@ type options struct {
 // that must never write, or lack the permission to. Default: a read creates
 // a missing node with the seed, as Curator's SharedCount.start does.
 func WithoutCreate() Option {
-	return func(o *options) { o.noCreate = true }
+	return func(o *options) error {
+		o.noCreate = true
+		return nil
+	}
 }

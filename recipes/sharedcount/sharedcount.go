@@ -10,7 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
 )
 
 // Value is a count and the version of the node it was read from, the
@@ -40,21 +40,12 @@ type SharedCount struct {
 // New returns the shared count at path, created with seed by the first read
 // that finds it missing. It checks its arguments and does no I/O.
 func New(client *framework.Client, path string, seed int32, opts ...Option) (*SharedCount, error) {
-	switch {
-	case client == nil:
-		return nil, fmt.Errorf("%w: nil client", ErrInvalidArgument)
-	case path == "/":
-		return nil, fmt.Errorf("%w: the root cannot hold a count", ErrInvalidArgument)
+	if err := recipe.CheckPath(client, path, ErrInvalidArgument); err != nil {
+		return nil, err
 	}
-	if err := zkpath.Validate(path); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
-	}
-	var o options
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, fmt.Errorf("%w: nil option", ErrInvalidArgument)
-		}
-		opt(&o)
+	o, err := recipe.Options(opts, ErrInvalidArgument)
+	if err != nil {
+		return nil, err
 	}
 	return &SharedCount{client: client, path: path, seed: seed, opts: o}, nil
 }

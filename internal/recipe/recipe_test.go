@@ -1,0 +1,44 @@
+package recipe
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+var errInvalid = errors.New("invalid")
+
+func TestCheckPath(t *testing.T) {
+	c, err := framework.New([]string{"127.0.0.1:1"}) // never connects; no I/O is needed
+	require.NoError(t, err)
+	defer c.Close()
+	assert.NoError(t, CheckPath(c, "/a/b", errInvalid))
+	for _, p := range []string{"", "a", "/", "/a/", "/a//b"} {
+		assert.ErrorIs(t, CheckPath(c, p, errInvalid), errInvalid, "%q", p)
+	}
+	assert.ErrorIs(t, CheckPath(nil, "/a", errInvalid), errInvalid)
+}
+
+type opts struct{ n int }
+
+func TestOptions(t *testing.T) {
+	add := func(n int) func(*opts) error { return func(o *opts) error { o.n += n; return nil } }
+	o, err := Options([]func(*opts) error{add(1), add(2)}, errInvalid)
+	require.NoError(t, err)
+	assert.Equal(t, 3, o.n)
+	_, err = Options([]func(*opts) error{add(1), nil}, errInvalid)
+	assert.ErrorIs(t, err, errInvalid)
+	own := errors.New("own")
+	_, err = Options([]func(*opts) error{func(*opts) error { return own }}, errInvalid)
+	assert.Same(t, own, err)
+}
+
+func TestCheckErrorPolicy(t *testing.T) {
+	assert.NoError(t, CheckErrorPolicy(framework.StandardErrorPolicy, errInvalid))
+	assert.NoError(t, CheckErrorPolicy(framework.SessionErrorPolicy, errInvalid))
+	assert.ErrorIs(t, CheckErrorPolicy(framework.ErrorPolicy(9), errInvalid), errInvalid)
+}
