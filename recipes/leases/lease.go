@@ -7,11 +7,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zkrecipes/zkrecipes/internal/recipe"
-
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
 )
 
 // cleanupTimeout bounds a delete that runs under a context of its own,

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/zkrecipes/zkrecipes/internal/recipe"
-
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
 )
 
 // Option configures a Lease.

@@ -3,9 +3,8 @@ package mutex
 import (
 	"fmt"
 
-	"github.com/zkrecipes/zkrecipes/internal/recipe"
-
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
 )
 
 // Option configures a Mutex.
