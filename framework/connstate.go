@@ -140,6 +140,8 @@ func (c *Client) handle(e connEvent, lostTimer *time.Timer) {
 		}
 		c.onSession(e.sessionID, lostTimer)
 	case e.state == zk.StateConnectedReadOnly:
+		// go-zookeeper v1.0.4 has no read-only mode and never reports
+		// this; the state is mapped for a client that does.
 		c.connected = true
 		closeOnce(c.connectedCh)
 		c.emit(ReadOnly, c.conn.SessionID(), false)
