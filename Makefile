@@ -62,7 +62,6 @@ cover: deps
 bench: deps
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
 
-## demo: the zkr demo (a local ensemble and the recipes at work)
-demo:
-	@if [[ -d cmd/zkr ]]; then $(GO) run ./cmd/zkr demo; \
-	else echo "demo: cmd/zkr does not exist yet, so there is no demo to run"; exit 1; fi
+## demo: the recipes at work on a local ZooKeeper (zkr demo)
+demo: deps
+	$(GO) run ./cmd/zkr demo
