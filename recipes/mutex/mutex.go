@@ -63,7 +63,9 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver Drive
 
 // Acquire blocks until the owner in ctx (or the calling goroutine) holds
 // the lock, and returns the hold. If ctx ends first, the error wraps the
-// context's error and nothing is left behind. If the owner holds the lock
+// context's error and nothing is left behind: the waiter's node is deleted
+// before Acquire returns, or, if its create was still on its way to the
+// server, by the client in the background once the answer is in. If the owner holds the lock
 // already, Acquire counts up and returns at once, without a server call.
 func (m *Mutex) Acquire(ctx context.Context) (*Hold, error) {
 	return m.acquire(ctx, false)
