@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/holdwatch"
 	"github.com/zkrecipes/zkrecipes/internal/recipe"
 )
 
@@ -26,14 +26,7 @@ type Lease struct {
 	data   []byte
 	opts   options
 
-	lost    chan struct{} // closed on loss
-	ended   chan struct{} // closed when the return begins; stops the monitor
-	arm     chan struct{} // closed to ask the monitor to watch the node
-	armOnce sync.Once
-
-	mu        sync.Mutex // guards err and returning
-	err       error
-	returning bool
+	watch *holdwatch.Watch
 }
 
 // New returns the lease of node, a lease node that client created with
@@ -50,12 +43,11 @@ func New(client *framework.Client, node framework.Node, data []byte, opts ...Opt
 	if err != nil {
 		return nil, err
 	}
-	l := &Lease{
-		client: client, node: node, data: append([]byte(nil), data...), opts: o,
-		lost: make(chan struct{}), ended: make(chan struct{}), arm: make(chan struct{}),
-	}
-	// Ends when the lease is returned or lost.
-	go l.monitor()
+	l := &Lease{client: client, node: node, data: append([]byte(nil), data...), opts: o}
+	l.watch = holdwatch.Start(holdwatch.Config{
+		Client: client, Node: node, Policy: o.policy, MaxHold: o.maxHold,
+		Lost: ErrLost, Expired: ErrExpired, What: "lease",
+	})
 	return l, nil
 }
 
@@ -79,18 +71,11 @@ func (l *Lease) Client() *framework.Client { return l.client }
 // return: see the package doc. The first call starts watching the node
 // (one request); loss of the connection or session, and the end of the
 // maximum hold time, are signalled whether or not Lost was called.
-func (l *Lease) Lost() <-chan struct{} {
-	l.armOnce.Do(func() { close(l.arm) })
-	return l.lost
-}
+func (l *Lease) Lost() <-chan struct{} { return l.watch.Lost() }
 
 // Err returns nil while the lease is held; after a loss, an error that
 // wraps ErrLost and says why; after a return, an error saying so.
-func (l *Lease) Err() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.err
-}
+func (l *Lease) Err() error { return l.watch.Err() }
 
 // Return deletes the lease node, freeing its permit. It waits for the
 // server at most until ctx ends; with a ctx that has ended already (a
@@ -100,7 +85,7 @@ func (l *Lease) Err() error {
 // that was lost gives an error wrapping ErrLost (its node is gone, or being
 // deleted). Returning again does nothing and returns nil.
 func (l *Lease) Return(ctx context.Context) error {
-	prior, first := l.begin()
+	prior, first := l.watch.Finish(errReturned)
 	switch {
 	case !first:
 		return nil
@@ -108,23 +93,6 @@ func (l *Lease) Return(ctx context.Context) error {
 		return fmt.Errorf("leases: return %s: %w", l.node.Path, prior)
 	}
 	return l.delete(ctx)
-}
-
-// begin marks the lease returned and stops its monitor. It reports whether
-// this is the first return, and the loss that came before it, if any.
-func (l *Lease) begin() (prior error, first bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.returning {
-		return nil, false
-	}
-	l.returning = true
-	prior = l.err
-	if prior == nil {
-		l.err = errReturned
-	}
-	close(l.ended)
-	return prior, true
 }
 
 // delete deletes the lease node in its session, handing it to the

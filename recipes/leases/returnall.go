@@ -19,7 +19,7 @@ func ReturnAll(ctx context.Context, ls ...*Lease) error {
 		if l == nil {
 			continue
 		}
-		prior, first := l.begin()
+		prior, first := l.watch.Finish(errReturned)
 		switch {
 		case !first:
 		case prior != nil:

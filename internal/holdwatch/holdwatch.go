@@ -1,0 +1,195 @@
+// Package holdwatch watches a held node — a lock hold or a lease — for the
+// end of the hold without a release: the connection or the session, as the
+// error policy says; a maximum hold time; and, once armed, the node itself,
+// deleted by someone else. It never waits on the server in its loop, so a
+// suspension is signalled the moment the client sees it.
+package holdwatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+// Timeouts of the server calls a Watch makes on its own.
+const (
+	callTimeout = 5 * time.Second
+	retryWait   = time.Second
+)
+
+// Config is what a Watch watches, and how it reports.
+type Config struct {
+	Client *framework.Client
+	Node   framework.Node
+	Policy framework.ErrorPolicy
+	// Watch is a watch on Node set already (by a wait for a lock), or nil.
+	Watch <-chan zk.Event
+	// MaxHold, if positive, ends the hold that long after Start.
+	MaxHold time.Duration
+	// Lost is wrapped by every loss error; Expired too when MaxHold ends it.
+	Lost, Expired error
+	// OnData, if set, gets the node's data each time its watch is set.
+	OnData func(data []byte)
+	// What names the hold in logs ("lock hold", "lease").
+	What string
+}
+
+// Watch signals the end of one hold.
+type Watch struct {
+	cfg     Config
+	lost    chan struct{} // closed on loss
+	ended   chan struct{} // closed by Finish; stops the loop
+	arm     chan struct{} // closed to start watching the node
+	armOnce sync.Once
+
+	mu       sync.Mutex // guards err and finished
+	err      error
+	finished bool
+}
+
+// Start starts watching; the watch ends with Finish or a loss.
+func Start(cfg Config) *Watch {
+	w := &Watch{cfg: cfg, lost: make(chan struct{}), ended: make(chan struct{}), arm: make(chan struct{})}
+	// Ends on Finish or on loss.
+	go w.run()
+	return w
+}
+
+// Arm starts watching the node itself (one request), unless a watch was
+// given in the Config. Later calls do nothing.
+func (w *Watch) Arm() { w.armOnce.Do(func() { close(w.arm) }) }
+
+// Lost arms the watch and returns the channel closed on loss.
+func (w *Watch) Lost() <-chan struct{} {
+	w.Arm()
+	return w.lost
+}
+
+// Err returns nil while the hold lasts, the loss error after a loss, and
+// the error given to Finish after it.
+func (w *Watch) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// Finish ends the watch for a release. It returns the loss that came
+// before, if any, and whether this is the first call; a first call with no
+// loss records done as the hold's Err.
+func (w *Watch) Finish(done error) (prior error, first bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.finished {
+		return nil, false
+	}
+	w.finished = true
+	prior = w.err
+	if prior == nil {
+		w.err = done
+	}
+	close(w.ended)
+	return prior, true
+}
+
+func (w *Watch) run() {
+	session := w.cfg.Node.Session
+	interrupted := session.Interrupted(w.cfg.Policy)
+	var expired <-chan time.Time
+	if w.cfg.MaxHold > 0 {
+		t := time.NewTimer(w.cfg.MaxHold)
+		defer t.Stop()
+		expired = t.C
+	}
+	arm, watch := w.arm, w.cfg.Watch
+	watched := make(chan (<-chan zk.Event), 1)
+	for {
+		select {
+		case <-w.ended:
+			return
+		case <-interrupted:
+			w.lose(fmt.Errorf("%w: %s", w.cfg.Lost, interruption(session)))
+			return
+		case <-expired:
+			w.lose(fmt.Errorf("%w: %w: held for %v", w.cfg.Lost, w.cfg.Expired, w.cfg.MaxHold))
+			return
+		case <-arm:
+			arm = nil
+			if watch == nil {
+				go w.setWatch(watched) // ends with an answer, Finish or loss
+			}
+		case watch = <-watched:
+		case ev := <-watch:
+			if ev.Type == zk.EventNodeDeleted {
+				w.lose(w.deleted())
+				return
+			}
+			watch = nil
+			go w.setWatch(watched) // data changed, or the watch was dropped
+		}
+	}
+}
+
+// setWatch sets a watch on the node and sends it to watched, retrying
+// through connection trouble until the hold ends. A missing node is a loss.
+func (w *Watch) setWatch(watched chan<- (<-chan zk.Event)) {
+	for {
+		ctx, cancel := context.WithTimeout(framework.BindSession(context.Background(), w.cfg.Node.Session), callTimeout)
+		data, _, watch, err := w.cfg.Client.GetW(ctx, w.cfg.Node.Path)
+		cancel()
+		switch {
+		case err == nil:
+			watched <- watch
+			if w.cfg.OnData != nil {
+				w.cfg.OnData(data)
+			}
+			return
+		case errors.Is(err, zk.ErrNoNode):
+			w.lose(w.deleted())
+			return
+		case errors.Is(err, framework.ErrSessionChanged), errors.Is(err, framework.ErrClosed):
+			return // the session signal decides
+		}
+		select {
+		case <-time.After(retryWait):
+		case <-w.ended:
+			return
+		case <-w.lost:
+			return
+		}
+	}
+}
+
+func (w *Watch) deleted() error {
+	return fmt.Errorf("%w: %s was deleted", w.cfg.Lost, w.cfg.Node.Path)
+}
+
+// lose ends the hold: it records why, closes Lost, and deletes the node
+// once connected, so that a hold given up on suspension frees what it held
+// if the session survives.
+func (w *Watch) lose(err error) {
+	w.mu.Lock()
+	if w.err != nil || w.finished {
+		w.mu.Unlock()
+		return
+	}
+	w.err = err
+	w.mu.Unlock()
+	close(w.lost)
+	w.cfg.Client.Logger().Warn(w.cfg.What+" lost", "path", w.cfg.Node.Path, "err", err)
+	if !w.cfg.Node.Session.IsLost() {
+		_, _ = w.cfg.Client.DeleteInBackground(w.cfg.Node.Path)
+	}
+}
+
+func interruption(s *framework.Session) string {
+	if s.IsLost() {
+		return "session lost"
+	}
+	return "connection suspended"
+}

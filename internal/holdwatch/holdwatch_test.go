@@ -1,0 +1,95 @@
+package holdwatch_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/holdwatch"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+)
+
+func TestMain(m *testing.M) { zktest.Main(m) }
+
+var (
+	errLost    = errors.New("lost")
+	errExpired = errors.New("expired")
+	errDone    = errors.New("done")
+)
+
+// start creates an ephemeral node through c and watches it.
+func start(t *testing.T, c *framework.Client, policy framework.ErrorPolicy, maxHold time.Duration) *holdwatch.Watch {
+	t.Helper()
+	node, err := c.CreateProtected(zktest.Context(t), zktest.UniquePath(t)+"/n-", nil, framework.EphemeralSequential, framework.WithParents())
+	require.NoError(t, err)
+	return holdwatch.Start(holdwatch.Config{
+		Client: c, Node: node, Policy: policy, MaxHold: maxHold,
+		Lost: errLost, Expired: errExpired, What: "test hold",
+	})
+}
+
+// The node's watch is being set when the connection goes: the suspension
+// must still end the hold at once, before the session can be lost.
+func TestWatch_SuspensionEndsTheHoldWhileTheWatchIsBeingSet(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := zktest.Connect(t, proxy.Addr(), framework.WithSessionTimeout(3*time.Second))
+	w := start(t, c, framework.StandardErrorPolicy, 0)
+	session := c.Session()
+	proxy.Pause()
+	lost := w.Lost() // arms: its getData hangs in the paused proxy
+	select {
+	case <-lost:
+	case <-session.Lost():
+		t.Fatal("the session was lost before the hold was told")
+	case <-time.After(30 * time.Second):
+		t.Fatal("the hold was never told")
+	}
+	require.ErrorIs(t, w.Err(), errLost)
+	assert.Contains(t, w.Err().Error(), "connection suspended")
+	proxy.Resume()
+}
+
+func TestWatch_DeletedNodeEndsTheHold(t *testing.T) {
+	c := zktest.Connect(t, zktest.Servers(t))
+	node, err := c.CreateProtected(zktest.Context(t), zktest.UniquePath(t)+"/n-", nil, framework.EphemeralSequential, framework.WithParents())
+	require.NoError(t, err)
+	w := holdwatch.Start(holdwatch.Config{Client: c, Node: node, Lost: errLost, What: "test hold"})
+	lost := w.Lost() // whether the watch is set yet or not, a deletion ends the hold
+	require.NoError(t, c.Delete(zktest.Context(t), node.Path, -1))
+	zktest.WaitClosed(t, lost, 10*time.Second, "loss after the node was deleted")
+	require.ErrorIs(t, w.Err(), errLost)
+	assert.Contains(t, w.Err().Error(), "deleted")
+}
+
+func TestWatch_MaxHoldEndsTheHoldAndDeletesTheNode(t *testing.T) {
+	c := zktest.Connect(t, zktest.Servers(t))
+	w := start(t, c, framework.StandardErrorPolicy, 100*time.Millisecond)
+	zktest.WaitClosed(t, w.Lost(), 10*time.Second, "loss at the maximum hold time")
+	require.ErrorIs(t, w.Err(), errLost)
+	require.ErrorIs(t, w.Err(), errExpired)
+	prior, first := w.Finish(errDone)
+	assert.True(t, first)
+	assert.ErrorIs(t, prior, errExpired, "a release after the loss gets the loss")
+}
+
+func TestWatch_FinishOnceAndNoLossAfterIt(t *testing.T) {
+	c := zktest.Connect(t, zktest.Servers(t))
+	w := start(t, c, framework.StandardErrorPolicy, 50*time.Millisecond)
+	prior, first := w.Finish(errDone)
+	assert.NoError(t, prior)
+	assert.True(t, first)
+	prior, first = w.Finish(errDone)
+	assert.NoError(t, prior)
+	assert.False(t, first, "the second Finish does nothing")
+	time.Sleep(100 * time.Millisecond) // past the maximum hold: nothing may happen now
+	assert.Same(t, errDone, w.Err())
+	select {
+	case <-w.Lost():
+		t.Fatal("a finished hold was signalled lost")
+	default:
+	}
+}
