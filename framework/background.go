@@ -41,10 +41,27 @@ func (c *Client) deleteInBackground(serverPath string) <-chan struct{} {
 	})
 }
 
+// DeleteProtectedInBackground deletes every child of parent whose name
+// carries one of the protection ids, except the names in keep, once after
+// is closed (nil: at once). Like DeleteInBackground, it retries through
+// connection loss until it is done or the client is closed, and the
+// returned channel is closed when it ends. Recipes use it for the nodes of
+// a transaction whose answer was lost.
+func (c *Client) DeleteProtectedInBackground(parent string, ids []string, keep map[string]bool, after <-chan struct{}) (<-chan struct{}, error) {
+	sp, err := c.serverPath(parent)
+	if err != nil {
+		return nil, opError("delete", parent, err)
+	}
+	if c.isClosed() {
+		return nil, ErrClosed
+	}
+	return c.findAndDeleteInBackground(sp, ids, keep, after), nil
+}
+
 // findAndDeleteInBackground deletes every child of parent (a server path)
-// that carries protection id, once after is closed (nil: at once).
-func (c *Client) findAndDeleteInBackground(parent, id string, after <-chan result[Node]) {
-	c.background("find-and-delete", parent, after, func(conn *zk.Conn) error {
+// that carries one of ids and is not named in keep, once after is closed.
+func (c *Client) findAndDeleteInBackground(parent string, ids []string, keep map[string]bool, after <-chan struct{}) <-chan struct{} {
+	return c.background("find-and-delete", parent, after, func(conn *zk.Conn) error {
 		children, _, err := conn.Children(parent)
 		if isNoNode(err) {
 			return nil
@@ -53,7 +70,7 @@ func (c *Client) findAndDeleteInBackground(parent, id string, after <-chan resul
 			return err
 		}
 		for _, name := range children {
-			if !zkpath.HasProtectionID(name, id) {
+			if keep[name] || !hasAnyProtectionID(name, ids) {
 				continue
 			}
 			if err := conn.Delete(zkpath.Join(parent, name), -1); err != nil && !isNoNode(err) {
@@ -64,11 +81,20 @@ func (c *Client) findAndDeleteInBackground(parent, id string, after <-chan resul
 	})
 }
 
+func hasAnyProtectionID(name string, ids []string) bool {
+	for _, id := range ids {
+		if zkpath.HasProtectionID(name, id) {
+			return true
+		}
+	}
+	return false
+}
+
 // background runs fn with the client's retries until it succeeds or the
 // client closes, starting over after a pause when the retry policy gives
 // up. It first waits for after, if given. The returned channel is closed
 // when it ends.
-func (c *Client) background(op, path string, after <-chan result[Node], fn func(conn *zk.Conn) error) <-chan struct{} {
+func (c *Client) background(op, path string, after <-chan struct{}, fn func(conn *zk.Conn) error) <-chan struct{} {
 	finished := make(chan struct{})
 	// Ends when fn succeeds or the client closes.
 	started := c.spawn(func() {

@@ -43,27 +43,29 @@ func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, 
 	if ctx.Done() == nil {
 		node, err := pc.run(ctx)
 		if err != nil && pc.sent {
-			c.findAndDeleteInBackground(parent, pc.id, nil)
+			c.findAndDeleteInBackground(parent, []string{pc.id}, nil, nil)
 		}
 		return node, err
 	}
 	done := make(chan result[Node], 1)
+	finished := make(chan struct{})
 	// Ends when the create loop does: at once after a reply, or at its next
 	// wait once ctx has ended.
 	go func() {
+		defer close(finished)
 		node, err := pc.run(ctx)
 		done <- result[Node]{node, err}
 	}()
 	select {
 	case r := <-done:
 		if r.err != nil && pc.sent {
-			c.findAndDeleteInBackground(parent, pc.id, nil)
+			c.findAndDeleteInBackground(parent, []string{pc.id}, nil, nil)
 		}
 		return r.v, r.err
 	case <-ctx.Done():
 		// The loop may still create the node: delete whatever it made once
 		// it has finished.
-		c.findAndDeleteInBackground(parent, pc.id, done)
+		c.findAndDeleteInBackground(parent, []string{pc.id}, nil, finished)
 		return Node{}, opError("create", path, ctx.Err())
 	}
 }

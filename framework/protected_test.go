@@ -159,3 +159,34 @@ func TestCreateProtected_AbandonedCreateOfAnExpiredSessionIsNotAdopted(t *testin
 		return err == nil && len(children) == 1
 	}, 15*time.Second, 20*time.Millisecond, "only the new session's node remains")
 }
+
+func TestDeleteProtectedInBackground_DeletesTheIDsNodesButTheKeptOnes(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	parent := zktest.UniquePath(t)
+	a, err := c.CreateProtected(ctx, parent+"/n-", nil, framework.EphemeralSequential, framework.WithParents())
+	require.NoError(t, err)
+	b, err := c.CreateProtected(ctx, parent+"/n-", nil, framework.EphemeralSequential)
+	require.NoError(t, err)
+	other, err := c.CreateProtected(ctx, parent+"/n-", nil, framework.EphemeralSequential)
+	require.NoError(t, err)
+	stray, err := c.Create(ctx, parent+"/"+zkpath.ProtectedName(a.ProtectionID, "n-"), nil, framework.EphemeralSequential)
+	require.NoError(t, err)
+
+	done, err := c.DeleteProtectedInBackground(parent, []string{a.ProtectionID, b.ProtectionID}, map[string]bool{a.Name: true}, nil)
+	require.NoError(t, err)
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the background delete did not finish")
+	}
+	names, _, err := c.Children(ctx, parent)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{a.Name, other.Name}, names, "the stray %s and %s are gone", stray, b.Name)
+
+	_, err = c.DeleteProtectedInBackground("bad", nil, nil, nil)
+	require.ErrorIs(t, err, framework.ErrInvalidPath)
+	require.NoError(t, c.Close())
+	_, err = c.DeleteProtectedInBackground(parent, nil, nil, nil)
+	require.ErrorIs(t, err, framework.ErrClosed)
+}

@@ -2,18 +2,9 @@ package semaphore
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/zkpath"
-)
-
-// Waits between rounds of a background clean-up of a transaction's nodes.
-const (
-	cleanupMinWait = 100 * time.Millisecond
-	cleanupMaxWait = 5 * time.Second
 )
 
 // multi runs the transaction to its end even if ctx ends first, so that no
@@ -38,21 +29,22 @@ func (s *Semaphore) multi(ctx context.Context, t *txn) ([]framework.OpResult, er
 		if a.err != nil && ctx.Err() != nil {
 			// The caller will not look for the nodes of a run whose answer
 			// was lost: delete them.
-			s.deleteInBackground(nil, t.ids, nil)
+			s.deleteInBackground(nil, t.ids)
 		}
 		return a.results, a.err
 	case <-ctx.Done():
 		finished := make(chan struct{})
 		// Ends when the transaction has answered.
 		go func() { <-done; close(finished) }()
-		s.deleteInBackground(finished, t.ids, nil)
+		s.deleteInBackground(finished, t.ids)
 		return nil, ctx.Err()
 	}
 }
 
 // sweep deletes the strays of nodes: other lease nodes that carry their
 // protection ids, left by a run of their transaction whose answer was
-// lost. What it cannot delete now, it deletes in the background.
+// lost. It waits for that up to cleanupTimeout; the client goes on in the
+// background with what is not done by then.
 func (s *Semaphore) sweep(nodes []framework.Node) {
 	ids := make([]string, len(nodes))
 	keep := make(map[string]bool, len(nodes))
@@ -60,56 +52,21 @@ func (s *Semaphore) sweep(nodes []framework.Node) {
 		ids[i] = n.ProtectionID
 		keep[n.Name] = true
 	}
-	if err := s.deleteByIDs(ids, keep); err != nil && !errors.Is(err, framework.ErrClosed) {
-		s.deleteInBackground(nil, ids, keep)
-	}
-}
-
-// deleteInBackground deletes every lease node carrying one of ids, except
-// those named in keep, once after is closed (nil: at once), retrying until
-// it succeeds or the client is closed.
-func (s *Semaphore) deleteInBackground(after <-chan struct{}, ids []string, keep map[string]bool) {
-	// Ends when the nodes are gone or the client is closed.
-	go func() {
-		if after != nil {
-			<-after
-		}
-		wait := cleanupMinWait
-		for {
-			err := s.deleteByIDs(ids, keep)
-			if err == nil || errors.Is(err, framework.ErrClosed) {
-				return
-			}
-			s.client.Logger().Warn("semaphore clean-up failed; will try again", "path", s.leases, "err", err)
-			time.Sleep(wait)
-			wait = min(2*wait, cleanupMaxWait)
-		}
-	}()
-}
-
-// deleteByIDs deletes the lease nodes that carry one of ids, except those
-// named in keep.
-func (s *Semaphore) deleteByIDs(ids []string, keep map[string]bool) error {
-	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
-	defer cancel()
-	children, _, err := s.client.Children(ctx, s.leases)
-	if isNoNode(err) {
-		return nil
-	}
+	done, err := s.client.DeleteProtectedInBackground(s.leases, ids, keep, nil)
 	if err != nil {
-		return err
+		return // the client is closed: the nodes die with its session
 	}
-	for _, name := range children {
-		for _, id := range ids {
-			if keep[name] || !zkpath.HasProtectionID(name, id) {
-				continue
-			}
-			if err := s.client.Delete(ctx, zkpath.Join(s.leases, name), -1); err != nil && !isNoNode(err) {
-				return fmt.Errorf("semaphore: delete %s: %w", name, err)
-			}
-		}
+	select {
+	case <-done:
+	case <-time.After(cleanupTimeout):
 	}
-	return nil
+}
+
+// deleteInBackground deletes every lease node carrying one of ids once
+// after is closed (nil: at once), through the client's background
+// clean-up, which retries until it succeeds or the client is closed.
+func (s *Semaphore) deleteInBackground(after <-chan struct{}, ids []string) {
+	_, _ = s.client.DeleteProtectedInBackground(s.leases, ids, nil, after)
 }
 
 // discard deletes nodes that did not become leases, under a context of its

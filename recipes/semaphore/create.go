@@ -76,7 +76,7 @@ func (s *Semaphore) create(ctx context.Context, n int) ([]framework.Node, int, e
 		nodes, ferr := s.find(bound, t)
 		switch {
 		case ferr != nil:
-			s.deleteInBackground(nil, t.ids, nil)
+			s.deleteInBackground(nil, t.ids)
 			return nil, 0, errors.Join(err, ctx.Err())
 		case nodes != nil:
 			return nodes, unknownCount, nil // it ran, and its answer was lost
