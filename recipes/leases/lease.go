@@ -4,18 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/holdwatch"
 	"github.com/zkrecipes/zkrecipes/internal/recipe"
 )
-
-// cleanupTimeout bounds a delete that runs under a context of its own,
-// before the node is handed to the client's background deletion.
-const cleanupTimeout = 5 * time.Second
 
 // Lease is one held permit: an ephemeral lease node of the holder's
 // session. Its methods are safe for concurrent use, and any goroutine may
@@ -100,22 +93,21 @@ func (l *Lease) Return(ctx context.Context) error {
 func (l *Lease) delete(ctx context.Context) error {
 	ctx, cancel := cleanupContext(ctx)
 	defer cancel()
-	err := l.client.Delete(framework.BindSession(ctx, l.node.Session), l.node.Path, -1)
-	switch {
-	case err == nil, errors.Is(err, zk.ErrNoNode):
+	switch err := recipe.DeleteNode(ctx, l.client, l.node); {
+	case err == nil:
 		return nil
-	case errors.Is(err, framework.ErrSessionChanged), l.node.Session.IsLost():
+	case errors.Is(err, framework.ErrSessionChanged):
 		return fmt.Errorf("leases: return %s: %w: session lost: %w", l.node.Path, ErrLost, err)
+	default:
+		return fmt.Errorf("leases: return %s: deletion continues in the background: %w", l.node.Path, err)
 	}
-	_, _ = l.client.DeleteInBackground(l.node.Path)
-	return fmt.Errorf("leases: return %s: deletion continues in the background: %w", l.node.Path, err)
 }
 
 // cleanupContext returns ctx, or, when ctx has ended already, a context of
-// its own bounded by cleanupTimeout.
+// its own bounded by recipe.CleanupTimeout.
 func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	if ctx.Err() == nil {
 		return ctx, func() {}
 	}
-	return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	return context.WithTimeout(context.WithoutCancel(ctx), recipe.CleanupTimeout)
 }

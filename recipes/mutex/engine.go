@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 )
 
@@ -185,19 +185,10 @@ func (e *engine) stillOurs(node framework.Node, ownWatch <-chan zk.Event) bool {
 // own (the caller's may have ended), and leaves it to the client to retry in
 // the background if that fails.
 func (e *engine) discard(node framework.Node) {
-	if node.Session.IsLost() {
-		return // gone with its session
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), recipe.CleanupTimeout)
 	defer cancel()
-	if err := e.client.Delete(ctx, node.Path, -1); err != nil && !isNoNode(err) {
-		_, _ = e.client.DeleteInBackground(node.Path)
-	}
+	_ = recipe.DeleteNode(ctx, e.client, node)
 }
-
-// cleanupTimeout bounds a foreground delete of our own node before it is
-// handed to the background.
-const cleanupTimeout = 5 * time.Second
 
 // waitError turns an error of the wait into what the caller sees: a lost
 // session is ErrLost (the waiter fails fast), a missing node ErrNodeMissing.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/holdwatch"
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 )
 
@@ -107,18 +108,18 @@ func (h *Hold) finish() error {
 	if prior, _ := h.watch.Finish(errReleased); prior != nil {
 		return prior // the node is gone, or being deleted
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), recipe.CleanupTimeout)
 	defer cancel()
-	err := h.m.client.Delete(framework.BindSession(ctx, h.node.Session), h.node.Path, -1)
-	switch {
-	case err == nil, isNoNode(err):
+	// A node whose delete fails stays tracked until it is gone (Curator's
+	// CURATOR-678).
+	switch err := recipe.DeleteNode(ctx, h.m.client, h.node); {
+	case err == nil:
 		return nil
 	case errors.Is(err, framework.ErrSessionChanged):
 		return fmt.Errorf("%w: %w", ErrLost, err)
+	default:
+		return fmt.Errorf("mutex: release %s: deletion continues in the background: %w", h.node.Path, err)
 	}
-	// Keep the node tracked until it is gone (Curator's CURATOR-678).
-	_, _ = h.m.client.DeleteInBackground(h.node.Path)
-	return fmt.Errorf("mutex: release %s: deletion continues in the background: %w", h.node.Path, err)
 }
 
 // errReleased is the Err of a released hold.

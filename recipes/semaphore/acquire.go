@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -13,10 +12,6 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 )
-
-// cleanupTimeout bounds a delete of our own nodes that runs under a context
-// of its own, before the nodes are handed to background deletion.
-const cleanupTimeout = 5 * time.Second
 
 // guardOwner makes each acquire its own owner of the guard mutex, whatever
 // owner the caller's context names: two acquires never share a guard hold.

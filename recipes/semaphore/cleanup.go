@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
 )
 
 // multi runs the transaction to its end even if ctx ends first, so that no
@@ -43,7 +44,7 @@ func (s *Semaphore) multi(ctx context.Context, t *txn) ([]framework.OpResult, er
 
 // sweep deletes the strays of nodes: other lease nodes that carry their
 // protection ids, left by a run of their transaction whose answer was
-// lost. It waits for that up to cleanupTimeout; the client goes on in the
+// lost. It waits for that up to recipe.CleanupTimeout; the client goes on in the
 // background with what is not done by then.
 func (s *Semaphore) sweep(nodes []framework.Node) {
 	ids := make([]string, len(nodes))
@@ -58,7 +59,7 @@ func (s *Semaphore) sweep(nodes []framework.Node) {
 	}
 	select {
 	case <-done:
-	case <-time.After(cleanupTimeout):
+	case <-time.After(recipe.CleanupTimeout):
 	}
 }
 
@@ -77,7 +78,7 @@ func (s *Semaphore) discard(nodes []framework.Node) {
 	if session.IsLost() {
 		return // gone with their session
 	}
-	ctx, cancel := context.WithTimeout(framework.BindSession(context.Background(), session), cleanupTimeout)
+	ctx, cancel := context.WithTimeout(framework.BindSession(context.Background(), session), recipe.CleanupTimeout)
 	defer cancel()
 	ops := make([]framework.Op, len(nodes))
 	for i, n := range nodes {
@@ -87,8 +88,6 @@ func (s *Semaphore) discard(nodes []framework.Node) {
 		return
 	}
 	for _, n := range nodes { // some may be gone already: one by one
-		if err := s.client.Delete(ctx, n.Path, -1); err != nil && !isNoNode(err) {
-			_, _ = s.client.DeleteInBackground(n.Path)
-		}
+		_ = recipe.DeleteNode(ctx, s.client, n)
 	}
 }
