@@ -47,6 +47,10 @@ func (c *Client) deleteInBackground(serverPath string) <-chan struct{} {
 // connection loss until it is done or the client is closed, and the
 // returned channel is closed when it ends. Recipes use it for the nodes of
 // a transaction whose answer was lost.
+//
+// A request whose connection was cut may still reach the server after the
+// client has reconnected and looked, so the client looks again, one and
+// five seconds later, and deletes what has turned up since.
 func (c *Client) DeleteProtectedInBackground(parent string, ids []string, keep map[string]bool, after <-chan struct{}) (<-chan struct{}, error) {
 	sp, err := c.serverPath(parent)
 	if err != nil {
@@ -58,27 +62,68 @@ func (c *Client) DeleteProtectedInBackground(parent string, ids []string, keep m
 	return c.findAndDeleteInBackground(sp, ids, keep, after), nil
 }
 
+// The pauses before the second and third looks of a find-and-delete, for
+// a cut-off request that the server applies late.
+const (
+	secondLook = time.Second
+	thirdLook  = 5 * time.Second
+)
+
 // findAndDeleteInBackground deletes every child of parent (a server path)
-// that carries one of ids and is not named in keep, once after is closed.
+// that carries one of ids and is not named in keep, once after is closed,
+// and looks again secondLook and thirdLook later. The returned channel is
+// closed after the first look.
 func (c *Client) findAndDeleteInBackground(parent string, ids []string, keep map[string]bool, after <-chan struct{}) <-chan struct{} {
-	return c.background("find-and-delete", parent, after, func(conn *zk.Conn) error {
-		children, _, err := conn.Children(parent)
-		if isNoNode(err) {
-			return nil
+	first := c.background("find-and-delete", parent, after, func(conn *zk.Conn) error {
+		return findAndDelete(conn, parent, ids, keep)
+	})
+	late := first
+	for _, pause := range []time.Duration{secondLook, thirdLook} {
+		late = c.background("find-and-delete", parent, c.pauseAfter(late, pause), func(conn *zk.Conn) error {
+			return findAndDelete(conn, parent, ids, keep)
+		})
+	}
+	return first
+}
+
+// pauseAfter returns a channel closed pause after ch is, or when the client
+// closes.
+func (c *Client) pauseAfter(ch <-chan struct{}, pause time.Duration) <-chan struct{} {
+	paused := make(chan struct{})
+	// Ends after the pause or when the client closes.
+	if !c.spawn(func() {
+		defer close(paused)
+		select {
+		case <-ch:
+		case <-c.life.Done():
+			return
 		}
-		if err != nil {
+		_ = sleep(context.Background(), c.life, pause)
+	}) {
+		close(paused)
+	}
+	return paused
+}
+
+// findAndDelete deletes the children of parent that carry one of ids and
+// are not named in keep.
+func findAndDelete(conn *zk.Conn, parent string, ids []string, keep map[string]bool) error {
+	children, _, err := conn.Children(parent)
+	if isNoNode(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, name := range children {
+		if keep[name] || !hasAnyProtectionID(name, ids) {
+			continue
+		}
+		if err := conn.Delete(zkpath.Join(parent, name), -1); err != nil && !isNoNode(err) {
 			return err
 		}
-		for _, name := range children {
-			if keep[name] || !hasAnyProtectionID(name, ids) {
-				continue
-			}
-			if err := conn.Delete(zkpath.Join(parent, name), -1); err != nil && !isNoNode(err) {
-				return err
-			}
-		}
-		return nil
-	})
+	}
+	return nil
 }
 
 func hasAnyProtectionID(name string, ids []string) bool {

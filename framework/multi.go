@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 
@@ -64,26 +65,39 @@ type OpResult struct {
 // which operation failed. A Multi whose answer is lost is retried like any
 // call, so a transaction of creates may then fail with zk.ErrNodeExists or,
 // for sequential creates, run twice: build such transactions to be
-// recognisable, as the semaphore does with protection ids.
+// recognisable, as the semaphore does with protection ids, and use
+// MultiSent to learn whether that can have happened.
 func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
+	results, _, err := c.MultiSent(ctx, ops...)
+	return results, err
+}
+
+// MultiSent is Multi, and also says how many times the transaction was
+// sent: more than once means that an earlier run, whose answer was lost,
+// may have been applied as well. The count is exact when ctx cannot end;
+// otherwise a run abandoned when ctx ended may still go out afterwards.
+func (c *Client) MultiSent(ctx context.Context, ops ...Op) (results []OpResult, sent int, err error) {
 	reqs, err := c.multiRequests(ops)
 	if err != nil {
-		return nil, opError("multi", "", err)
+		return nil, 0, opError("multi", "", err)
 	}
+	var runs atomic.Int32
 	resps, err := retry(ctx, c, "multi", "", func(conn *zk.Conn, _ *Session) ([]zk.MultiResponse, error) {
+		runs.Add(1)
 		return conn.Multi(reqs...)
 	})
+	sent = int(runs.Load())
 	if resps == nil {
-		return nil, err
+		return nil, sent, err
 	}
-	results := make([]OpResult, len(resps))
+	results = make([]OpResult, len(resps))
 	for i, r := range resps {
 		results[i] = OpResult{Stat: r.Stat, Err: r.Error}
 		if ops[i].kind == opCreate && r.Error == nil {
 			results[i].Path = c.clientPath(r.String)
 		}
 	}
-	return results, err
+	return results, sent, err
 }
 
 func (c *Client) multiRequests(ops []Op) ([]any, error) {

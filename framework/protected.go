@@ -78,6 +78,7 @@ type protectedCreate struct {
 	id         string
 	clientPath string
 	sent       bool // a create was sent: the node may exist
+	lost       bool // a create's answer was lost: it may still be applied
 }
 
 // run is the retry loop of a protected create. Unlike retry, it makes its
@@ -90,6 +91,11 @@ func (pc *protectedCreate) run(ctx context.Context) (Node, error) {
 	for n := 0; ; n++ {
 		node, err := pc.attempt(ctx, bound)
 		if err == nil {
+			if pc.lost {
+				// A create cut off with its connection may reach the server
+				// after this one: look for such a twin, now and later.
+				c.findAndDeleteInBackground(pc.parent, []string{pc.id}, map[string]bool{node.Name: true}, nil)
+			}
 			return node, nil
 		}
 		if !IsRetryable(err) || ctx.Err() != nil {
@@ -127,6 +133,7 @@ func (pc *protectedCreate) create(conn *zk.Conn, session *Session) (Node, error)
 	before := conn.SessionID()
 	created, err := pc.c.createOnce(conn, pc.req, pc.req.path)
 	if err != nil {
+		pc.lost = pc.lost || IsRetryable(err)
 		return Node{}, err
 	}
 	if !pc.req.mode.IsEphemeral() || (before == session.id && conn.SessionID() == before) {

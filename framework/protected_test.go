@@ -190,3 +190,44 @@ func TestDeleteProtectedInBackground_DeletesTheIDsNodesButTheKeptOnes(t *testing
 	_, err = c.DeleteProtectedInBackground(parent, nil, nil, nil)
 	require.ErrorIs(t, err, framework.ErrClosed)
 }
+
+// A create cut off with its connection may reach the server after the
+// clean-up has looked: the clean-up looks again a second later and deletes
+// the node that turned up.
+func TestDeleteProtectedInBackground_LooksAgainForALateArrival(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	parent := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, parent))
+	id := zkpath.NewProtectionID()
+
+	done, err := c.DeleteProtectedInBackground(parent, []string{id}, nil, nil)
+	require.NoError(t, err)
+	zktest.WaitClosed(t, done, 15*time.Second, "the first look")
+	late, err := c.Create(ctx, parent+"/"+zkpath.ProtectedName(id, "n-"), nil, framework.EphemeralSequential)
+	require.NoError(t, err)
+	other, err := c.Create(ctx, parent+"/n-", nil, framework.EphemeralSequential)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		return assert.ObjectsAreEqual([]string{zkpath.Base(other)}, zktest.Children(t, c, parent))
+	}, 10*time.Second, 20*time.Millisecond, "the late %s is deleted, the other node kept", late)
+}
+
+// MultiSent counts the runs of a transaction: two when the first answer
+// was lost, and the transaction was then applied twice.
+func TestMultiSent_CountsARunWhoseAnswerWasLost(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr())
+	ctx := testContext(t)
+	parent := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, parent))
+
+	_, sent, err := c.MultiSent(ctx, framework.CreateOp(parent+"/n-", nil, framework.PersistentSequential))
+	require.NoError(t, err)
+	assert.Equal(t, 1, sent)
+	proxy.DropNextCreateReply()
+	_, sent, err = c.MultiSent(ctx, framework.CreateOp(parent+"/n-", nil, framework.PersistentSequential))
+	require.NoError(t, err)
+	assert.Equal(t, 2, sent)
+	assert.Len(t, zktest.Children(t, c, parent), 3, "the lost run was applied too")
+}
