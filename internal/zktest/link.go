@@ -94,6 +94,9 @@ func (p *Proxy) pump(l *link, fromClient bool) {
 			continue
 		}
 		// The first packet each way is the connect handshake, without header.
+		if !first && fromClient {
+			p.countRequest(frame)
+		}
 		if !first && fromClient && createsNode(frame) && p.takeArmed() {
 			xid, _, _ := requestHeader(frame)
 			l.markDrop(xid) // before the server can answer

@@ -24,8 +24,33 @@ type Proxy struct {
 	armed  int // creates whose reply is still to be swallowed
 	closed bool
 
-	delay   atomic.Int64 // time.Duration added before forwarding a packet
-	dropped atomic.Int64 // replies swallowed by DropNextCreateReply
+	delay    atomic.Int64 // time.Duration added before forwarding a packet
+	dropped  atomic.Int64 // replies swallowed by DropNextCreateReply
+	requests sync.Map     // opcode (int32) -> *atomic.Int64: requests seen
+}
+
+// Request types that tests count with Requests.
+const (
+	OpDelete       int32 = opDelete
+	OpGetData      int32 = 4
+	OpGetChildren2 int32 = 12 // go-zookeeper's Children
+)
+
+// Requests returns how many requests of type op clients have sent through
+// the proxy, so a test can tell which calls a recipe made.
+func (p *Proxy) Requests(op int32) int64 {
+	if n, ok := p.requests.Load(op); ok {
+		return n.(*atomic.Int64).Load()
+	}
+	return 0
+}
+
+// countRequest counts a client request frame by its type.
+func (p *Proxy) countRequest(frame []byte) {
+	if _, op, ok := requestHeader(frame); ok {
+		n, _ := p.requests.LoadOrStore(op, new(atomic.Int64))
+		n.(*atomic.Int64).Add(1)
+	}
 }
 
 // NewProxy starts a proxy to the server at target on a free loopback port;

@@ -149,3 +149,18 @@ func TestProxy_CloseEndsConnections(t *testing.T) {
 	s.await(t, zk.StateDisconnected, 5*time.Second)
 	p.Close() // idempotent
 }
+
+func TestProxy_CountsRequestsByType(t *testing.T) {
+	p := NewProxy(t, sharedAddr(t))
+	s := connect(t, p.Addr(), 10*time.Second)
+
+	_, _, err := s.Children("/")
+	require.NoError(t, err)
+	_, _, err = s.Get("/")
+	require.NoError(t, err)
+	_, _, err = s.Get("/")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), p.Requests(OpGetChildren2))
+	assert.Equal(t, int64(2), p.Requests(OpGetData))
+	assert.Zero(t, p.Requests(OpDelete))
+}
