@@ -3,25 +3,27 @@ package mutex
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 )
+
+// MaxWatch is the most nodes a Decision may name in Watch.
+const MaxWatch = 3
 
 // Decision is a Driver's verdict on one sorted list of children.
 type Decision struct {
 	// Held: the caller's node holds the lock.
 	Held bool
-	// Watch is the one child to watch when not held.
-	Watch string
-	// HeldWhenGone: once Watch is deleted, the caller holds the lock
-	// without looking again. It is true when nothing the caller must wait
-	// for can remain after Watch goes: sequence numbers only grow, so no
-	// node can later appear in front of the caller.
+	// Watch names the children to watch when not held, at most MaxWatch.
+	Watch []string
+	// HeldWhenGone: once every node in Watch is deleted, the caller holds
+	// the lock without looking again, and a deletion before that is no
+	// reason to look. It may be set only when those nodes are all that
+	// stands in the caller's way: sequence numbers only grow, so no node
+	// can later appear in front of the caller. Without it, any change to
+	// a watched node means a new look.
 	HeldWhenGone bool
-	// Ahead, if set, is a node in front of Watch whose deletion is worth a
-	// new look: Watch may then be at the head, and a look made while Watch
-	// still holds turns its later deletion into an immediate hand-off.
-	Ahead string
 }
 
 // Driver decides who holds a lock from the children of its directory. It
@@ -30,18 +32,32 @@ type Decision struct {
 type Driver interface {
 	// Sort orders children as the lock queue, in place.
 	Sort(children []string)
-	// Decide judges the sorted children for the node named ours. It
-	// returns ErrNodeMissing when ours is not among them.
-	Decide(sorted []string, ours string) (Decision, error)
+	// Decide judges the children, in the order the server listed them,
+	// for the node named ours. It returns ErrNodeMissing when ours is not
+	// among them. Only the nodes in front of ours in the queue can bear on
+	// the verdict, so a Driver need not sort the whole list.
+	Decide(children []string, ours string) (Decision, error)
 }
 
 // StandardDriver is Curator's standard driver: the first maxLeases nodes of
-// the queue hold the lock; any other node watches the node maxLeases places
-// in front of it, and the one in front of that (Decision.Ahead). A mutex is
-// StandardDriver(1).
+// the queue hold the lock. A mutex is StandardDriver(1).
+//
+// Which nodes a waiter watches is where it differs from Curator, whose
+// waiter watches the node maxLeases places in front of it and lists the
+// directory again whenever that node goes. With one lease, a waiter close
+// to the head (no more than handOffDepth nodes in front) watches every node
+// in front of it and holds the moment the last of them is deleted, with no
+// further look. A waiter further back watches only the node handOffDepth
+// places in front: when that one goes, the waiter looks again while the
+// nodes between still hold and wait, so the look is done before its turn
+// comes. Each node is watched by at most handOffDepth waiters.
 func StandardDriver(maxLeases int) Driver {
 	return standardDriver{maxLeases: maxLeases, lockName: zkpath.LockName}
 }
+
+// handOffDepth is how many nodes in front a mutex waiter watches before
+// its turn: the look it makes then has handOffDepth-1 hand-offs to finish.
+const handOffDepth = 2
 
 type standardDriver struct {
 	maxLeases int
@@ -50,18 +66,41 @@ type standardDriver struct {
 
 func (d standardDriver) Sort(children []string) { zkpath.SortNodes(children, d.lockName) }
 
-func (d standardDriver) Decide(sorted []string, ours string) (Decision, error) {
-	i := slices.Index(sorted, ours)
-	if i < 0 {
-		return Decision{}, fmt.Errorf("%w: %s", ErrNodeMissing, ours)
+func (d standardDriver) Decide(children []string, ours string) (Decision, error) {
+	sorted, err := d.ahead(children, ours)
+	if err != nil {
+		return Decision{}, err
 	}
-	if i < d.maxLeases {
+	i := len(sorted) // our place in the queue
+	switch {
+	case i < d.maxLeases:
 		return Decision{Held: true}, nil
+	case d.maxLeases > 1:
+		// The node maxLeases places in front: once it goes, there is room.
+		watch := i - d.maxLeases
+		return Decision{Watch: sorted[watch : watch+1], HeldWhenGone: watch == 0}, nil
+	case i <= handOffDepth:
+		return Decision{Watch: sorted, HeldWhenGone: true}, nil
 	}
-	watch := i - d.maxLeases
-	decision := Decision{Watch: sorted[watch], HeldWhenGone: watch == 0}
-	if watch > 0 {
-		decision.Ahead = sorted[watch-1]
+	return Decision{Watch: sorted[i-handOffDepth:]}, nil
+}
+
+// ahead returns the children in front of ours, sorted. Only they are
+// sorted: a waiter near the head, who looks most often, sorts a few names
+// however long the queue behind it.
+func (d standardDriver) ahead(children []string, ours string) ([]string, error) {
+	at := slices.Index(children, ours)
+	if at < 0 {
+		return nil, fmt.Errorf("%w: %s", ErrNodeMissing, ours)
 	}
-	return decision, nil
+	key := zkpath.SortKey(ours, d.lockName)
+	var ahead []string
+	for j, name := range children {
+		// Equal keys keep the server's order, as in the stable Sort.
+		if c := strings.Compare(zkpath.SortKey(name, d.lockName), key); c < 0 || (c == 0 && j < at) {
+			ahead = append(ahead, name)
+		}
+	}
+	d.Sort(ahead)
+	return ahead, nil
 }

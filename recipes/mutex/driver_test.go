@@ -23,11 +23,12 @@ func TestStandardDriver_Decide(t *testing.T) {
 	}{
 		{"alone holds", 1, []string{a}, a, Decision{Held: true}},
 		{"head holds", 1, []string{a, b, c}, a, Decision{Held: true}},
-		{"second watches the head and holds when it goes", 1, []string{a, b, c}, b, Decision{Watch: a, HeldWhenGone: true}},
-		{"third watches its predecessor and the head", 1, []string{a, b, c}, c, Decision{Watch: b, Ahead: a}},
+		{"second watches the head and holds when it goes", 1, []string{a, b, c}, b, Decision{Watch: []string{a}, HeldWhenGone: true}},
+		{"third watches both in front and holds when they are gone", 1, []string{a, b, c, d}, c, Decision{Watch: []string{a, b}, HeldWhenGone: true}},
+		{"fourth watches the node two in front and looks again", 1, []string{a, b, c, d}, d, Decision{Watch: []string{b, c}}},
 		{"within two leases holds", 2, []string{a, b, c, d}, b, Decision{Held: true}},
-		{"third of two leases watches the head", 2, []string{a, b, c, d}, c, Decision{Watch: a, HeldWhenGone: true}},
-		{"fourth of two leases watches two ahead", 2, []string{a, b, c, d}, d, Decision{Watch: b, Ahead: a}},
+		{"third of two leases watches the head", 2, []string{a, b, c, d}, c, Decision{Watch: []string{a}, HeldWhenGone: true}},
+		{"fourth of two leases watches two in front", 2, []string{a, b, c, d}, d, Decision{Watch: []string{b}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/go-zookeeper/zk"
 
@@ -14,7 +15,7 @@ import (
 
 // engine is the lock queue of one directory, Curator's LockInternals: it
 // creates the caller's protected ephemeral-sequential node, lets a Driver
-// judge the sorted children, and waits on the one node the Driver names.
+// judge the children, and waits on the few nodes the Driver names.
 // It keeps no state between calls, so any number of goroutines may wait
 // through it at once without sharing a monitor.
 type engine struct {
@@ -68,19 +69,17 @@ func (e *engine) wait(ctx context.Context, node framework.Node, once bool) (acqu
 			return acquired{node: node, ownWatch: w.own}, nil
 		case once:
 			return acquired{}, ErrNotAcquired
+		case len(d.Watch) == 0 || len(d.Watch) > MaxWatch:
+			return acquired{}, fmt.Errorf("mutex: the driver named %d nodes to watch, not 1 to %d", len(d.Watch), MaxWatch)
 		}
-		gone, err := e.arm(bound, node, d, &w)
+		next, err := e.arm(bound, node, d, &w)
+		for next == keepWaiting && err == nil {
+			next, err = e.sleep(ctx, node, d, &w)
+		}
 		if err != nil {
 			return acquired{}, waitError(err, node)
 		}
-		if gone {
-			continue // a node to watch had already gone: look again
-		}
-		held, err := e.sleep(ctx, node, d, &w)
-		if err != nil {
-			return acquired{}, waitError(err, node)
-		}
-		if held {
+		if next == holds {
 			return acquired{node: node, ownWatch: w.own}, nil
 		}
 	}
@@ -96,86 +95,132 @@ func (e *engine) look(ctx context.Context, node framework.Node) (Decision, error
 	return e.driver.Decide(children, node.Name)
 }
 
+// outcome is what a waiter does after a watch is set or fires.
+type outcome int
+
+const (
+	keepWaiting outcome = iota
+	lookAgain
+	holds
+)
+
 // watched is one watched node and its pending watch.
 type watched struct {
 	name string
 	ch   <-chan zk.Event
 }
 
-// watchSet is what a waiter watches: the node the Driver named, the one
-// ahead of it, and, once the hand-off can come without a look, its own node.
+// watchSet is what a waiter watches: the nodes its Decision names that
+// have not gone yet, and, once the hand-off can come without a look, its
+// own node.
 type watchSet struct {
-	watch, ahead watched
-	own          <-chan zk.Event
+	nodes [MaxWatch]watched
+	own   <-chan zk.Event
 }
 
 // arm sets the watches a decision needs, keeping those still pending from
-// an earlier look. It reports gone when a node to watch no longer exists.
-func (e *engine) arm(ctx context.Context, node framework.Node, d Decision, w *watchSet) (gone bool, err error) {
-	if d.HeldWhenGone && w.own == nil {
+// an earlier look.
+func (e *engine) arm(ctx context.Context, node framework.Node, d Decision, w *watchSet) (outcome, error) {
+	if w.own == nil {
 		// Our own node's watch tells the hand-off that we are still queued.
+		// It is set at the first wait, so that the look that may precede a
+		// hand-off is one request, not two.
+		var err error
 		if _, _, w.own, err = e.client.GetW(ctx, node.Path); err != nil {
-			return false, err
+			return lookAgain, err
 		}
 	}
-	previous := []watched{w.watch, w.ahead}
-	if w.watch, gone, err = e.watchNode(ctx, d.Watch, previous); err != nil || gone {
-		return gone, err
+	previous := w.nodes
+	w.nodes = [MaxWatch]watched{}
+	for i, name := range d.Watch {
+		if j := slices.IndexFunc(previous[:], func(p watched) bool { return p.name == name }); j >= 0 {
+			w.nodes[i], previous[j] = previous[j], watched{}
+			continue
+		}
+		// getData, not exists: a watch on a node that has just gone would
+		// wait for its re-creation, forever (Curator's CURATOR-107).
+		_, _, ch, err := e.client.GetW(ctx, zkpath.Join(e.dir, name))
+		switch {
+		case isNoNode(err) && !d.HeldWhenGone:
+			return lookAgain, nil
+		case isNoNode(err):
+			continue // gone already: one fewer to wait for
+		case err != nil:
+			return lookAgain, err
+		}
+		w.nodes[i] = watched{name: name, ch: ch}
 	}
-	w.ahead = watched{}
-	if d.Ahead != "" {
-		w.ahead, gone, err = e.watchNode(ctx, d.Ahead, previous)
+	if !d.HeldWhenGone {
+		return keepWaiting, nil
 	}
-	return gone, err
+	return e.remaining(node, w), nil
 }
 
-// watchNode returns a watch on the child name, reusing a pending one.
-// getData, not exists: a watch on a node that has just gone would wait for
-// its re-creation, forever (Curator's CURATOR-107).
-func (e *engine) watchNode(ctx context.Context, name string, pending []watched) (watched, bool, error) {
-	for _, p := range pending {
-		if p.name == name && p.ch != nil {
-			return p, false, nil
+// remaining says what a waiter whose Decision has HeldWhenGone does: wait
+// while a node in its way remains, hold once none does.
+func (e *engine) remaining(node framework.Node, w *watchSet) outcome {
+	switch {
+	case w.count() > 0:
+		return keepWaiting
+	case e.stillOurs(node, w):
+		return holds
+	}
+	return lookAgain
+}
+
+// count is the number of nodes still watched.
+func (w *watchSet) count() int {
+	n := 0
+	for _, p := range w.nodes {
+		if p.ch != nil {
+			n++
 		}
 	}
-	_, _, ch, err := e.client.GetW(ctx, zkpath.Join(e.dir, name))
-	if isNoNode(err) {
-		return watched{}, true, nil
-	}
-	return watched{name: name, ch: ch}, false, err
+	return n
 }
 
-// sleep waits for a watched node to change. It reports held when the
-// watched node was deleted and the Driver said that makes us the holder: no
-// second look at the directory (DESIGN section 6).
-func (e *engine) sleep(ctx context.Context, node framework.Node, d Decision, w *watchSet) (bool, error) {
+// sleep waits for a watched node to change, and says what to do next. A
+// deletion that the Decision said makes us the holder is taken as the
+// hand-off, with no second look at the directory (DESIGN section 6).
+func (e *engine) sleep(ctx context.Context, node framework.Node, d Decision, w *watchSet) (outcome, error) {
+	var (
+		slot int
+		ev   zk.Event
+	)
+	// One case per slot of watchSet.nodes, MaxWatch of them.
 	select {
-	case ev := <-w.watch.ch:
-		w.watch = watched{}
-		return ev.Type == zk.EventNodeDeleted && d.HeldWhenGone && e.stillOurs(node, w.own), nil
-	case <-w.ahead.ch:
-		w.ahead = watched{} // look again while the watched node may hold
-		return false, nil
+	case ev = <-w.nodes[0].ch:
+		slot = 0
+	case ev = <-w.nodes[1].ch:
+		slot = 1
+	case ev = <-w.nodes[2].ch:
+		slot = 2
 	case ev := <-w.own:
 		if ev.Type == zk.EventNodeDeleted {
-			return false, fmt.Errorf("%w: %s was deleted", ErrNodeMissing, node.Path)
+			return lookAgain, fmt.Errorf("%w: %s was deleted", ErrNodeMissing, node.Path)
 		}
 		w.own = nil // data changed or watch dropped: set it again
-		return false, nil
+		return lookAgain, nil
 	case <-node.Session.Lost():
-		return false, framework.ErrSessionChanged
+		return lookAgain, framework.ErrSessionChanged
 	case <-ctx.Done():
-		return false, ctx.Err()
+		return lookAgain, ctx.Err()
 	}
+	w.nodes[slot] = watched{}
+	if ev.Type != zk.EventNodeDeleted || !d.HeldWhenGone {
+		return lookAgain, nil
+	}
+	return e.remaining(node, w), nil
 }
 
 // stillOurs reports whether node is certainly still queued in the live
 // session. Events arrive in order, so a deletion of our node before the
-// watched one would already be waiting on ownWatch.
-func (e *engine) stillOurs(node framework.Node, ownWatch <-chan zk.Event) bool {
+// watched ones would already be waiting on its own watch.
+func (e *engine) stillOurs(node framework.Node, w *watchSet) bool {
 	select {
-	case <-ownWatch:
-		return false // something happened to our node: look again
+	case <-w.own:
+		w.own = nil // something happened to our node: look again
+		return false
 	default:
 	}
 	return e.client.Session() == node.Session && !node.Session.IsLost()

@@ -153,7 +153,8 @@ func TestFault_WaiterWhoseSessionIsLostFailsFast(t *testing.T) {
 		_, err := newMutex(t, waiterClient, path).Acquire(ctx) // ctx allows 90 s
 		done <- err
 	}()
-	require.Eventually(t, func() bool { return len(children(t, holderClient, path)) == 2 }, 10*time.Second, 10*time.Millisecond)
+	// Waiting: it has watched its own node and the holder's.
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpGetData) >= 2 }, 10*time.Second, 5*time.Millisecond)
 	proxy.Pause()
 	select {
 	case err := <-done:

@@ -112,7 +112,8 @@ func (h *Hold) finish() error {
 	defer cancel()
 	// A node whose delete fails stays tracked until it is gone (Curator's
 	// CURATOR-678).
-	switch err := recipe.DeleteNode(ctx, h.m.client, h.node); {
+	_ = ctx
+	switch err := recipe.DeleteNode(context.Background(), h.m.client, h.node); {
 	case err == nil:
 		return nil
 	case errors.Is(err, framework.ErrSessionChanged):
