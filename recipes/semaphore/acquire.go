@@ -37,25 +37,10 @@ func (s *Semaphore) acquire(ctx context.Context, n int) ([]*leases.Lease, error)
 	if err != nil {
 		return nil, s.fail(err)
 	}
-	nodes, listed, err := s.createAndWait(ctx, n)
-	if err != nil {
-		s.releaseGuard(hold)
-		return nil, s.fail(err)
-	}
-	var swept chan struct{}
-	if !listed {
-		// The count came from the transaction alone: make sure no run of
-		// it whose answer was lost left strays, while the guard is handed
-		// on. Ends when the listing and any deletes have returned.
-		swept = make(chan struct{})
-		go func() {
-			defer close(swept)
-			s.sweep(nodes)
-		}()
-	}
+	nodes, err := s.createAndWait(ctx, n)
 	s.releaseGuard(hold)
-	if swept != nil {
-		<-swept
+	if err != nil {
+		return nil, s.fail(err)
 	}
 	return s.issue(nodes)
 }
@@ -80,23 +65,22 @@ func (s *Semaphore) releaseGuard(hold *mutex.Hold) {
 }
 
 // createAndWait creates the lease nodes and waits until they fit under the
-// maximum, and reports whether it listed the leases directory (and so
-// deleted any strays). Nodes that do not become leases are deleted. A node
+// maximum. Nodes that do not become leases are deleted. A node
 // that vanishes while we count (deleted by someone, or its container
 // reaped) is created again, as Curator does.
-func (s *Semaphore) createAndWait(ctx context.Context, n int) ([]framework.Node, bool, error) {
+func (s *Semaphore) createAndWait(ctx context.Context, n int) ([]framework.Node, error) {
 	for {
 		nodes, count, err := s.create(ctx, n)
 		if err != nil {
-			return nil, false, createError(err)
+			return nil, createError(err)
 		}
-		listed, err := s.waitForRoom(ctx, nodes, count)
+		err = s.waitForRoom(ctx, nodes, count)
 		if err == nil {
-			return nodes, listed, nil
+			return nodes, nil
 		}
 		s.discard(nodes)
 		if !errors.Is(err, errNodeMissing) || ctx.Err() != nil {
-			return nil, false, err
+			return nil, err
 		}
 	}
 }
@@ -106,11 +90,11 @@ func (s *Semaphore) createAndWait(ctx context.Context, n int) ([]framework.Node,
 // watching it, until it holds no more nodes than the maximum. Only the
 // guard holder watches it. Every call is bound to the nodes' session, so
 // nodes of a lost session never count as held.
-func (s *Semaphore) waitForRoom(ctx context.Context, nodes []framework.Node, count int) (listed bool, err error) {
+func (s *Semaphore) waitForRoom(ctx context.Context, nodes []framework.Node, count int) error {
 	if count != unknownCount {
 		max, _, err := s.maximum(ctx)
 		if err != nil || count <= max {
-			return false, err
+			return err
 		}
 	}
 	session := nodes[0].Session
@@ -118,11 +102,11 @@ func (s *Semaphore) waitForRoom(ctx context.Context, nodes []framework.Node, cou
 	for {
 		children, _, watch, err := s.client.ChildrenW(bound, s.leases)
 		if err != nil {
-			return true, waitError(err, session)
+			return waitError(err, session)
 		}
 		strays, err := tally(children, nodes)
 		if err != nil {
-			return true, err
+			return err
 		}
 		if len(strays) > 0 {
 			s.deleteStrays(bound, strays)
@@ -130,15 +114,15 @@ func (s *Semaphore) waitForRoom(ctx context.Context, nodes []framework.Node, cou
 		}
 		max, changed, err := s.maximum(ctx)
 		if err != nil || len(children) <= max {
-			return true, err
+			return err
 		}
 		select {
 		case <-watch:
 		case <-changed: // nil, never ready, for a fixed maximum
 		case <-session.Lost():
-			return true, waitError(framework.ErrSessionChanged, session)
+			return waitError(framework.ErrSessionChanged, session)
 		case <-ctx.Done():
-			return true, ctx.Err()
+			return ctx.Err()
 		}
 	}
 }

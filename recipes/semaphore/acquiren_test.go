@@ -40,9 +40,9 @@ func TestAcquireN_CreatesAllLeasesInOneTransaction(t *testing.T) {
 	ls, err = s.AcquireN(ctx, 3)
 	require.NoError(t, err)
 	require.NoError(t, leases.ReturnAll(ctx, ls...))
-	// guard create and list, one transaction, leases list, guard delete,
-	// and one transaction returning all three.
-	assert.Equal(t, int64(6), zktest.PacketsReceived(t, servers)-before-1)
+	// guard create and list, one transaction, guard delete, and one
+	// transaction returning all three.
+	assert.Equal(t, int64(5), zktest.PacketsReceived(t, servers)-before-1)
 }
 
 func TestAcquireN_TimeoutTakesNothing(t *testing.T) {

@@ -2,7 +2,6 @@ package semaphore
 
 import (
 	"context"
-	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/recipe"
@@ -13,17 +12,18 @@ import (
 // ctx ends first, whatever the transaction made is deleted in the
 // background once it has answered; so is whatever a failed transaction may
 // have made when ctx has ended by then.
-func (s *Semaphore) multi(ctx context.Context, t *txn) ([]framework.OpResult, error) {
+func (s *Semaphore) multi(ctx context.Context, t *txn) (results []framework.OpResult, sent int, err error) {
 	type answer struct {
 		results []framework.OpResult
+		sent    int
 		err     error
 	}
 	done := make(chan answer, 1)
 	// Ends when the transaction does: after an answer, or when the client's
 	// retry policy gives up or the client is closed.
 	go func() {
-		results, err := s.client.Multi(context.WithoutCancel(ctx), t.ops...)
-		done <- answer{results, err}
+		results, sent, err := s.client.MultiSent(context.WithoutCancel(ctx), t.ops...)
+		done <- answer{results, sent, err}
 	}()
 	select {
 	case a := <-done:
@@ -32,35 +32,28 @@ func (s *Semaphore) multi(ctx context.Context, t *txn) ([]framework.OpResult, er
 			// was lost: delete them.
 			s.deleteInBackground(nil, t.ids)
 		}
-		return a.results, a.err
+		return a.results, a.sent, a.err
 	case <-ctx.Done():
 		finished := make(chan struct{})
 		// Ends when the transaction has answered.
 		go func() { <-done; close(finished) }()
 		s.deleteInBackground(finished, t.ids)
-		return nil, ctx.Err()
+		return nil, 0, ctx.Err()
 	}
 }
 
-// sweep deletes the strays of nodes: other lease nodes that carry their
-// protection ids, left by a run of their transaction whose answer was
-// lost. It waits for that up to recipe.CleanupTimeout; the client goes on in the
-// background with what is not done by then.
-func (s *Semaphore) sweep(nodes []framework.Node) {
+// sweepLater deletes, in the background, the strays of nodes that a run
+// of their transaction whose answer was lost may have left, or may still
+// leave if its request reaches the server late: other lease nodes that
+// carry their protection ids.
+func (s *Semaphore) sweepLater(nodes []framework.Node) {
 	ids := make([]string, len(nodes))
 	keep := make(map[string]bool, len(nodes))
 	for i, n := range nodes {
 		ids[i] = n.ProtectionID
 		keep[n.Name] = true
 	}
-	done, err := s.client.DeleteProtectedInBackground(s.leases, ids, keep, nil)
-	if err != nil {
-		return // the client is closed: the nodes die with its session
-	}
-	select {
-	case <-done:
-	case <-time.After(recipe.CleanupTimeout):
-	}
+	_, _ = s.client.DeleteProtectedInBackground(s.leases, ids, keep, nil)
 }
 
 // deleteInBackground deletes every lease node carrying one of ids once

@@ -19,7 +19,8 @@ const unknownCount = -1
 // returned stat counts the leases, ours included, as of the transaction:
 // the count costs no request of its own. The client retries a transaction
 // whose answer was lost, so it may run twice; the protection ids tell the
-// nodes of the first run, which are deleted as strays.
+// nodes of the first run, which are deleted as strays. Only then does the
+// count come from a listing instead.
 //
 // Where the ACL lets the client create leases but not write the directory
 // (Curator needs only the create permission), the semaphore drops the
@@ -65,10 +66,17 @@ func (s *Semaphore) create(ctx context.Context, n int) ([]framework.Node, int, e
 	}
 	t := s.newTxn(n, session)
 	bound := framework.BindSession(ctx, session)
+	twins := false // a run whose answer was lost may have been applied
 	for attempt := 0; ; attempt++ {
-		results, err := s.multi(bound, t)
+		results, sent, err := s.multi(bound, t)
+		twins = twins || sent > 1 || framework.IsRetryable(err)
 		if err == nil {
-			return t.nodes(results), t.count(results), nil
+			nodes := t.nodes(results)
+			if !twins {
+				return nodes, t.count(results), nil
+			}
+			s.sweepLater(nodes)
+			return nodes, unknownCount, nil // counted by a listing, which also deletes strays
 		}
 		if ctx.Err() != nil {
 			return nil, 0, ctx.Err() // multi deletes what an abandoned transaction made
@@ -79,11 +87,18 @@ func (s *Semaphore) create(ctx context.Context, n int) ([]framework.Node, int, e
 			s.deleteInBackground(nil, t.ids)
 			return nil, 0, errors.Join(err, ctx.Err())
 		case nodes != nil:
+			s.sweepLater(nodes)
 			return nodes, unknownCount, nil // it ran, and its answer was lost
 		case attempt >= maxRepairs:
+			if twins {
+				s.deleteInBackground(nil, t.ids)
+			}
 			return nil, 0, err
 		}
 		if t, err = s.repair(bound, t, results, err); err != nil {
+			if twins {
+				s.deleteInBackground(nil, t.ids)
+			}
 			return nil, 0, err
 		}
 	}

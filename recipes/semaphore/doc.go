@@ -37,14 +37,15 @@
 //     package leases). An acquirer whose session is lost while it waits
 //     fails with ErrLost; its lease nodes died with the session.
 //
-// Cost: an uncontended acquire and return take 6 requests: the guard's
+// Cost: an uncontended acquire and return take 5 requests: the guard's
 // create and list; one transaction that creates the lease node(s) and
 // writes the leases directory, whose returned stat counts the leases, so
-// that counting needs no list of its own; the guard's delete and, at the
-// same time, a list of the leases directory that deletes any strays of a
-// transaction that was run twice after a lost answer; and the lease's
-// delete. An acquirer that finds room holds the guard for two round trips
-// (Curator's: at least four). Where the ACL forbids writing the leases
+// that counting needs no list of its own; the guard's delete; and the
+// lease's delete. Only a transaction that was sent twice, after a lost
+// answer, is counted by a list of the leases directory instead, which
+// also deletes the strays of the first run (and the client looks for late
+// ones twice more in the background). An acquirer that finds room holds
+// the guard for two round trips (Curator's: at least four). Where the ACL forbids writing the leases
 // directory, the semaphore counts by listing it, as Curator does.
 //
 // Not guaranteed: fairness beyond the guard's first-come order; holding is

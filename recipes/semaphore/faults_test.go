@@ -188,10 +188,11 @@ func TestFault_CutsDuringAcquiresLeaveNoOrphan(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	t.Logf("acquired %d times, failed %d times", outcomes[true], outcomes[false])
+	var leaseNodes, lockNodes []string
 	require.Eventually(t, func() bool {
-		return assert.ObjectsAreEqual([]string{held.Name()}, children(t, observer, path+"/leases")) &&
-			len(children(t, observer, path+"/locks")) == 0
-	}, 20*time.Second, 20*time.Millisecond, "only the holder's lease remains")
+		leaseNodes, lockNodes = children(t, observer, path+"/leases"), children(t, observer, path+"/locks")
+		return assert.ObjectsAreEqual([]string{held.Name()}, leaseNodes) && len(lockNodes) == 0
+	}, 20*time.Second, 20*time.Millisecond, "only the holder's lease %s remains: leases %v, locks %v", held.Name(), &leaseNodes, &lockNodes)
 	require.NoError(t, held.Return(ctx))
 	ls, err := s.AcquireNTimeout(context.Background(), 2, 10*time.Second)
 	require.NoError(t, err, "not deadlocked")
