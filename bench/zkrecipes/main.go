@@ -33,7 +33,7 @@ func (l *lock) Acquire() error {
 	return err
 }
 
-func (l *lock) Release() error { return l.hold.Release() }
+func (l *lock) Release() error { return l.hold.Release(context.Background()) }
 
 func (s session) Mutex(path string) gokit.Locker {
 	m, err := mutex.New(s.c, path)

@@ -99,7 +99,7 @@ func mutexRounds(ctx context.Context, clients []*framework.Client, path string, 
 			mu.Unlock()
 			time.Sleep(time.Millisecond) // the guarded work
 			holders.Add(-1)
-			if err := hold.Release(); err != nil {
+			if err := hold.Release(ctx); err != nil {
 				return err
 			}
 		}

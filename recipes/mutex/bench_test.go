@@ -25,7 +25,7 @@ func BenchmarkMutex_Uncontended(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := warm.Release(); err != nil {
+	if err := warm.Release(ctx); err != nil {
 		b.Fatal(err)
 	}
 	before := zktest.PacketsReceived(b, servers)
@@ -35,7 +35,7 @@ func BenchmarkMutex_Uncontended(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := h.Release(); err != nil {
+		if err := h.Release(ctx); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -75,7 +75,7 @@ func benchmarkQueueDrain(b *testing.B, k int) {
 		for _, w := range waiters {
 			wg.Go(func() {
 				if h, err := w.Acquire(ctx); err == nil {
-					_ = h.Release()
+					_ = h.Release(ctx)
 				}
 			})
 		}
@@ -83,7 +83,7 @@ func benchmarkQueueDrain(b *testing.B, k int) {
 			time.Sleep(time.Millisecond)
 		}
 		start := time.Now()
-		if err := h.Release(); err != nil {
+		if err := h.Release(ctx); err != nil {
 			b.Fatal(err)
 		}
 		wg.Wait()
@@ -136,7 +136,7 @@ func BenchmarkMutex_Contended(b *testing.B) {
 					return
 				}
 				runtime.Gosched()
-				if err := h.Release(); err != nil {
+				if err := h.Release(ctx); err != nil {
 					b.Error(err)
 					return
 				}

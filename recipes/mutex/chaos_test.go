@@ -73,7 +73,7 @@ func TestChaos_LeaderRestartUnderContention(t *testing.T) {
 				case <-time.After(2 * time.Millisecond):
 				}
 				detector.released(h)
-				if err := h.Release(); err != nil && !errors.Is(err, mutex.ErrLost) {
+				if err := h.Release(ctx); err != nil && !errors.Is(err, mutex.ErrLost) {
 					failures.Add(1)
 				}
 			}

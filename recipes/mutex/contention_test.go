@@ -38,7 +38,7 @@ func TestContention_EightSessionsNeverOverlap(t *testing.T) {
 				}
 				runtime.Gosched() // widen the window an overlap would show in
 				holders.Add(-1)
-				if !assert.NoError(t, h.Release()) {
+				if !assert.NoError(t, h.Release(ctx)) {
 					return
 				}
 			}
@@ -74,7 +74,7 @@ func TestContention_GoroutinesOfOneProcessTakeTurns(t *testing.T) {
 			acquired.Add(1)
 			runtime.Gosched()
 			holders.Add(-1)
-			assert.NoError(t, h.Release())
+			assert.NoError(t, h.Release(ctx))
 		})
 	}
 	wg.Wait()

@@ -36,7 +36,7 @@ func ExampleMutex() {
 		fmt.Println(err)
 		return
 	}
-	defer hold.Release()
+	defer hold.Release(ctx)
 
 	work := time.After(10 * time.Millisecond) // the guarded work
 	select {

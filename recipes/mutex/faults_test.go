@@ -30,7 +30,7 @@ func TestFault_HolderSessionExpiresThenTheWaiterAcquires(t *testing.T) {
 		h2, err := newMutex(t, waiterClient, path).Acquire(ctx)
 		if assert.NoError(t, err) {
 			acquired <- time.Now()
-			assert.NoError(t, h2.Release())
+			assert.NoError(t, h2.Release(ctx))
 		}
 	}()
 	require.Eventually(t, func() bool { return len(children(t, waiterClient, path)) == 2 }, 10*time.Second, 10*time.Millisecond)
@@ -46,7 +46,7 @@ func TestFault_HolderSessionExpiresThenTheWaiterAcquires(t *testing.T) {
 		t.Fatal("the waiter did not acquire after the holder's session expired")
 	}
 	proxy.Resume()
-	require.ErrorIs(t, h.Release(), mutex.ErrLost, "release after loss says so")
+	require.ErrorIs(t, h.Release(ctx), mutex.ErrLost, "release after loss says so")
 	require.Eventually(t, func() bool { return len(children(t, waiterClient, path)) == 0 }, 15*time.Second, 20*time.Millisecond)
 }
 
@@ -84,11 +84,11 @@ func TestFault_ConnectionCutWhileWaitingLeavesNoDuplicate(t *testing.T) {
 		}
 		assert.Len(t, children(t, holderClient, path), 2, "no duplicate node after a cut")
 	}
-	require.NoError(t, h.Release())
+	require.NoError(t, h.Release(ctx))
 	select {
 	case h2 := <-acquired:
 		assert.Equal(t, []string{baseName(h2.Path())}, children(t, holderClient, path))
-		require.NoError(t, h2.Release())
+		require.NoError(t, h2.Release(ctx))
 	case <-time.After(20 * time.Second):
 		t.Fatal("the waiter did not acquire after reconnecting")
 	}
@@ -111,7 +111,7 @@ func TestFault_OperatorDeletesTheHoldersNode(t *testing.T) {
 	waitClosed(t, lost, 10*time.Second, "the loss channel after the node was deleted")
 	require.ErrorIs(t, h.Err(), mutex.ErrLost)
 	assert.Contains(t, h.Err().Error(), "deleted")
-	require.ErrorIs(t, h.Release(), mutex.ErrLost)
+	require.ErrorIs(t, h.Release(ctx), mutex.ErrLost)
 }
 
 func TestFault_CancelledWaiterLeavesNoNode(t *testing.T) {
@@ -135,7 +135,7 @@ func TestFault_CancelledWaiterLeavesNoNode(t *testing.T) {
 		names := children(t, c, path)
 		return len(names) == 1 && names[0] == baseName(h.Path())
 	}, 10*time.Second, 10*time.Millisecond, "the waiter's node is gone")
-	require.NoError(t, h.Release())
+	require.NoError(t, h.Release(ctx))
 }
 
 func TestFault_WaiterWhoseSessionIsLostFailsFast(t *testing.T) {
@@ -146,7 +146,7 @@ func TestFault_WaiterWhoseSessionIsLostFailsFast(t *testing.T) {
 	path := zktest.UniquePath(t)
 	h, err := newMutex(t, holderClient, path).Acquire(ctx)
 	require.NoError(t, err)
-	defer func() { assert.NoError(t, h.Release()) }()
+	defer func() { assert.NoError(t, h.Release(ctx)) }()
 
 	done := make(chan error, 1)
 	go func() {
@@ -194,11 +194,11 @@ func TestFault_ErrorPolicyDecidesWhetherASuspensionEndsTheHold(t *testing.T) {
 					t.Fatal("the session policy ended the hold on a short disconnect")
 				case <-time.After(200 * time.Millisecond):
 				}
-				require.NoError(t, h.Release())
+				require.NoError(t, h.Release(ctx))
 				return
 			}
 			waitClosed(t, h.Lost(), 5*time.Second, "the loss channel on suspension")
-			require.ErrorIs(t, h.Release(), mutex.ErrLost)
+			require.ErrorIs(t, h.Release(ctx), mutex.ErrLost)
 			require.Eventually(t, func() bool { return len(children(t, c, path)) == 0 }, 10*time.Second, 20*time.Millisecond,
 				"the given-up node is deleted once connected")
 		})

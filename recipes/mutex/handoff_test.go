@@ -33,7 +33,7 @@ func queue(t *testing.T, m *mutex.Mutex, observer func() int, want int) *queued 
 		}
 		q.holds <- h
 		<-q.release
-		_ = h.Release()
+		_ = h.Release(context.Background())
 	}()
 	require.Eventually(t, func() bool { return observer() == want }, 10*time.Second, 5*time.Millisecond)
 	return q
@@ -87,7 +87,7 @@ func TestHandOff_NearTheHeadNeedsNoSecondLook(t *testing.T) {
 		}, 10*time.Second, 5*time.Millisecond, "waiter %d is armed", i+2)
 	}
 
-	require.NoError(t, holder.Release())
+	require.NoError(t, holder.Release(testContext(t)))
 	second.held(t, "the second waiter")
 	third.notHeld(t, 200*time.Millisecond, "the third waiter")
 	close(second.release)
@@ -126,7 +126,7 @@ func TestHandOff_WaiterWhoseNodeIsDeletedQueuesAgain(t *testing.T) {
 		return err == nil && len(p) == 3 && p[1] == participants[2]
 	}, 10*time.Second, 5*time.Millisecond, "the victim queued a new node")
 
-	require.NoError(t, holder.Release())
+	require.NoError(t, holder.Release(testContext(t)))
 	h := third.held(t, "the third waiter")
 	victim.notHeld(t, 300*time.Millisecond, "the waiter whose node was deleted")
 	select {

@@ -99,21 +99,21 @@ func (h *Hold) FencingToken(ctx context.Context) (int64, error) {
 // Release gives up one level of the hold for its owner, whichever
 // goroutine calls it: possession of the Hold stands for ownership. See
 // Mutex.Release.
-func (h *Hold) Release() error {
-	return h.m.release(h.owner, h)
+func (h *Hold) Release(ctx context.Context) error {
+	return h.m.release(ctx, h.owner, h)
 }
 
-// finish ends the hold on the final release and deletes the node.
-func (h *Hold) finish() error {
+// finish ends the hold on the final release and deletes the node. The
+// delete keeps ctx's values but not its end, so that a release deferred
+// past the end of ctx still frees the lock; the client's retry policy
+// bounds it.
+func (h *Hold) finish(ctx context.Context) error {
 	if prior, _ := h.watch.Finish(errReleased); prior != nil {
 		return prior // the node is gone, or being deleted
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), recipe.CleanupTimeout)
-	defer cancel()
 	// A node whose delete fails stays tracked until it is gone (Curator's
 	// CURATOR-678).
-	_ = ctx
-	switch err := recipe.DeleteNode(context.Background(), h.m.client, h.node); {
+	switch err := recipe.DeleteNode(context.WithoutCancel(ctx), h.m.client, h.node); {
 	case err == nil:
 		return nil
 	case errors.Is(err, framework.ErrSessionChanged):

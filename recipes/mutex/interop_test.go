@@ -23,7 +23,7 @@ func TestInterop_GoHolderBlocksCurator(t *testing.T) {
 	ok, err := curator.MutexAcquire(ctx, "c1", path, 300*time.Millisecond)
 	require.NoError(t, err)
 	assert.False(t, ok, "Curator acquired a lock held by Go")
-	require.NoError(t, h.Release())
+	require.NoError(t, h.Release(ctx))
 	ok, err = curator.MutexAcquire(ctx, "c1", path, 10*time.Second)
 	require.NoError(t, err)
 	assert.True(t, ok)
@@ -45,7 +45,7 @@ func TestInterop_CuratorHolderBlocksGo(t *testing.T) {
 	go func() {
 		h, err := m.Acquire(ctx)
 		if err == nil {
-			err = h.Release()
+			err = h.Release(ctx)
 		}
 		acquired <- err
 	}()
@@ -88,7 +88,7 @@ func TestInterop_MixedQueueIsServedInSequenceOrder(t *testing.T) {
 				h, err := m.Acquire(ctx)
 				if assert.NoError(t, err) {
 					record(name)
-					assert.NoError(t, h.Release())
+					assert.NoError(t, h.Release(ctx))
 				}
 			})
 		}
@@ -104,7 +104,7 @@ func TestInterop_MixedQueueIsServedInSequenceOrder(t *testing.T) {
 	assert.Equal(t, goView, curatorView, "both sides see the same queue in the same order")
 	assert.Equal(t, h.Path(), goView[0])
 
-	require.NoError(t, h.Release())
+	require.NoError(t, h.Release(ctx))
 	wg.Wait()
 	assert.Equal(t, queue, order, fmt.Sprintf("served out of order: %v", order))
 	assert.Empty(t, children(t, c, path))

@@ -121,18 +121,18 @@ func (m *Mutex) acquire(ctx context.Context, once bool) (*Hold, error) {
 }
 
 // Release gives up one level of the hold of the owner in ctx (or of the
-// calling goroutine); at the last level it deletes the lock node. ctx names
-// the owner only: the delete runs under a context of its own, so that
-// Release works in a defer after ctx has ended. It returns ErrNotOwner if
+// calling goroutine); at the last level it deletes the lock node. The
+// delete keeps ctx's values but not its end, so that Release works in a
+// defer after ctx has ended; the client's retry policy bounds it. It returns ErrNotOwner if
 // that owner holds nothing, and an error wrapping ErrLost if the hold was
 // lost (its node is gone, or being deleted). If the delete fails, the hold
 // is still given up and the node deleted in the background.
 func (m *Mutex) Release(ctx context.Context) error {
-	return m.release(ownerOf(ctx), nil)
+	return m.release(ctx, ownerOf(ctx), nil)
 }
 
 // release gives up one level of owner's hold; want, if given, must be it.
-func (m *Mutex) release(owner any, want *Hold) error {
+func (m *Mutex) release(ctx context.Context, owner any, want *Hold) error {
 	m.mu.Lock()
 	h := m.holds[owner]
 	if h == nil || (want != nil && h != want) {
@@ -146,7 +146,7 @@ func (m *Mutex) release(owner any, want *Hold) error {
 	}
 	delete(m.holds, owner)
 	m.mu.Unlock()
-	if err := h.finish(); err != nil {
+	if err := h.finish(ctx); err != nil {
 		return fmt.Errorf("mutex: release %s: %w", m.engine.dir, err)
 	}
 	return nil

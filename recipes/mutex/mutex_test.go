@@ -66,7 +66,7 @@ func TestMutex_AcquireReleaseLeavesNothing(t *testing.T) {
 	assert.False(t, m.IsAcquiredInThisProcess())
 	assert.Empty(t, children(t, c, path))
 	require.ErrorIs(t, m.Release(ctx), mutex.ErrNotOwner, "double release")
-	require.ErrorIs(t, h.Release(), mutex.ErrNotOwner, "release through a finished hold")
+	require.ErrorIs(t, h.Release(ctx), mutex.ErrNotOwner, "release through a finished hold")
 	assert.Error(t, h.Err(), "a released hold says so")
 }
 
@@ -102,7 +102,7 @@ func TestMutex_SecondOwnerWaitsUntilRelease(t *testing.T) {
 	go func() { // another goroutine is another owner
 		h2, err := m.Acquire(ctx)
 		if err == nil {
-			err = h2.Release()
+			err = h2.Release(ctx)
 		}
 		acquired <- err
 	}()
@@ -115,7 +115,7 @@ func TestMutex_SecondOwnerWaitsUntilRelease(t *testing.T) {
 	otherGoroutine := make(chan error)
 	go func() { otherGoroutine <- m.Release(ctx) }()
 	require.ErrorIs(t, <-otherGoroutine, mutex.ErrNotOwner, "another goroutine cannot release")
-	require.NoError(t, h.Release())
+	require.NoError(t, h.Release(ctx))
 	require.NoError(t, <-acquired)
 }
 
@@ -157,10 +157,10 @@ func TestMutex_TryAndTimedAcquireLeaveNothingWhenNotAcquired(t *testing.T) {
 	}, 10*time.Second, 10*time.Millisecond, "only the holder's node")
 	assert.False(t, m.IsAcquiredInThisProcess())
 
-	require.NoError(t, h.Release())
+	require.NoError(t, h.Release(ctx))
 	h2, err := m.TryAcquire(ctx)
 	require.NoError(t, err)
-	require.NoError(t, h2.Release())
+	require.NoError(t, h2.Release(ctx))
 }
 
 func TestMutex_ParticipantsInQueueOrder(t *testing.T) {
@@ -174,7 +174,7 @@ func TestMutex_ParticipantsInQueueOrder(t *testing.T) {
 	waiter := newMutex(t, connect(t, zktest.Servers(t)), path)
 	wg.Go(func() {
 		if h2, err := waiter.Acquire(ctx); assert.NoError(t, err) {
-			assert.NoError(t, h2.Release())
+			assert.NoError(t, h2.Release(ctx))
 		}
 	})
 	require.Eventually(t, func() bool { return len(children(t, c, path)) == 2 }, 10*time.Second, 10*time.Millisecond)
@@ -182,7 +182,7 @@ func TestMutex_ParticipantsInQueueOrder(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got, 2)
 	assert.Equal(t, h.Path(), got[0], "the holder first")
-	require.NoError(t, h.Release())
+	require.NoError(t, h.Release(ctx))
 	wg.Wait()
 }
 
@@ -201,7 +201,7 @@ func TestHold_FencingTokenGrowsFromHolderToHolder(t *testing.T) {
 		assert.Equal(t, token, again)
 		assert.Greater(t, token, last)
 		last = token
-		require.NoError(t, h.Release())
+		require.NoError(t, h.Release(ctx))
 	}
 }
 
@@ -221,7 +221,7 @@ func TestMutex_RevocationCallsTheHolder(t *testing.T) {
 	select {
 	case got := <-revoked:
 		assert.Same(t, h, got)
-		require.NoError(t, got.Release())
+		require.NoError(t, got.Release(ctx))
 	case <-time.After(10 * time.Second):
 		t.Fatal("the revocation handler was not called")
 	}
@@ -245,12 +245,12 @@ func TestMutex_UncontendedAcquireReleaseCostsThreeRequests(t *testing.T) {
 	m := newMutex(t, c, zktest.UniquePath(t))
 	h, err := m.Acquire(ctx) // the first acquire also creates the directory
 	require.NoError(t, err)
-	require.NoError(t, h.Release())
+	require.NoError(t, h.Release(ctx))
 
 	before := zktest.PacketsReceived(t, servers)
 	h, err = m.Acquire(ctx)
 	require.NoError(t, err)
-	require.NoError(t, h.Release())
+	require.NoError(t, h.Release(ctx))
 	// create, getChildren, delete, and the mntr that counts them.
 	assert.Equal(t, before+4, zktest.PacketsReceived(t, servers))
 }

@@ -38,7 +38,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int) ([]*leases.Lease, error)
 		return nil, s.fail(err)
 	}
 	nodes, err := s.createAndWait(ctx, n)
-	s.releaseGuard(hold)
+	s.releaseGuard(ctx, hold)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -58,8 +58,8 @@ func (s *Semaphore) fail(err error) error {
 
 // releaseGuard releases the guard; a failure only delays the next acquirer
 // (the node is deleted in the background or dies with its session).
-func (s *Semaphore) releaseGuard(hold *mutex.Hold) {
-	if err := hold.Release(); err != nil {
+func (s *Semaphore) releaseGuard(ctx context.Context, hold *mutex.Hold) {
+	if err := hold.Release(ctx); err != nil {
 		s.client.Logger().Debug("semaphore guard release", "path", s.path, "err", err)
 	}
 }
