@@ -5,11 +5,14 @@
 //
 // Each acquirer queues a protected ephemeral-sequential node,
 // path/_c_<uuid>-lock-<sequence>, and holds the lock while its node is the
-// first in sequence order. A waiter watches only the node in front of it,
-// so a release wakes one waiter; when that node was the head of the queue,
-// the waiter holds the lock as soon as the deletion arrives, without
-// reading the directory again. The queue logic is a Driver, a pure
-// function over the sorted children; NewWithDriver builds other locks (the
+// first in sequence order. A waiter watches the two nodes in front of it
+// and its own, so a release wakes at most two waiters, whatever the length
+// of the queue. The second and third in line watch every node in front of
+// them and hold the lock as soon as the last of those is deleted, without
+// reading the directory again; a waiter further back reads it again when
+// the farther of its two goes, while the nearer one holds, so that its own
+// hand-off needs no read either. The queue logic is a Driver, a pure
+// function over the children; NewWithDriver builds other locks (the
 // read/write lock) on the same engine.
 //
 // Guarantees:

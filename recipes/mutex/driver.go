@@ -47,10 +47,11 @@ type Driver interface {
 // directory again whenever that node goes. With one lease, a waiter close
 // to the head (no more than handOffDepth nodes in front) watches every node
 // in front of it and holds the moment the last of them is deleted, with no
-// further look. A waiter further back watches only the node handOffDepth
-// places in front: when that one goes, the waiter looks again while the
-// nodes between still hold and wait, so the look is done before its turn
-// comes. Each node is watched by at most handOffDepth waiters.
+// further look. A waiter further back watches the handOffDepth nodes right
+// in front of it and looks again when one of them goes: usually the
+// farther one, released while the nearer one takes over, so that the look
+// is done before the waiter's turn comes. Each node is watched by at most
+// handOffDepth waiters besides its owner.
 func StandardDriver(maxLeases int) Driver {
 	return standardDriver{maxLeases: maxLeases, lockName: zkpath.LockName}
 }
