@@ -74,14 +74,11 @@ const (
 // and looks again secondLook and thirdLook later. The returned channel is
 // closed after the first look.
 func (c *Client) findAndDeleteInBackground(parent string, ids []string, keep map[string]bool, after <-chan struct{}) <-chan struct{} {
-	first := c.background("find-and-delete", parent, after, func(conn *zk.Conn) error {
-		return findAndDelete(conn, parent, ids, keep)
-	})
+	look := func(conn *zk.Conn) error { return findAndDelete(conn, parent, ids, keep) }
+	first := c.background("find-and-delete", parent, after, look)
 	late := first
 	for _, pause := range []time.Duration{secondLook, thirdLook} {
-		late = c.background("find-and-delete", parent, c.pauseAfter(late, pause), func(conn *zk.Conn) error {
-			return findAndDelete(conn, parent, ids, keep)
-		})
+		late = c.background("find-and-delete", parent, c.pauseAfter(late, pause), look)
 	}
 	return first
 }

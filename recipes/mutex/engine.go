@@ -111,15 +111,15 @@ type watched struct {
 }
 
 // watchSet is what a waiter watches: the nodes its Decision names that
-// have not gone yet, and, once the hand-off can come without a look, its
-// own node.
+// have not gone yet, and its own node, from the first wait on.
 type watchSet struct {
 	nodes [MaxWatch]watched
 	own   <-chan zk.Event
 }
 
 // arm sets the watches a decision needs, keeping those still pending from
-// an earlier look.
+// an earlier look, and says whether to wait, look again or hold (when
+// HeldWhenGone and every node in the way has gone already).
 func (e *engine) arm(ctx context.Context, node framework.Node, d Decision, w *watchSet) (outcome, error) {
 	if w.own == nil {
 		// Our own node's watch tells the hand-off that we are still queued.
