@@ -20,6 +20,7 @@ type Client struct {
 	log       *slog.Logger
 	events    *eventQueue
 	listeners *listenerSet
+	tap       *writeTap
 
 	// life ends background work (the state loop, clean-ups) on Close.
 	life context.Context
@@ -66,6 +67,7 @@ func New(servers []string, opts ...Option) (*Client, error) {
 		log:         cfg.logger.With("component", "zkrecipes/framework"),
 		events:      newEventQueue(),
 		listeners:   newListenerSet(),
+		tap:         newWriteTap(),
 		life:        life,
 		stop:        stop,
 		connectedCh: make(chan struct{}),

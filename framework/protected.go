@@ -33,13 +33,28 @@ type Node struct {
 // returns exactly one node that the caller owns, or an error and, in the
 // end, no node.
 func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (Node, error) {
+	pc, err := c.newProtectedCreate(path, data, mode, opts)
+	if err != nil {
+		return Node{}, err
+	}
+	return pc.call(ctx)
+}
+
+func (c *Client) newProtectedCreate(path string, data []byte, mode CreateMode, opts []CreateOption) (*protectedCreate, error) {
 	r, err := c.newCreateRequest(path, data, mode, opts)
 	if err != nil {
-		return Node{}, opError("create", path, err)
+		return nil, opError("create", path, err)
 	}
 	parent, name := zkpath.Split(r.path)
 	pc := &protectedCreate{c: c, req: r, parent: parent, id: zkpath.NewProtectionID(), clientPath: path}
 	pc.req.path = zkpath.Join(parent, zkpath.ProtectedName(pc.id, name))
+	return pc, nil
+}
+
+// call runs the create and answers when it is done or ctx ends, leaving
+// whatever it may have created to be deleted in the background on failure.
+func (pc *protectedCreate) call(ctx context.Context) (Node, error) {
+	c, parent := pc.c, pc.parent
 	if ctx.Done() == nil {
 		node, err := pc.run(ctx)
 		if err != nil && pc.sent {
@@ -66,7 +81,7 @@ func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, 
 		// The loop may still create the node: delete whatever it made once
 		// it has finished.
 		c.findAndDeleteInBackground(parent, []string{pc.id}, nil, finished)
-		return Node{}, opError("create", path, ctx.Err())
+		return Node{}, opError("create", pc.clientPath, ctx.Err())
 	}
 }
 

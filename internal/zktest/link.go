@@ -108,6 +108,13 @@ func (p *Proxy) pump(l *link, fromClient bool) {
 		if !p.wait(time.Duration(p.delay.Load())) {
 			return
 		}
+		if held := p.repliesHeld(); !fromClient && held != nil {
+			select {
+			case <-held:
+			case <-p.done:
+				return
+			}
+		}
 		if _, err := dst.Write(frame); err != nil {
 			return
 		}

@@ -21,7 +21,8 @@ type Proxy struct {
 	mu     sync.Mutex
 	links  map[*link]struct{}
 	paused bool
-	armed  int // creates whose reply is still to be swallowed
+	held   chan struct{} // set by HoldReplies; closed by ReleaseReplies
+	armed  int           // creates whose reply is still to be swallowed
 	closed bool
 
 	delay    atomic.Int64 // time.Duration added before forwarding a packet
@@ -31,6 +32,7 @@ type Proxy struct {
 
 // Request types that tests count with Requests.
 const (
+	OpCreate       int32 = opCreate
 	OpDelete       int32 = opDelete
 	OpGetData      int32 = 4
 	OpGetChildren2 int32 = 12 // go-zookeeper's Children
@@ -100,6 +102,36 @@ func (p *Proxy) Resume() {
 	for _, l := range cut {
 		l.close()
 	}
+}
+
+// HoldReplies keeps every packet from the server back, in order, until
+// ReleaseReplies, while requests still go through: a test sees which
+// requests a client sends before it has any answer.
+func (p *Proxy) HoldReplies() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.held == nil {
+		p.held = make(chan struct{})
+	}
+}
+
+// ReleaseReplies forwards the packets HoldReplies kept back, and what
+// follows them.
+func (p *Proxy) ReleaseReplies() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.held != nil {
+		close(p.held)
+		p.held = nil
+	}
+}
+
+// repliesHeld returns the channel to wait on before forwarding a packet
+// from the server, or nil if none is held.
+func (p *Proxy) repliesHeld() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.held
 }
 
 // Cut closes every current connection at once; new ones are accepted.

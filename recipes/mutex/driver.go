@@ -68,40 +68,74 @@ type standardDriver struct {
 func (d standardDriver) Sort(children []string) { zkpath.SortNodes(children, d.lockName) }
 
 func (d standardDriver) Decide(children []string, ours string) (Decision, error) {
-	sorted, err := d.ahead(children, ours)
+	i, nearest, err := d.inFront(children, ours, max(d.maxLeases, handOffDepth))
 	if err != nil {
 		return Decision{}, err
 	}
-	i := len(sorted) // our place in the queue
+	// nearest[len(nearest)-k] is the node k places in front of ours.
+	k := len(nearest)
 	switch {
 	case i < d.maxLeases:
 		return Decision{Held: true}, nil
 	case d.maxLeases > 1:
 		// The node maxLeases places in front: once it goes, there is room.
-		watch := i - d.maxLeases
-		return Decision{Watch: sorted[watch : watch+1], HeldWhenGone: watch == 0}, nil
+		watch := k - d.maxLeases
+		return Decision{Watch: nearest[watch : watch+1], HeldWhenGone: i == d.maxLeases}, nil
 	case i <= handOffDepth:
-		return Decision{Watch: sorted, HeldWhenGone: true}, nil
+		return Decision{Watch: nearest, HeldWhenGone: true}, nil
 	}
-	return Decision{Watch: sorted[i-handOffDepth:]}, nil
+	return Decision{Watch: nearest[k-handOffDepth:]}, nil
 }
 
-// ahead returns the children in front of ours, sorted. Only they are
-// sorted: a waiter near the head, who looks most often, sorts a few names
-// however long the queue behind it.
-func (d standardDriver) ahead(children []string, ours string) ([]string, error) {
+// queued is a child and its place in the server's listing.
+type queued struct {
+	key, name string
+	at        int
+}
+
+// before orders queued children as the stable Sort does: by key, and equal
+// keys in the server's order.
+func before(a, b queued) bool {
+	c := strings.Compare(a.key, b.key)
+	return c < 0 || (c == 0 && a.at < b.at)
+}
+
+// inFront counts the children in front of ours and returns the last m of
+// them in queue order. It selects rather than sorts: a waiter deep in a
+// long queue needs its place and a few names, not the whole order.
+func (d standardDriver) inFront(children []string, ours string, m int) (int, []string, error) {
 	at := slices.Index(children, ours)
 	if at < 0 {
-		return nil, fmt.Errorf("%w: %s", ErrNodeMissing, ours)
+		return 0, nil, fmt.Errorf("%w: %s", ErrNodeMissing, ours)
 	}
-	key := zkpath.SortKey(ours, d.lockName)
-	var ahead []string
+	us := queued{key: zkpath.SortKey(ours, d.lockName), name: ours, at: at}
+	nearest := make([]queued, 0, m) // ascending, the m largest seen
+	count := 0
 	for j, name := range children {
-		// Equal keys keep the server's order, as in the stable Sort.
-		if c := strings.Compare(zkpath.SortKey(name, d.lockName), key); c < 0 || (c == 0 && j < at) {
-			ahead = append(ahead, name)
+		q := queued{key: zkpath.SortKey(name, d.lockName), name: name, at: j}
+		if !before(q, us) {
+			continue
 		}
+		count++
+		if len(nearest) == m && !before(nearest[0], q) {
+			continue
+		}
+		pos, _ := slices.BinarySearchFunc(nearest, q, func(e, t queued) int {
+			if before(e, t) {
+				return -1
+			}
+			return 1
+		})
+		if len(nearest) == m {
+			copy(nearest[:pos-1], nearest[1:pos]) // drop the smallest
+			nearest[pos-1] = q
+			continue
+		}
+		nearest = slices.Insert(nearest, pos, q)
 	}
-	d.Sort(ahead)
-	return ahead, nil
+	names := make([]string, len(nearest))
+	for k, q := range nearest {
+		names[k] = q.name
+	}
+	return count, names, nil
 }

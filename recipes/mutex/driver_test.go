@@ -1,6 +1,9 @@
 package mutex
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -70,4 +73,46 @@ func TestGoroutineID_DiffersBetweenGoroutines(t *testing.T) {
 	other := make(chan uint64)
 	go func() { other <- goroutineID() }()
 	assert.NotEqual(t, mine, <-other)
+}
+
+// Decide selects the nodes in front rather than sorting them; it must agree
+// with a full sort of the listing, ties and foreign names included.
+func TestStandardDriver_DecideAgreesWithFullSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 500 {
+		n := 1 + rng.IntN(40)
+		children := make([]string, n)
+		for j := range children {
+			switch rng.IntN(8) {
+			case 0:
+				children[j] = fmt.Sprintf("foreign-%d", j)
+			default: // few distinct sequences, so that keys tie
+				children[j] = fmt.Sprintf("_c_%04d-lock-%010d", j, rng.IntN(n))
+			}
+		}
+		ours := children[rng.IntN(n)]
+		for _, leases := range []int{1, 2, 3, 5} {
+			d := StandardDriver(leases)
+			sorted := slices.Clone(children)
+			d.Sort(sorted)
+			want := referenceDecision(sorted, slices.Index(sorted, ours), leases)
+			got, err := d.Decide(children, ours)
+			require.NoError(t, err)
+			require.Equal(t, want, got, "round %d, %d leases, ours %s in %v", round, leases, ours, children)
+		}
+	}
+}
+
+// referenceDecision is the standard driver's rule over a sorted queue in
+// which ours is at index i.
+func referenceDecision(sorted []string, i, leases int) Decision {
+	switch {
+	case i < leases:
+		return Decision{Held: true}
+	case leases > 1:
+		return Decision{Watch: sorted[i-leases : i-leases+1], HeldWhenGone: i == leases}
+	case i <= handOffDepth:
+		return Decision{Watch: sorted[:i], HeldWhenGone: true}
+	}
+	return Decision{Watch: sorted[i-handOffDepth : i]}
 }

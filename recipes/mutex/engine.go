@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/go-zookeeper/zk"
 
@@ -38,12 +39,13 @@ type acquired struct {
 // lock is deleted.
 func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 	for {
-		node, err := e.client.CreateProtected(ctx, zkpath.Join(e.dir, e.lockName), e.data,
+		// The queue is listed in the create's round trip when it can be.
+		node, children, err := e.client.CreateProtectedAndList(ctx, zkpath.Join(e.dir, e.lockName), e.data,
 			framework.EphemeralSequential, framework.WithParents())
 		if err != nil {
 			return acquired{}, err
 		}
-		a, err := e.wait(ctx, node, once)
+		a, err := e.wait(ctx, node, children, once)
 		if err == nil {
 			return a, nil
 		}
@@ -55,13 +57,15 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 	}
 }
 
-// wait judges the queue until node holds the lock. Every call is bound to
-// node's session: a node of a lost session is never taken as held.
-func (e *engine) wait(ctx context.Context, node framework.Node, once bool) (acquired, error) {
+// wait judges the queue until node holds the lock, first from children
+// if not nil. Every call is bound to node's session: a node of a lost
+// session is never taken as held.
+func (e *engine) wait(ctx context.Context, node framework.Node, children []string, once bool) (acquired, error) {
 	bound := framework.BindSession(ctx, node.Session)
 	var w watchSet
 	for {
-		d, err := e.look(bound, node)
+		d, err := e.judge(bound, node, children)
+		children = nil
 		switch {
 		case err != nil:
 			return acquired{}, waitError(err, node)
@@ -85,13 +89,16 @@ func (e *engine) wait(ctx context.Context, node framework.Node, once bool) (acqu
 	}
 }
 
-// look lists, sorts and judges the children.
-func (e *engine) look(ctx context.Context, node framework.Node) (Decision, error) {
-	children, _, err := e.client.Children(ctx, e.dir)
-	if err != nil && !isNoNode(err) {
-		return Decision{}, err
+// judge lets the driver judge the children, listing them first unless
+// given. It does not sort them: the driver sorts no more than the nodes in
+// front of ours.
+func (e *engine) judge(ctx context.Context, node framework.Node, children []string) (Decision, error) {
+	if children == nil {
+		var err error
+		if children, _, err = e.client.Children(ctx, e.dir); err != nil && !isNoNode(err) {
+			return Decision{}, err
+		}
 	}
-	e.driver.Sort(children)
 	return e.driver.Decide(children, node.Name)
 }
 
@@ -119,41 +126,75 @@ type watchSet struct {
 
 // arm sets the watches a decision needs, keeping those still pending from
 // an earlier look, and says whether to wait, look again or hold (when
-// HeldWhenGone and every node in the way has gone already).
+// HeldWhenGone and every node in the way has gone already). It sends the
+// requests together, so that arming costs one round trip however many
+// watches it sets: behind a busy server, each round trip is a wait.
 func (e *engine) arm(ctx context.Context, node framework.Node, d Decision, w *watchSet) (outcome, error) {
-	if w.own == nil {
-		// Our own node's watch tells the hand-off that we are still queued.
-		// It is set at the first wait, so that the look that may precede a
-		// hand-off is one request, not two.
-		var err error
-		if _, _, w.own, err = e.client.GetW(ctx, node.Path); err != nil {
-			return lookAgain, err
-		}
-	}
 	previous := w.nodes
 	w.nodes = [MaxWatch]watched{}
+	var paths []string
+	var fresh []int // indexes into d.Watch of the nodes in paths
 	for i, name := range d.Watch {
 		if j := slices.IndexFunc(previous[:], func(p watched) bool { return p.name == name }); j >= 0 {
 			w.nodes[i], previous[j] = previous[j], watched{}
 			continue
 		}
-		// getData, not exists: a watch on a node that has just gone would
-		// wait for its re-creation, forever (Curator's CURATOR-107).
-		_, _, ch, err := e.client.GetW(ctx, zkpath.Join(e.dir, name))
-		switch {
-		case isNoNode(err) && !d.HeldWhenGone:
-			return lookAgain, nil
-		case isNoNode(err):
-			continue // gone already: one fewer to wait for
-		case err != nil:
-			return lookAgain, err
+		paths = append(paths, zkpath.Join(e.dir, name))
+		fresh = append(fresh, i)
+	}
+	if w.own == nil {
+		// Our own node's watch tells the hand-off that we are still queued.
+		// It is set at the first wait, so that the look that may precede a
+		// hand-off is one request, not two.
+		paths = append(paths, node.Path)
+	}
+	replies := e.getWatches(ctx, paths)
+	if w.own == nil {
+		own := replies[len(replies)-1]
+		if own.err != nil {
+			return lookAgain, own.err
 		}
-		w.nodes[i] = watched{name: name, ch: ch}
+		w.own = own.ch
+	}
+	for k, i := range fresh {
+		r := replies[k]
+		switch {
+		case isNoNode(r.err) && !d.HeldWhenGone:
+			return lookAgain, nil
+		case isNoNode(r.err):
+			continue // gone already: one fewer to wait for
+		case r.err != nil:
+			return lookAgain, r.err
+		}
+		w.nodes[i] = watched{name: d.Watch[i], ch: r.ch}
 	}
 	if !d.HeldWhenGone {
 		return keepWaiting, nil
 	}
 	return e.remaining(node, w), nil
+}
+
+// watchReply is the answer to one getData-with-watch.
+type watchReply struct {
+	ch  <-chan zk.Event
+	err error
+}
+
+// getWatches sets a watch on each path with getData, not exists: a watch on
+// a node that has just gone would wait for its re-creation, forever
+// (Curator's CURATOR-107). The requests go out together.
+func (e *engine) getWatches(ctx context.Context, paths []string) []watchReply {
+	replies := make([]watchReply, len(paths))
+	get := func(k int) { _, _, replies[k].ch, replies[k].err = e.client.GetW(ctx, paths[k]) }
+	var wg sync.WaitGroup
+	for k := 1; k < len(paths); k++ {
+		wg.Go(func() { get(k) })
+	}
+	if len(paths) > 0 {
+		get(0)
+	}
+	wg.Wait()
+	return replies
 }
 
 // remaining says what a waiter whose Decision has HeldWhenGone does: wait

@@ -1,0 +1,62 @@
+package framework
+
+import (
+	"context"
+	"slices"
+)
+
+// CreateProtectedAndList is CreateProtected that also lists the new node's
+// parent in the same round trip: the listing is sent as soon as the create
+// is on the wire, so the server answers it right after the create. A lock
+// recipe, which must list the queue after queueing, saves a round trip.
+//
+// children is the parent's children, the new node among them, or nil when
+// the listing could not ride along: the create had to be sent again (to
+// make the parents first, or after a lost answer), the connection was not
+// up, or the client dials through a dialer of the caller's (WithZKOptions),
+// which the listing cannot see. The caller then lists for itself.
+func (c *Client) CreateProtectedAndList(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (node Node, children []string, err error) {
+	pc, err := c.newProtectedCreate(path, data, mode, opts)
+	if err != nil {
+		return Node{}, nil, err
+	}
+	written, stop := c.tap.expect(pc.req.path)
+	defer stop()
+	created := make(chan struct{})
+	listed := make(chan []string, 1)
+	go func() {
+		select {
+		case <-written:
+			listed <- c.listNow(pc.parent)
+		case <-created:
+			listed <- nil
+		}
+	}()
+	node, err = pc.call(ctx)
+	close(created)
+	children = <-listed
+	if err != nil {
+		return Node{}, nil, err
+	}
+	if !slices.Contains(children, node.Name) {
+		children = nil // listed before the create took effect, or failed
+	}
+	return node, children, nil
+}
+
+// listNow lists the children of a server path with one request on the
+// current connection, or returns nil if that is not up or the request
+// fails.
+func (c *Client) listNow(serverPath string) []string {
+	c.mu.Lock()
+	conn, up := c.conn, c.connected && c.session != nil
+	c.mu.Unlock()
+	if !up {
+		return nil
+	}
+	names, _, err := conn.Children(serverPath)
+	if err != nil {
+		return nil
+	}
+	return names
+}
