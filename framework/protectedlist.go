@@ -34,10 +34,10 @@ func (c *Client) CreateProtectedAndList(ctx context.Context, path string, data [
 	}()
 	node, err = pc.call(ctx)
 	close(created)
-	children = <-listed
 	if err != nil {
-		return Node{}, nil, err
+		return Node{}, nil, err // the listing, if sent, ends on its own
 	}
+	children = <-listed
 	if !slices.Contains(children, node.Name) {
 		children = nil // listed before the create took effect, or failed
 	}

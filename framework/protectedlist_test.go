@@ -80,3 +80,26 @@ func TestCreateProtectedAndList_BadInputWritesNothing(t *testing.T) {
 	_, _, err := c.CreateProtectedAndList(testContext(t), "no-slash", nil, framework.EphemeralSequential)
 	require.ErrorIs(t, err, framework.ErrInvalidPath)
 }
+
+// The create's answer is lost and the connection cut: the listing that rode
+// along is lost with it. The call still returns exactly one node, and
+// children, if any, hold it.
+func TestCreateProtectedAndList_LostAnswer(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second),
+		framework.WithRetryPolicy(framework.RetryForever(5*time.Millisecond)))
+	ctx := testContext(t)
+	parent := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, parent))
+	for i := range 20 {
+		proxy.DropNextCreateReply()
+		node, children, err := c.CreateProtectedAndList(ctx, parent+"/lock-", nil, framework.EphemeralSequential)
+		require.NoError(t, err, "create %d", i)
+		if children != nil {
+			assert.Contains(t, children, node.Name)
+		}
+		assert.Equal(t, []string{node.Name}, zktest.Children(t, c, parent), "create %d left one node", i)
+		require.NoError(t, c.Delete(ctx, node.Path, -1))
+	}
+	assert.Equal(t, 20, proxy.DroppedReplies())
+}

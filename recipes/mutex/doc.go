@@ -36,6 +36,11 @@
 //   - Fencing: Hold.FencingToken is the node's creation zxid, which grows
 //     from one holder to the next.
 //
+// Cost: a free lock is taken in one round trip and released in one, three
+// requests in all: the listing of the queue leaves right behind the create
+// (framework.Client.CreateProtectedAndList). A waiter sets its watches
+// together, in one more round trip.
+//
 // Not guaranteed: holding is never certain until release; a process paused
 // for longer than the session timeout may still believe it holds the lock.
 // Use the fencing token where that matters. Revocation (WithRevocation,

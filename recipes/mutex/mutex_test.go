@@ -255,6 +255,33 @@ func TestMutex_UncontendedAcquireReleaseCostsThreeRequests(t *testing.T) {
 	assert.Equal(t, before+4, zktest.PacketsReceived(t, servers))
 }
 
+// A free lock is taken in one round trip: the listing of the queue leaves
+// before the create's answer is back (the proxy holds every reply until
+// both requests have gone out).
+func TestMutex_UncontendedAcquireIsOneRoundTrip(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	m := newMutex(t, connect(t, proxy.Addr()), zktest.UniquePath(t))
+	ctx := testContext(t)
+	h, err := m.Acquire(ctx) // the first acquire also creates the directory
+	require.NoError(t, err)
+	require.NoError(t, h.Release(ctx))
+	creates, lists := proxy.Requests(zktest.OpCreate), proxy.Requests(zktest.OpGetChildren2)
+
+	proxy.HoldReplies()
+	acquired := make(chan error, 1)
+	go func() {
+		h, err = m.Acquire(ctx)
+		acquired <- err
+	}()
+	require.Eventually(t, func() bool {
+		return proxy.Requests(zktest.OpCreate) == creates+1 && proxy.Requests(zktest.OpGetChildren2) == lists+1
+	}, 10*time.Second, time.Millisecond, "create and listing sent before any answer")
+	proxy.ReleaseReplies()
+	require.NoError(t, <-acquired)
+	require.NoError(t, h.Release(ctx))
+	assert.Equal(t, lists+1, proxy.Requests(zktest.OpGetChildren2), "one listing")
+}
+
 func TestMutex_ClosedClientFailsWithErrClosed(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	m := newMutex(t, c, zktest.UniquePath(t))

@@ -45,8 +45,9 @@
 // answer, is counted by a list of the leases directory instead, which
 // also deletes the strays of the first run (and the client looks for late
 // ones twice more in the background). An acquirer that finds room holds
-// the guard for two round trips (Curator's: at least four). Where the ACL forbids writing the leases
-// directory, the semaphore counts by listing it, as Curator does.
+// the guard for two round trips (Curator's: at least four). Where the ACL
+// forbids writing the leases directory, the semaphore counts by listing
+// it, as Curator does.
 //
 // Not guaranteed: fairness beyond the guard's first-come order; holding is
 // never certain until the return (see package leases). Mutex is not
