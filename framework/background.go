@@ -62,6 +62,24 @@ func (c *Client) DeleteProtectedInBackground(parent string, ids []string, keep m
 	return c.findAndDeleteInBackground(sp, ids, keep, after), nil
 }
 
+// DeleteProtectedLater is DeleteProtectedInBackground for a caller that
+// has just looked and deleted itself: it only looks the two later times,
+// one and five seconds from now, for a cut-off request that the server
+// applied late.
+func (c *Client) DeleteProtectedLater(parent string, ids []string, keep map[string]bool) error {
+	sp, err := c.serverPath(parent)
+	if err != nil {
+		return opError("delete", parent, err)
+	}
+	if c.isClosed() {
+		return ErrClosed
+	}
+	now := make(chan struct{})
+	close(now)
+	c.lookLater(sp, findAndDeleteLook(sp, ids, keep), now)
+	return nil
+}
+
 // The pauses before the second and third looks of a find-and-delete, for
 // a cut-off request that the server applies late.
 const (
@@ -74,13 +92,19 @@ const (
 // and looks again secondLook and thirdLook later. The returned channel is
 // closed after the first look.
 func (c *Client) findAndDeleteInBackground(parent string, ids []string, keep map[string]bool, after <-chan struct{}) <-chan struct{} {
-	look := func(conn *zk.Conn) error { return findAndDelete(conn, parent, ids, keep) }
+	look := findAndDeleteLook(parent, ids, keep)
 	first := c.background("find-and-delete", parent, after, look)
-	late := first
+	c.lookLater(parent, look, first)
+	return first
+}
+
+// lookLater runs look in the background secondLook after start is closed,
+// and again thirdLook after that.
+func (c *Client) lookLater(parent string, look func(conn *zk.Conn) error, start <-chan struct{}) {
+	late := start
 	for _, pause := range []time.Duration{secondLook, thirdLook} {
 		late = c.background("find-and-delete", parent, c.pauseAfter(late, pause), look)
 	}
-	return first
 }
 
 // pauseAfter returns a channel closed pause after ch is, or when the client
@@ -100,6 +124,11 @@ func (c *Client) pauseAfter(ch <-chan struct{}, pause time.Duration) <-chan stru
 		close(paused)
 	}
 	return paused
+}
+
+// findAndDeleteLook returns one look of a find-and-delete.
+func findAndDeleteLook(parent string, ids []string, keep map[string]bool) func(conn *zk.Conn) error {
+	return func(conn *zk.Conn) error { return findAndDelete(conn, parent, ids, keep) }
 }
 
 // findAndDelete deletes the children of parent that carry one of ids and

@@ -213,6 +213,30 @@ func TestDeleteProtectedInBackground_LooksAgainForALateArrival(t *testing.T) {
 	}, 10*time.Second, 20*time.Millisecond, "the late %s is deleted, the other node kept", late)
 }
 
+// DeleteProtectedLater skips the first look, which its caller has made:
+// a stray already there stays until the look a second later, which
+// deletes it and keeps the named node.
+func TestDeleteProtectedLater_LooksOnlyLater(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	parent := zktest.UniquePath(t)
+	kept, err := c.CreateProtected(ctx, parent+"/n-", nil, framework.EphemeralSequential, framework.WithParents())
+	require.NoError(t, err)
+	stray, err := c.Create(ctx, parent+"/"+zkpath.ProtectedName(kept.ProtectionID, "n-"), nil, framework.EphemeralSequential)
+	require.NoError(t, err)
+
+	require.NoError(t, c.DeleteProtectedLater(parent, []string{kept.ProtectionID}, map[string]bool{kept.Name: true}))
+	time.Sleep(300 * time.Millisecond) // the first look is a second away however slow the machine
+	assert.Len(t, zktest.Children(t, c, parent), 2, "no look yet")
+	require.Eventually(t, func() bool {
+		return assert.ObjectsAreEqual([]string{kept.Name}, zktest.Children(t, c, parent))
+	}, 10*time.Second, 20*time.Millisecond, "the stray %s is deleted, the kept node kept", stray)
+
+	require.ErrorIs(t, c.DeleteProtectedLater("bad", nil, nil), framework.ErrInvalidPath)
+	require.NoError(t, c.Close())
+	require.ErrorIs(t, c.DeleteProtectedLater(parent, nil, nil), framework.ErrClosed)
+}
+
 // MultiSent counts the runs of a transaction: two when the first answer
 // was lost, and the transaction was then applied twice.
 func TestMultiSent_CountsARunWhoseAnswerWasLost(t *testing.T) {

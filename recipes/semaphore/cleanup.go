@@ -43,9 +43,12 @@ func (s *Semaphore) multi(ctx context.Context, t *txn) (results []framework.OpRe
 }
 
 // sweepLater deletes, in the background, the strays of nodes that a run
-// of their transaction whose answer was lost may have left, or may still
-// leave if its request reaches the server late: other lease nodes that
-// carry their protection ids.
+// of their transaction whose answer was lost may still leave if its
+// request reaches the server late: other lease nodes that carry their
+// protection ids. Strays already there are deleted by the listing that
+// counts the leases of such a run (waitForRoom), so the client only looks
+// later; an acquire that ends before that listing leaves them to the
+// first of those looks, a second later.
 func (s *Semaphore) sweepLater(nodes []framework.Node) {
 	ids := make([]string, len(nodes))
 	keep := make(map[string]bool, len(nodes))
@@ -53,7 +56,7 @@ func (s *Semaphore) sweepLater(nodes []framework.Node) {
 		ids[i] = n.ProtectionID
 		keep[n.Name] = true
 	}
-	_, _ = s.client.DeleteProtectedInBackground(s.leases, ids, keep, nil)
+	_ = s.client.DeleteProtectedLater(s.leases, ids, keep)
 }
 
 // deleteInBackground deletes every lease node carrying one of ids once
