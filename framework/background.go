@@ -20,14 +20,24 @@ const (
 // loss until the node is gone or the client is closed, as Curator's
 // guaranteed delete does. The returned channel is closed when it is done.
 func (c *Client) DeleteInBackground(path string) (<-chan struct{}, error) {
-	sp, err := c.serverPath(path)
+	sp, err := c.cleanupPath(path)
 	if err != nil {
-		return nil, opError("delete", path, err)
-	}
-	if c.isClosed() {
-		return nil, ErrClosed
+		return nil, err
 	}
 	return c.deleteInBackground(sp), nil
+}
+
+// cleanupPath checks a background clean-up's path and the client before
+// anything starts, and returns the path on the server.
+func (c *Client) cleanupPath(path string) (string, error) {
+	sp, err := c.serverPath(path)
+	if err != nil {
+		return "", opError("delete", path, err)
+	}
+	if c.isClosed() {
+		return "", ErrClosed
+	}
+	return sp, nil
 }
 
 // deleteInBackground deletes a server path in the background.
@@ -52,12 +62,9 @@ func (c *Client) deleteInBackground(serverPath string) <-chan struct{} {
 // client has reconnected and looked, so the client looks again, one and
 // five seconds later, and deletes what has turned up since.
 func (c *Client) DeleteProtectedInBackground(parent string, ids []string, keep map[string]bool, after <-chan struct{}) (<-chan struct{}, error) {
-	sp, err := c.serverPath(parent)
+	sp, err := c.cleanupPath(parent)
 	if err != nil {
-		return nil, opError("delete", parent, err)
-	}
-	if c.isClosed() {
-		return nil, ErrClosed
+		return nil, err
 	}
 	return c.findAndDeleteInBackground(sp, ids, keep, after), nil
 }
@@ -67,12 +74,9 @@ func (c *Client) DeleteProtectedInBackground(parent string, ids []string, keep m
 // one and five seconds from now, for a cut-off request that the server
 // applied late.
 func (c *Client) DeleteProtectedLater(parent string, ids []string, keep map[string]bool) error {
-	sp, err := c.serverPath(parent)
+	sp, err := c.cleanupPath(parent)
 	if err != nil {
-		return opError("delete", parent, err)
-	}
-	if c.isClosed() {
-		return ErrClosed
+		return err
 	}
 	now := make(chan struct{})
 	close(now)
