@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkrecipes/zkrecipes"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 )
 
@@ -24,7 +25,7 @@ var (
 	// ErrSessionChanged is returned by a call bound to a session (see
 	// BindSession) when the client is now in another session: ephemeral
 	// nodes of the old session are gone.
-	ErrSessionChanged = errors.New("framework: session changed")
+	ErrSessionChanged = zkrecipes.ErrSessionChanged
 	// ErrNotConnected is the retryable failure of an attempt that found no
 	// connection within the connection timeout.
 	ErrNotConnected = errors.New("framework: not connected within the connection timeout")

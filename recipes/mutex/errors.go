@@ -1,25 +1,36 @@
 package mutex
 
-import "errors"
+import (
+	"errors"
 
-// Sentinel errors. The same names are used by every recipe of the library.
+	"github.com/zkrecipes/zkrecipes"
+)
+
+// Sentinel errors: those every recipe shares are the zkrecipes package's,
+// under the same names, so errors.Is works across the recipes.
 var (
 	// ErrNotOwner is returned by a release from anyone but the owner of a
 	// hold, or with nothing held.
-	ErrNotOwner = errors.New("mutex: not the owner of a hold")
-	// ErrNotAcquired is returned by a timed or one-shot acquire that did not
-	// get the lock. It is not a failure: nothing is held and nothing is left
-	// behind.
-	ErrNotAcquired = errors.New("mutex: not acquired")
+	ErrNotOwner = zkrecipes.ErrNotOwner
+	// ErrReleased is returned by a release of a Hold that has been released
+	// already.
+	ErrReleased = zkrecipes.ErrReleased
+	// ErrNotAcquired is returned by a timed or one-shot acquire that saw the
+	// lock held by others for the whole wait. It is not a failure: nothing
+	// is held and nothing is left behind.
+	ErrNotAcquired = zkrecipes.ErrNotAcquired
+	// ErrUnreachable is returned by a timed acquire whose time ran out while
+	// the server could not be reached.
+	ErrUnreachable = zkrecipes.ErrUnreachable
 	// ErrLost says that a hold has ended without a release: the connection
 	// was suspended (standard error policy), the session was lost, or the
 	// lock node was deleted by someone else. A waiter whose session is lost
 	// fails with it too.
-	ErrLost = errors.New("mutex: lock lost")
-	// ErrNodeMissing is returned by a Driver when the caller's own node is
-	// not among the children.
-	ErrNodeMissing = errors.New("mutex: own lock node is missing")
-	// ErrInvalidArgument is returned for a nil client, a bad path or a bad
+	ErrLost = zkrecipes.ErrLost
+	// ErrInvalidArgument is returned for a nil client, a bad path, owner or
 	// option, before anything is sent to the server.
-	ErrInvalidArgument = errors.New("mutex: invalid argument")
+	ErrInvalidArgument = zkrecipes.ErrInvalidArgument
+	// ErrNodeMissing is returned by a Driver when the caller's own node is
+	// not among the children, or carries none of the lock's names.
+	ErrNodeMissing = errors.New("mutex: own lock node is missing")
 )

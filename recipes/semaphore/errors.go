@@ -3,27 +3,30 @@ package semaphore
 import (
 	"errors"
 
-	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+	"github.com/zkrecipes/zkrecipes"
 	"github.com/zkrecipes/zkrecipes/recipes/sharedcount"
 )
 
-// Sentinel errors. All but ErrInvalidMaximum are those of the mutex and
+// Sentinel errors. All but ErrInvalidMaximum are the zkrecipes and
 // sharedcount packages under the same names, so errors.Is works across the
 // recipes.
 var (
 	// ErrNotAcquired is returned by a timed acquire whose time ran out. It
 	// is not a failure: nothing is held and no lease node is left behind.
-	ErrNotAcquired = mutex.ErrNotAcquired
+	ErrNotAcquired = zkrecipes.ErrNotAcquired
 	// ErrNotOwner is returned when returning a lease that another semaphore
 	// issued, or releasing a Mutex that holds nothing.
-	ErrNotOwner = mutex.ErrNotOwner
+	ErrNotOwner = zkrecipes.ErrNotOwner
+	// ErrUnreachable is returned by a timed acquire whose time ran out while
+	// the server could not be reached.
+	ErrUnreachable = zkrecipes.ErrUnreachable
 	// ErrLost is wrapped by the error of an acquire whose session was lost
 	// while it waited, and by a lease's error after a loss.
-	ErrLost = mutex.ErrLost
+	ErrLost = zkrecipes.ErrLost
 	// ErrInvalidArgument is returned for a nil client or count, a bad path,
 	// a maximum below 1, a lease count below 1 or above a fixed maximum, or
 	// a bad option, before anything is sent to the server.
-	ErrInvalidArgument = mutex.ErrInvalidArgument
+	ErrInvalidArgument = zkrecipes.ErrInvalidArgument
 	// ErrMalformedCount is wrapped by the error of a counted acquire whose
 	// count node does not hold a 4-byte count.
 	ErrMalformedCount = sharedcount.ErrMalformedCount
@@ -34,4 +37,4 @@ var (
 
 // errNodeMissing says that one of the acquirer's own lease nodes vanished
 // while it counted: it is created again, as Curator does.
-var errNodeMissing = mutex.ErrNodeMissing
+var errNodeMissing = errors.New("semaphore: own lease node is missing")

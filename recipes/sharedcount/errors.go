@@ -3,10 +3,10 @@ package sharedcount
 import (
 	"errors"
 
-	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+	"github.com/zkrecipes/zkrecipes"
 )
 
-// Sentinel errors. ErrInvalidArgument is the mutex package's, so that
+// Sentinel errors. ErrInvalidArgument is the zkrecipes package's, so that
 // errors.Is works with the same name across the recipes.
 var (
 	// ErrMalformedCount is returned when the count node's data is not a
@@ -14,5 +14,5 @@ var (
 	ErrMalformedCount = errors.New("sharedcount: malformed count node (want 4 bytes)")
 	// ErrInvalidArgument is returned for a nil client, a bad path or a bad
 	// option, before anything is sent to the server.
-	ErrInvalidArgument = mutex.ErrInvalidArgument
+	ErrInvalidArgument = zkrecipes.ErrInvalidArgument
 )

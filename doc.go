@@ -1,0 +1,36 @@
+// Package zkrecipes is a library of ZooKeeper coordination recipes for Go,
+// in the tradition of Apache Curator and wire-compatible with Curator 5.x:
+// a Go process and a Java process on the same path exclude each other.
+//
+// This package holds only the sentinel errors that every recipe shares;
+// the work is done in its sub-packages:
+//
+//   - framework: the client. One connection and its session, connection
+//     states with listeners, retry policies, protected creates, container
+//     parents, namespaces and ACLs.
+//   - recipes/mutex: the reentrant inter-process mutex, and the lock
+//     engine it shares with the read/write lock.
+//   - recipes/rwlock: shared readers and exclusive writers, with downgrade.
+//   - recipes/semaphore: SemaphoreV2 and the semaphore mutex.
+//   - recipes/leases: the lease a semaphore hands out.
+//   - recipes/sharedcount: a versioned count, for a semaphore's maximum.
+//
+// The shortest use:
+//
+//	client, err := framework.Connect(ctx, []string{"127.0.0.1:2181"})
+//	if err != nil {
+//		return err
+//	}
+//	defer client.Close()
+//	lock, err := mutex.New(client, "/locks/billing")
+//	if err != nil {
+//		return err
+//	}
+//	hold, err := lock.AcquireTimeout(ctx, 10*time.Second)
+//	if err != nil {
+//		return err // errors.Is(err, zkrecipes.ErrNotAcquired): held by others
+//	}
+//	defer hold.Release(ctx)
+//
+// Every hold says when it is lost (Lost, Err) and carries a fencing token.
+package zkrecipes

@@ -1,0 +1,39 @@
+package zkrecipes
+
+import "errors"
+
+// The sentinel errors every recipe shares. Each recipe package re-exports
+// them under the same names (mutex.ErrNotAcquired is ErrNotAcquired), so
+// errors.Is works across recipes; the wrapping message names the recipe and
+// the path.
+var (
+	// ErrNotAcquired is returned by a timed or one-shot acquire that saw the
+	// lock (or enough leases) held by others for the whole wait. It is not a
+	// failure: nothing is held and nothing is left behind. A wait that could
+	// not reach the server returns ErrUnreachable instead.
+	ErrNotAcquired = errors.New("zkrecipes: not acquired")
+	// ErrUnreachable is returned by a timed acquire whose time ran out while
+	// the client could not reach the server, for all or the end of the wait:
+	// nobody can say whether the lock was free. The error also wraps the
+	// connection's last failure.
+	ErrUnreachable = errors.New("zkrecipes: server unreachable")
+	// ErrNotOwner is returned by a release from anyone but the owner of a
+	// hold, or with nothing held, and by a return of a lease that another
+	// recipe issued.
+	ErrNotOwner = errors.New("zkrecipes: not the owner")
+	// ErrReleased is returned by a second release of a hold, or a second
+	// return of a lease, that had already been released or returned.
+	ErrReleased = errors.New("zkrecipes: already released")
+	// ErrLost says that a hold or lease ended without a release: the
+	// connection was suspended (standard error policy), the session was
+	// lost, the node was deleted by someone else, or a time bound passed. A
+	// waiter whose session is lost fails with it too.
+	ErrLost = errors.New("zkrecipes: lost")
+	// ErrInvalidArgument is returned for a nil client, a bad path, count,
+	// duration, owner or option, before anything is sent to the server.
+	ErrInvalidArgument = errors.New("zkrecipes: invalid argument")
+	// ErrSessionChanged is returned by a call bound to a session when the
+	// client is now in another one: ephemeral nodes of the old session are
+	// gone, and nothing the call created in the new session is kept.
+	ErrSessionChanged = errors.New("zkrecipes: session changed")
+)
