@@ -21,6 +21,7 @@ type Client struct {
 	events    *eventQueue
 	listeners *listenerSet
 	tap       *writeTap
+	reach     reach
 
 	// life ends background work (the state loop, clean-ups) on Close.
 	life context.Context
@@ -47,8 +48,8 @@ func New(servers []string, opts ...Option) (*Client, error) {
 		return nil, ErrNoServers
 	}
 	for _, s := range servers {
-		if s == "" {
-			return nil, fmt.Errorf("%w: empty server address", ErrNoServers)
+		if err := checkAddress(s); err != nil {
+			return nil, err
 		}
 	}
 	cfg := defaultConfig()
@@ -82,12 +83,20 @@ func New(servers []string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Connect is New followed by WaitConnected. If ctx ends first, the client is
-// closed and the context's error returned.
+// Connect is New followed by WaitConnected. If ctx has no deadline, the
+// wait is bounded by the connection timeout (WithConnectionTimeout), so
+// that a dead address fails instead of blocking for good. If the wait ends
+// first, the client is closed and the error names the servers, the last
+// failure to reach them, and the context's error.
 func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, error) {
 	c, err := New(servers, opts...)
 	if err != nil {
 		return nil, err
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.connectionTimeout)
+		defer cancel()
 	}
 	if err := c.WaitConnected(ctx); err != nil {
 		c.Close()
@@ -96,8 +105,9 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	return c, nil
 }
 
-// WaitConnected blocks until the client is connected, the context ends
-// (returning its error) or the client is closed (ErrClosed).
+// WaitConnected blocks until the client is connected, the context ends or
+// the client is closed (ErrClosed). When ctx ends, the error wraps the
+// context's error and ConnectionError's.
 func (c *Client) WaitConnected(ctx context.Context) error {
 	for {
 		c.mu.Lock()
@@ -112,7 +122,7 @@ func (c *Client) WaitConnected(ctx context.Context) error {
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return fmt.Errorf("framework: waiting for a connection: %w", ctx.Err())
+			return fmt.Errorf("framework: waiting for a connection: %w: %w", ctx.Err(), c.ConnectionError())
 		case <-c.life.Done():
 			return ErrClosed
 		}

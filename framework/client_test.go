@@ -21,7 +21,14 @@ func TestNew_RejectsBadInput(t *testing.T) {
 		want    error
 	}{
 		{"no servers", nil, nil, framework.ErrNoServers},
-		{"empty server", []string{""}, nil, framework.ErrNoServers},
+		{"empty server", []string{""}, nil, framework.ErrInvalidAddress},
+		{"no port", []string{"127.0.0.1"}, nil, framework.ErrInvalidAddress},
+		{"empty port", []string{"127.0.0.1:"}, nil, framework.ErrInvalidAddress},
+		{"port out of range", []string{"127.0.0.1:65536"}, nil, framework.ErrInvalidAddress},
+		{"port zero", []string{"127.0.0.1:0"}, nil, framework.ErrInvalidAddress},
+		{"no host", []string{":2181"}, nil, framework.ErrInvalidAddress},
+		{"one bad of two", []string{"127.0.0.1:2181", "127.0.0.1:x"}, nil, framework.ErrInvalidAddress},
+		{"session timeout below the minimum", []string{"127.0.0.1:1"}, []framework.Option{framework.WithSessionTimeout(time.Millisecond)}, framework.ErrInvalidOption},
 		{"nil option", []string{"127.0.0.1:1"}, []framework.Option{nil}, framework.ErrInvalidOption},
 		{"negative session timeout", []string{"127.0.0.1:1"}, []framework.Option{framework.WithSessionTimeout(-time.Second)}, framework.ErrInvalidOption},
 		{"zero connection timeout", []string{"127.0.0.1:1"}, []framework.Option{framework.WithConnectionTimeout(0)}, framework.ErrInvalidOption},

@@ -75,7 +75,7 @@ func (c *Client) dial() error {
 		}
 		c.events.push(e)
 	}
-	opts := append([]func(*zk.Conn){zk.WithHostProvider(&hostProvider{}), zk.WithDialer(c.tap.dialer())}, c.cfg.zkOptions...)
+	opts := append([]func(*zk.Conn){zk.WithHostProvider(&hostProvider{}), zk.WithDialer(c.recordDials(c.tap.dialer()))}, c.cfg.zkOptions...)
 	opts = append(opts, zk.WithEventCallback(callback), zk.WithLogger(zkLogger{c.log}), zk.WithLogInfo(false))
 	conn, _, err := zk.Connect(c.servers, c.cfg.sessionTimeout, func(z *zk.Conn) {
 		for _, o := range opts {
@@ -181,6 +181,7 @@ func (c *Client) onSession(id int64, lostTimer *time.Timer) {
 	}
 	lostTimer.Stop()
 	c.suspension = suspension{}
+	c.reach.connected()
 	c.connected = true
 	closeOnce(c.connectedCh)
 	if s := c.session; s != nil && s.id == id {

@@ -22,6 +22,10 @@ var (
 	ErrInvalidOption = errors.New("framework: invalid option")
 	// ErrNoServers is returned by New for an empty server list.
 	ErrNoServers = errors.New("framework: no servers given")
+	// ErrInvalidAddress is returned by New for a server address that is not
+	// host:port with a port from 1 to 65535, or when no server's name
+	// resolves; the error names the address and the cause.
+	ErrInvalidAddress = errors.New("framework: invalid server address")
 	// ErrSessionChanged is returned by a call bound to a session (see
 	// BindSession) when the client is now in another session: ephemeral
 	// nodes of the old session are gone.

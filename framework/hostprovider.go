@@ -2,8 +2,10 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -25,21 +27,24 @@ func (hp *hostProvider) Init(servers []string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	var resolved []string
+	var failures []error
 	for _, s := range servers {
 		host, port, err := net.SplitHostPort(s)
 		if err != nil {
-			return fmt.Errorf("framework: server %q: %w", s, err)
+			return fmt.Errorf("%w: %q: %w", ErrInvalidAddress, s, err)
 		}
 		addrs, err := net.DefaultResolver.LookupHost(ctx, host)
 		if err != nil {
-			continue // a name that does not resolve is left out, as go-zookeeper does
+			// A name that does not resolve is left out, as go-zookeeper does.
+			failures = append(failures, err)
+			continue
 		}
 		for _, a := range addrs {
 			resolved = append(resolved, net.JoinHostPort(a, port))
 		}
 	}
 	if len(resolved) == 0 {
-		return fmt.Errorf("%w: no server address could be resolved", ErrNoServers)
+		return fmt.Errorf("%w: no server address could be resolved: %w", ErrInvalidAddress, errors.Join(failures...))
 	}
 	hp.servers = resolved
 	return nil
@@ -68,4 +73,21 @@ func (hp *hostProvider) Connected() {
 	hp.mu.Lock()
 	defer hp.mu.Unlock()
 	hp.failures = 0
+}
+
+// checkAddress checks that a server address is host:port with a host and a
+// port from 1 to 65535, before anything is dialled.
+func checkAddress(s string) error {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return fmt.Errorf("%w: %q: %w", ErrInvalidAddress, s, err)
+	}
+	n, err := strconv.Atoi(port)
+	switch {
+	case host == "":
+		return fmt.Errorf("%w: %q has no host", ErrInvalidAddress, s)
+	case err != nil || n < 1 || n > 65535:
+		return fmt.Errorf("%w: %q: port must be a number from 1 to 65535", ErrInvalidAddress, s)
+	}
+	return nil
 }

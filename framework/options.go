@@ -39,13 +39,22 @@ func defaultConfig() config {
 	}
 }
 
+// MinSessionTimeout is the shortest session timeout WithSessionTimeout
+// takes. A server grants at least two of its ticks (4 s with ZooKeeper's
+// default tickTime of 2 s) and at most twenty, and clamps what it is asked
+// into that range; below MinSessionTimeout the client's own pings and
+// suspension checks would run faster than any server could answer.
+const MinSessionTimeout = 100 * time.Millisecond
+
 // WithSessionTimeout sets the session timeout the client asks for. It is
 // also how long the client stays Suspended before it declares the session
-// Lost. Default 60 s, as Curator's.
+// Lost. A timeout below MinSessionTimeout is rejected with
+// ErrInvalidOption; the server clamps one above its own range. Default
+// 60 s, as Curator's.
 func WithSessionTimeout(d time.Duration) Option {
 	return func(c *config) error {
-		if d <= 0 {
-			return fmt.Errorf("%w: session timeout %v must be positive", ErrInvalidOption, d)
+		if d < MinSessionTimeout {
+			return fmt.Errorf("%w: session timeout %v is below the minimum %v", ErrInvalidOption, d, MinSessionTimeout)
 		}
 		c.sessionTimeout = d
 		return nil

@@ -1,0 +1,100 @@
+package framework
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"time"
+)
+
+// unreachableLogEvery is the least time between two warnings that the
+// client cannot connect: a call blocked on the connection is never silent,
+// and a long outage does not flood the log.
+const unreachableLogEvery = 10 * time.Second
+
+// reach remembers why the client last failed to reach a server, for
+// errors that say so and for rate-limited warnings.
+type reach struct {
+	mu      sync.Mutex
+	addr    string
+	err     error
+	warned  time.Time
+	failing bool // no connection since the last failure
+}
+
+// failed records a failed dial of addr and warns, at most once every
+// unreachableLogEvery.
+func (r *reach) failed(log *slog.Logger, servers []string, addr string, err error) {
+	r.mu.Lock()
+	r.addr, r.err, r.failing = addr, err, true
+	warn := time.Since(r.warned) >= unreachableLogEvery
+	if warn {
+		r.warned = time.Now()
+	}
+	r.mu.Unlock()
+	if warn {
+		log.Warn("cannot connect to ZooKeeper; still trying", "servers", strings.Join(servers, ","), "server", addr, "err", err)
+	}
+}
+
+// connected records that a connection is up.
+func (r *reach) connected() {
+	r.mu.Lock()
+	r.failing = false
+	r.mu.Unlock()
+}
+
+// last returns the last failure while no connection has succeeded since.
+func (r *reach) last() (addr string, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.failing {
+		return "", nil
+	}
+	return r.addr, r.err
+}
+
+// recordDials wraps dial so that its failures are recorded.
+func (c *Client) recordDials(dial func(network, address string, timeout time.Duration) (net.Conn, error)) func(network, address string, timeout time.Duration) (net.Conn, error) {
+	return func(network, address string, timeout time.Duration) (net.Conn, error) {
+		conn, err := dial(network, address, timeout)
+		if err != nil {
+			c.reach.failed(c.log, c.servers, address, err)
+		}
+		return conn, err
+	}
+}
+
+// IsConnected reports whether the client is connected to a server now.
+func (c *Client) IsConnected() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.connected && !c.closed
+}
+
+// IsClosed reports whether Close has been called.
+func (c *Client) IsClosed() bool { return c.isClosed() }
+
+// ConnectionError returns nil while the client is connected, and otherwise
+// an error that wraps ErrNotConnected, names the servers, and wraps the
+// last failure to reach one of them, if the client has seen one since it
+// was last connected (dials through a dialer of WithZKOptions are not
+// seen). After Close it returns ErrClosed.
+func (c *Client) ConnectionError() error {
+	c.mu.Lock()
+	connected, closed := c.connected, c.closed
+	c.mu.Unlock()
+	switch {
+	case closed:
+		return ErrClosed
+	case connected:
+		return nil
+	}
+	servers := strings.Join(c.servers, ",")
+	if addr, err := c.reach.last(); err != nil {
+		return fmt.Errorf("%w: servers %s: last attempt, %s: %w", ErrNotConnected, servers, addr, err)
+	}
+	return fmt.Errorf("%w: servers %s", ErrNotConnected, servers)
+}

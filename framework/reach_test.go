@@ -1,0 +1,91 @@
+package framework_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+)
+
+// syncBuffer is a log sink that goroutines may share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// deadAddress returns a loopback address that refuses connections.
+func deadAddress(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	return addr
+}
+
+// With no deadline of its own, Connect to a dead address ends within the
+// connection timeout, and its error names the address and the cause.
+func TestConnect_DeadAddressFailsNamingAddressAndCause(t *testing.T) {
+	addr := deadAddress(t)
+	logs := &syncBuffer{}
+	c, err := framework.Connect(context.Background(), []string{addr},
+		framework.WithConnectionTimeout(time.Second),
+		framework.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
+	require.Error(t, err)
+	assert.Nil(t, c)
+	assert.ErrorIs(t, err, framework.ErrNotConnected)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.ErrorIs(t, err, syscall.ECONNREFUSED, "the dial error is wrapped: %v", err)
+	assert.Contains(t, err.Error(), addr)
+	assert.Contains(t, logs.String(), "cannot connect to ZooKeeper", "a blocked connect is never silent")
+}
+
+// A name that does not resolve is reported as such, not as "no servers".
+func TestNew_UnresolvableHostIsNamed(t *testing.T) {
+	_, err := framework.New([]string{"no-such-host.invalid:2181"})
+	require.ErrorIs(t, err, framework.ErrInvalidAddress)
+	assert.NotErrorIs(t, err, framework.ErrNoServers)
+	var dnsErr *net.DNSError
+	assert.True(t, errors.As(err, &dnsErr), "wraps the resolver's error: %v", err)
+	assert.Contains(t, err.Error(), "no-such-host.invalid")
+}
+
+// ConnectionError is nil while connected, and names the last failure once
+// the server goes away.
+func TestClient_ConnectionErrorNamesTheLastFailure(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr())
+	require.NoError(t, c.ConnectionError())
+	assert.True(t, c.IsConnected())
+	proxy.Close() // refuses new connections from now on
+	require.Eventually(t, func() bool { return !c.IsConnected() }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool {
+		return errors.Is(c.ConnectionError(), syscall.ECONNREFUSED)
+	}, 10*time.Second, 5*time.Millisecond)
+	assert.ErrorIs(t, c.ConnectionError(), framework.ErrNotConnected)
+	require.NoError(t, c.Close())
+	assert.ErrorIs(t, c.ConnectionError(), framework.ErrClosed)
+	assert.True(t, c.IsClosed())
+}
