@@ -181,6 +181,11 @@ func (w *Watch) lose(err error) {
 	w.err = err
 	w.mu.Unlock()
 	close(w.lost)
+	if w.cfg.Client.IsClosed() {
+		// A deliberate Close ends every hold: that is no news to warn of.
+		w.cfg.Client.Logger().Debug(w.cfg.What+" ended by Close", "path", w.cfg.Node.Path)
+		return
+	}
 	w.cfg.Client.Logger().Warn(w.cfg.What+" lost", "path", w.cfg.Node.Path, "err", err)
 	if !w.cfg.Node.Session.IsLost() {
 		_, _ = w.cfg.Client.DeleteInBackground(w.cfg.Node.Path)
