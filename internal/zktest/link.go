@@ -20,6 +20,7 @@ type link struct {
 
 	mu    sync.Mutex
 	drops map[int32]bool // xids of creates whose reply is to be swallowed
+	holds map[int32]bool // xids whose reply starts a HoldReplies
 }
 
 // close closes both connections, which ends both pumps.
@@ -35,6 +36,20 @@ func (l *link) markDrop(xid int32) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.drops[xid] = true
+}
+
+// markHold records that the reply to xid starts a HoldReplies.
+func (l *link) markHold(xid int32) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.holds[xid] = true
+}
+
+// isHold tells whether the reply to xid starts a HoldReplies.
+func (l *link) isHold(xid int32) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.holds[xid]
 }
 
 // isDrop tells whether the reply to xid is to be swallowed.
@@ -57,7 +72,7 @@ func (p *Proxy) acceptLoop() {
 			_ = client.Close() // the server is down: so is the proxied connection
 			continue
 		}
-		l := &link{client: client, server: server, drops: make(map[int32]bool)}
+		l := &link{client: client, server: server, drops: make(map[int32]bool), holds: make(map[int32]bool)}
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
@@ -101,9 +116,15 @@ func (p *Proxy) pump(l *link, fromClient bool) {
 			xid, _, _ := requestHeader(frame)
 			l.markDrop(xid) // before the server can answer
 		}
+		if xid, op, ok := requestHeader(frame); !first && fromClient && ok && p.takeHoldOn(op) {
+			l.markHold(xid)
+		}
 		if xid, ok := replyXid(frame); !first && !fromClient && ok && l.isDrop(xid) {
 			p.dropped.Add(1)
 			return // swallow the reply and cut the connection
+		}
+		if xid, ok := replyXid(frame); !first && !fromClient && ok && l.isHold(xid) {
+			p.HoldReplies()
 		}
 		if !p.wait(time.Duration(p.delay.Load())) {
 			return

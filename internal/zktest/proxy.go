@@ -23,6 +23,7 @@ type Proxy struct {
 	paused bool
 	held   chan struct{} // set by HoldReplies; closed by ReleaseReplies
 	armed  int           // creates whose reply is still to be swallowed
+	holdOn map[int32]int // request types whose next reply starts a HoldReplies
 	closed bool
 
 	delay    atomic.Int64 // time.Duration added before forwarding a packet
@@ -155,6 +156,30 @@ func (p *Proxy) DropNextCreateReply() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.armed++
+}
+
+// HoldRepliesFrom lets replies through until the reply to the next request
+// of type op, and holds that reply and every packet after it, as
+// HoldReplies does, until ReleaseReplies: a test sees what a client does
+// when one answer, and only the answers from it on, do not come.
+func (p *Proxy) HoldRepliesFrom(op int32) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.holdOn == nil {
+		p.holdOn = make(map[int32]int)
+	}
+	p.holdOn[op]++
+}
+
+// takeHoldOn consumes one armed HoldRepliesFrom of op, if any.
+func (p *Proxy) takeHoldOn(op int32) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.holdOn[op] == 0 {
+		return false
+	}
+	p.holdOn[op]--
+	return true
 }
 
 // DroppedReplies returns how many replies DropNextCreateReply has swallowed.
