@@ -13,8 +13,9 @@ import (
 // children is the parent's children, the new node among them, or nil when
 // the listing could not ride along: the create had to be sent again (to
 // make the parents first, or after a lost answer), the connection was not
-// up, or the client dials through a dialer of the caller's (WithZKOptions),
-// which the listing cannot see. The caller then lists for itself.
+// up, the client dials through a dialer of the caller's (WithZKOptions),
+// which the listing cannot see, or ctx ended before the listing's answer
+// came. The caller then lists for itself.
 func (c *Client) CreateProtectedAndList(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (node Node, children []string, err error) {
 	pc, err := c.newProtectedCreate(path, data, mode, opts)
 	if err != nil {
@@ -37,7 +38,13 @@ func (c *Client) CreateProtectedAndList(ctx context.Context, path string, data [
 	if err != nil {
 		return Node{}, nil, err // the listing, if sent, ends on its own
 	}
-	children = <-listed
+	select {
+	case children = <-listed:
+	case <-ctx.Done():
+		// The create's answer came and the listing's has not: the node is
+		// the caller's, who will find ctx ended at its next call.
+		return node, nil, nil
+	}
 	if !slices.Contains(children, node.Name) {
 		children = nil // listed before the create took effect, or failed
 	}

@@ -245,7 +245,7 @@ func (e *engine) sleep(ctx context.Context, node framework.Node, d Decision, w *
 	case <-node.Session.Lost():
 		return lookAgain, framework.ErrSessionChanged
 	case <-ctx.Done():
-		return lookAgain, ctx.Err()
+		return lookAgain, recipe.SeenHeld(ctx)
 	}
 	w.nodes[slot] = watched{}
 	if ev.Type != zk.EventNodeDeleted || !d.HeldWhenGone {
@@ -271,9 +271,7 @@ func (e *engine) stillOurs(node framework.Node, w *watchSet) bool {
 // own (the caller's may have ended), and leaves it to the client to retry in
 // the background if that fails.
 func (e *engine) discard(node framework.Node) {
-	ctx, cancel := context.WithTimeout(context.Background(), recipe.CleanupTimeout)
-	defer cancel()
-	_ = recipe.DeleteNode(ctx, e.client, node)
+	_ = recipe.DeleteNode(context.Background(), e.client, node)
 }
 
 // waitError turns an error of the wait into what the caller sees: a lost
