@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/go-zookeeper/zk v1.0.4
 	github.com/moby/moby/api v1.56.1
+	github.com/petermattis/goid v0.0.0-20260820044319-269ab09b5261
 	github.com/stretchr/testify v1.12.1
 	github.com/testcontainers/testcontainers-go v0.45.0
 )

@@ -11,24 +11,36 @@ import (
 	"github.com/zkrecipes/zkrecipes/framework"
 )
 
-// CleanupTimeout bounds a delete of a recipe's own node that runs under a
-// context of its own (the caller's may have ended), before the node is
-// handed to the client's background deletion.
+// CleanupTimeout bounds the work that finishes what a caller started (see
+// FinishContext), before what is left is handed to the client's background
+// deletion.
 const CleanupTimeout = 5 * time.Second
 
+// FinishContext is the library's one rule for finishing work after the
+// caller's context has ended: a release, a lease's return, the deletion of
+// a waiter's node. The work keeps ctx's values (a bound session, an owner)
+// but not its end, since a release deferred past a timeout must still free
+// the lock; it is bounded by the client's retry policy and, so that no
+// wait is endless, by CleanupTimeout. What it cannot finish in that time
+// is handed to the client's background deletion.
+func FinishContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), CleanupTimeout)
+}
+
 // DeleteNode deletes a recipe's own node in the session that created it,
-// under ctx. A node already gone is no error. If that session is lost, the
-// node is gone with it: nothing is sent, and the error wraps
-// framework.ErrSessionChanged. Any other failure hands the node to the
-// client's background deletion, which retries until it is gone, and is
-// returned.
+// under FinishContext(ctx). A node already gone is no error. If that
+// session is lost, the node is gone with it: nothing is sent, and the error
+// wraps framework.ErrSessionChanged. Any other failure hands the node to
+// the client's background deletion, and is returned.
 func DeleteNode(ctx context.Context, client *framework.Client, node framework.Node) error {
 	if node.Session.IsLost() {
 		return fmt.Errorf("%w: %s went with its session", framework.ErrSessionChanged, node.Path)
 	}
+	ctx, cancel := FinishContext(ctx)
+	defer cancel()
 	err := client.Delete(framework.BindSession(ctx, node.Session), node.Path, -1)
 	switch {
-	case err == nil, errors.Is(err, zk.ErrNoNode):
+	case err == nil, IsNoNode(err):
 		return nil
 	case errors.Is(err, framework.ErrSessionChanged):
 		return err
@@ -38,3 +50,6 @@ func DeleteNode(ctx context.Context, client *framework.Client, node framework.No
 	_, _ = client.DeleteInBackground(node.Path)
 	return err
 }
+
+// IsNoNode reports whether err says that a node does not exist.
+func IsNoNode(err error) bool { return errors.Is(err, zk.ErrNoNode) }

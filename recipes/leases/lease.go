@@ -70,9 +70,10 @@ func (l *Lease) Lost() <-chan struct{} { return l.watch.Lost() }
 // wraps ErrLost and says why; after a return, an error saying so.
 func (l *Lease) Err() error { return l.watch.Err() }
 
-// Return deletes the lease node, freeing its permit. It waits for the
-// server at most until ctx ends; with a ctx that has ended already (a
-// deferred Return after a timeout) it waits up to 5 s of its own. If the
+// Return deletes the lease node, freeing its permit. Like every release of
+// the library, it finishes after ctx has ended (a deferred Return after a
+// timeout): it keeps ctx's values, not its end, and waits for the server
+// at most 5 s, bounded by the client's retry policy. If the
 // delete fails, the lease is returned all the same and the node is deleted
 // in the background once connected; the error says so. Returning a lease
 // that was lost gives an error wrapping ErrLost (its node is gone, or being
@@ -91,8 +92,6 @@ func (l *Lease) Return(ctx context.Context) error {
 // delete deletes the lease node in its session, handing it to the
 // background when that fails.
 func (l *Lease) delete(ctx context.Context) error {
-	ctx, cancel := cleanupContext(ctx)
-	defer cancel()
 	switch err := recipe.DeleteNode(ctx, l.client, l.node); {
 	case err == nil:
 		return nil
@@ -101,13 +100,4 @@ func (l *Lease) delete(ctx context.Context) error {
 	default:
 		return fmt.Errorf("leases: return %s: deletion continues in the background: %w", l.node.Path, err)
 	}
-}
-
-// cleanupContext returns ctx, or, when ctx has ended already, a context of
-// its own bounded by recipe.CleanupTimeout.
-func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if ctx.Err() == nil {
-		return ctx, func() {}
-	}
-	return context.WithTimeout(context.WithoutCancel(ctx), recipe.CleanupTimeout)
 }

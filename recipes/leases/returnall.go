@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
 )
 
 // ReturnAll returns every lease given (nil entries are skipped), as Return
@@ -52,7 +53,7 @@ func oneSession(ls []*Lease) bool {
 // deleteTogether deletes the lease nodes in one transaction, which fails as
 // a whole if any node is gone already.
 func deleteTogether(ctx context.Context, ls []*Lease) error {
-	ctx, cancel := cleanupContext(ctx)
+	ctx, cancel := recipe.FinishContext(ctx)
 	defer cancel()
 	ops := make([]framework.Op, len(ls))
 	for i, l := range ls {

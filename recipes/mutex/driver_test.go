@@ -67,14 +67,6 @@ func TestStandardDriver_SortsAsCurator(t *testing.T) {
 	}, children)
 }
 
-func TestGoroutineID_DiffersBetweenGoroutines(t *testing.T) {
-	mine := goroutineID()
-	assert.Equal(t, mine, goroutineID())
-	other := make(chan uint64)
-	go func() { other <- goroutineID() }()
-	assert.NotEqual(t, mine, <-other)
-}
-
 // Decide selects the nodes in front rather than sorting them; it must agree
 // with a full sort of the listing, ties and foreign names included.
 func TestStandardDriver_DecideAgreesWithFullSort(t *testing.T) {

@@ -39,6 +39,10 @@ func newHold(m *Mutex, owner any, a acquired) *Hold {
 	}
 	ready := make(chan struct{}) // h.watch is set
 	if m.opts.revoke != nil {
+		// A revocation may have been written while we waited, and the
+		// wait's watch on our node consumed its event: the hold reads the
+		// node's data afresh as it sets its own watch.
+		cfg.Watch = nil
 		cfg.OnData = func(data []byte) {
 			if bytes.Equal(data, []byte(zkpath.RevokeMessage)) {
 				<-ready
@@ -103,17 +107,16 @@ func (h *Hold) Release(ctx context.Context) error {
 	return h.m.release(ctx, h.owner, h)
 }
 
-// finish ends the hold on the final release and deletes the node. The
-// delete keeps ctx's values but not its end, so that a release deferred
-// past the end of ctx still frees the lock; the client's retry policy
-// bounds it.
+// finish ends the hold on the final release and deletes the node, under
+// the library's rule for finishing after ctx has ended
+// (recipe.FinishContext).
 func (h *Hold) finish(ctx context.Context) error {
 	if prior, _ := h.watch.Finish(errReleased); prior != nil {
 		return prior // the node is gone, or being deleted
 	}
 	// A node whose delete fails stays tracked until it is gone (Curator's
 	// CURATOR-678).
-	switch err := recipe.DeleteNode(context.WithoutCancel(ctx), h.m.client, h.node); {
+	switch err := recipe.DeleteNode(ctx, h.m.client, h.node); {
 	case err == nil:
 		return nil
 	case errors.Is(err, framework.ErrSessionChanged):

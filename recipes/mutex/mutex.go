@@ -2,9 +2,7 @@ package mutex
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"reflect"
 	"sync"
 	"time"
 
@@ -22,8 +20,9 @@ type Mutex struct {
 	engine engine
 	opts   options
 
-	mu    sync.Mutex
-	holds map[any]*Hold // by owner
+	mu      sync.Mutex
+	holds   map[any]*Hold         // by owner
+	pending map[any]chan struct{} // owners with an acquire under way; closed when it ends
 }
 
 // New returns a Mutex on path, whose lock nodes are
@@ -54,10 +53,11 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver Drive
 		data = nil
 	}
 	return &Mutex{
-		client: client,
-		engine: engine{client: client, dir: path, lockName: lockName, driver: driver, data: data},
-		opts:   o,
-		holds:  make(map[any]*Hold),
+		client:  client,
+		engine:  engine{client: client, dir: path, lockName: lockName, driver: driver, data: data},
+		opts:    o,
+		holds:   make(map[any]*Hold),
+		pending: make(map[any]chan struct{}),
 	}, nil
 }
 
@@ -65,8 +65,10 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver Drive
 // the lock, and returns the hold. If ctx ends first, the error wraps the
 // context's error and nothing is left behind: the waiter's node is deleted
 // before Acquire returns, or, if its create was still on its way to the
-// server, by the client in the background once the answer is in. If the owner holds the lock
-// already, Acquire counts up and returns at once, without a server call.
+// server, by the client in the background once the answer is in. If the
+// owner holds the lock already, Acquire counts up and returns at once,
+// without a server call; if another acquire by the same owner is under
+// way, it waits for that one and then counts up on its hold.
 func (m *Mutex) Acquire(ctx context.Context) (*Hold, error) {
 	return m.acquire(ctx, false)
 }
@@ -77,67 +79,106 @@ func (m *Mutex) TryAcquire(ctx context.Context) (*Hold, error) {
 	return m.acquire(ctx, true)
 }
 
-// AcquireTimeout is Acquire bounded by timeout: when the time runs out, it
-// returns ErrNotAcquired, not an error of the context, and leaves nothing
-// behind.
+// AcquireTimeout is Acquire bounded by timeout. When the time runs out
+// while the lock is seen held by others, it returns ErrNotAcquired, not an
+// error of the context; when it runs out while the server cannot be
+// reached (for the whole wait, or its end), it returns an error wrapping
+// ErrUnreachable and the connection's last failure, since nobody can say
+// whether the lock was free. Either way nothing is left behind. A zero or
+// negative timeout makes one attempt, as TryAcquire does.
 func (m *Mutex) AcquireTimeout(ctx context.Context, timeout time.Duration) (*Hold, error) {
-	if timeout < 0 {
-		return nil, fmt.Errorf("%w: negative timeout %v", ErrInvalidArgument, timeout)
+	if timeout <= 0 {
+		return m.acquire(ctx, true)
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	h, err := m.acquire(tctx, false)
-	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-		return nil, ErrNotAcquired
-	}
-	return h, err
+	return h, recipe.TimeoutError(ctx, m.client, err, "mutex: acquire "+m.engine.dir)
 }
 
 func (m *Mutex) acquire(ctx context.Context, once bool) (*Hold, error) {
-	owner := ownerOf(ctx)
-	if !reflect.TypeOf(owner).Comparable() {
-		return nil, fmt.Errorf("%w: owner of type %T is not comparable", ErrInvalidArgument, owner)
-	}
-	m.mu.Lock()
-	if h := m.holds[owner]; h != nil {
-		defer m.mu.Unlock()
-		if err := h.Err(); err != nil {
-			return nil, fmt.Errorf("%w: release the lost hold first", err)
-		}
-		h.count++
-		return h, nil
-	}
-	m.mu.Unlock()
-
-	a, err := m.engine.acquire(ctx, once)
+	owner, err := ownerOf(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("mutex: acquire %s: %w", m.engine.dir, err)
 	}
-	h := newHold(m, owner, a)
+	if h, err := m.join(ctx, owner); h != nil || err != nil {
+		return h, err
+	}
+	a, err := m.engine.acquire(ctx, once)
+	var h *Hold
+	if err == nil {
+		h = newHold(m, owner, a)
+	}
 	m.mu.Lock()
-	m.holds[owner] = h
+	close(m.pending[owner])
+	delete(m.pending, owner)
+	if h != nil {
+		m.holds[owner] = h
+	}
 	m.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("mutex: acquire %s: %w", m.engine.dir, err)
+	}
 	return h, nil
 }
 
+// join counts up on owner's hold, if it has one. Otherwise it records an
+// acquire under way for owner and returns nil, so that the caller goes to
+// the server; a concurrent acquire by the same owner waits for that one to
+// end and then joins its hold, instead of queueing a second node.
+func (m *Mutex) join(ctx context.Context, owner any) (*Hold, error) {
+	for {
+		m.mu.Lock()
+		if h := m.holds[owner]; h != nil {
+			defer m.mu.Unlock()
+			if err := h.Err(); err != nil {
+				return nil, fmt.Errorf("mutex: acquire %s: %w: release the lost hold first", m.engine.dir, err)
+			}
+			h.count++
+			return h, nil
+		}
+		under, busy := m.pending[owner]
+		if !busy {
+			m.pending[owner] = make(chan struct{})
+			m.mu.Unlock()
+			return nil, nil
+		}
+		m.mu.Unlock()
+		select {
+		case <-under:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("mutex: acquire %s: %w", m.engine.dir, ctx.Err())
+		}
+	}
+}
+
 // Release gives up one level of the hold of the owner in ctx (or of the
-// calling goroutine); at the last level it deletes the lock node. The
-// delete keeps ctx's values but not its end, so that Release works in a
-// defer after ctx has ended; the client's retry policy bounds it. It returns ErrNotOwner if
-// that owner holds nothing, and an error wrapping ErrLost if the hold was
-// lost (its node is gone, or being deleted). If the delete fails, the hold
-// is still given up and the node deleted in the background.
+// calling goroutine); at the last level it deletes the lock node, finishing
+// after ctx has ended as every release of the library does (see
+// recipe.Finish: ctx's values are kept, its end is not, and the client's
+// retry policy bounds the delete). It returns ErrNotOwner if that owner
+// holds nothing, and an error wrapping ErrLost if the hold was lost (its
+// node is gone, or being deleted). If the delete fails, the hold is still
+// given up and the node deleted in the background.
 func (m *Mutex) Release(ctx context.Context) error {
-	return m.release(ctx, ownerOf(ctx), nil)
+	owner, err := ownerOf(ctx)
+	if err != nil {
+		return fmt.Errorf("mutex: release %s: %w", m.engine.dir, err)
+	}
+	return m.release(ctx, owner, nil)
 }
 
 // release gives up one level of owner's hold; want, if given, must be it.
 func (m *Mutex) release(ctx context.Context, owner any, want *Hold) error {
 	m.mu.Lock()
+	if want != nil && want.count == 0 {
+		m.mu.Unlock()
+		return fmt.Errorf("mutex: release %s: %w", m.engine.dir, ErrReleased)
+	}
 	h := m.holds[owner]
 	if h == nil || (want != nil && h != want) {
 		m.mu.Unlock()
-		return fmt.Errorf("%w: %s", ErrNotOwner, m.engine.dir)
+		return fmt.Errorf("mutex: release %s: %w", m.engine.dir, ErrNotOwner)
 	}
 	h.count--
 	if h.count > 0 {
