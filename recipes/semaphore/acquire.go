@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
@@ -19,8 +20,9 @@ type guardOwner struct{ _ byte }
 
 // acquire is Curator's InterProcessSemaphoreV2 acquire, for n leases at
 // once: under the guard mutex, create the lease nodes, then wait while the
-// leases directory holds more nodes than the maximum.
-func (s *Semaphore) acquire(ctx context.Context, n int) ([]*leases.Lease, error) {
+// leases directory holds more nodes than the maximum. With once, it makes
+// one attempt: a guard held by another, or no room, is ErrNotAcquired.
+func (s *Semaphore) acquire(ctx context.Context, n int, once bool) ([]*leases.Lease, error) {
 	if n < 1 || (s.count == nil && n > s.max) {
 		return nil, fmt.Errorf("%w: %d leases asked of a semaphore of %s", ErrInvalidArgument, n, s.describeMax())
 	}
@@ -33,11 +35,15 @@ func (s *Semaphore) acquire(ctx context.Context, n int) ([]*leases.Lease, error)
 			return nil, s.fail(err)
 		}
 	}
-	hold, err := s.guard.Acquire(mutex.WithOwner(ctx, &guardOwner{}))
+	takeGuard := s.guard.Acquire
+	if once {
+		takeGuard = s.guard.TryAcquire
+	}
+	hold, err := takeGuard(mutex.WithOwner(ctx, &guardOwner{}))
 	if err != nil {
 		return nil, s.fail(err)
 	}
-	nodes, err := s.createAndWait(ctx, n)
+	nodes, err := s.createAndWait(ctx, n, once)
 	s.releaseGuard(ctx, hold)
 	if err != nil {
 		return nil, s.fail(err)
@@ -68,13 +74,13 @@ func (s *Semaphore) releaseGuard(ctx context.Context, hold *mutex.Hold) {
 // maximum. Nodes that do not become leases are deleted. A node
 // that vanishes while we count (deleted by someone, or its container
 // reaped) is created again, as Curator does.
-func (s *Semaphore) createAndWait(ctx context.Context, n int) ([]framework.Node, error) {
+func (s *Semaphore) createAndWait(ctx context.Context, n int, once bool) ([]framework.Node, error) {
 	for {
 		nodes, count, err := s.create(ctx, n)
 		if err != nil {
 			return nil, createError(err)
 		}
-		err = s.waitForRoom(ctx, nodes, count)
+		err = s.waitForRoom(ctx, nodes, count, once)
 		if err == nil {
 			return nodes, nil
 		}
@@ -89,8 +95,9 @@ func (s *Semaphore) createAndWait(ctx context.Context, n int) ([]framework.Node,
 // saw, is within the maximum. Otherwise it lists the leases directory,
 // watching it, until it holds no more nodes than the maximum. Only the
 // guard holder watches it. Every call is bound to the nodes' session, so
-// nodes of a lost session never count as held.
-func (s *Semaphore) waitForRoom(ctx context.Context, nodes []framework.Node, count int) error {
+// nodes of a lost session never count as held. With once, no room at the
+// first look is ErrNotAcquired.
+func (s *Semaphore) waitForRoom(ctx context.Context, nodes []framework.Node, count int, once bool) error {
 	if count != unknownCount {
 		max, _, err := s.maximum(ctx)
 		if err != nil || count <= max {
@@ -113,8 +120,11 @@ func (s *Semaphore) waitForRoom(ctx context.Context, nodes []framework.Node, cou
 			continue
 		}
 		max, changed, err := s.maximum(ctx)
-		if err != nil || len(children) <= max {
+		switch {
+		case err != nil || len(children) <= max:
 			return err
+		case once:
+			return ErrNotAcquired
 		}
 		select {
 		case <-watch:
@@ -122,7 +132,7 @@ func (s *Semaphore) waitForRoom(ctx context.Context, nodes []framework.Node, cou
 		case <-session.Lost():
 			return waitError(framework.ErrSessionChanged, session)
 		case <-ctx.Done():
-			return ctx.Err()
+			return recipe.SeenHeld(ctx)
 		}
 	}
 }

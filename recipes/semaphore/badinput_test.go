@@ -59,8 +59,6 @@ func TestAcquire_RejectsBadCountsWithoutARequest(t *testing.T) {
 		_, err = s.AcquireNTimeout(ctx, n, time.Second)
 		require.ErrorIs(t, err, semaphore.ErrInvalidArgument, "timed, n=%d", n)
 	}
-	_, err := s.AcquireTimeout(ctx, -time.Second)
-	require.ErrorIs(t, err, semaphore.ErrInvalidArgument, "negative timeout")
 	assert.Equal(t, before+1, zktest.PacketsReceived(t, servers), "nothing reached the server")
 }
 
@@ -75,7 +73,7 @@ func TestReturn_RejectsALeaseOfAnotherSemaphore(t *testing.T) {
 
 	before := zktest.PacketsReceived(t, servers)
 	require.ErrorIs(t, b.Return(ctx, l), semaphore.ErrNotOwner)
-	require.ErrorIs(t, b.Return(ctx, nil), semaphore.ErrNotOwner)
+	require.ErrorIs(t, b.Return(ctx, nil), semaphore.ErrInvalidArgument, "a nil lease says so")
 	assert.Equal(t, before+1, zktest.PacketsReceived(t, servers), "nothing reached the server")
 	assert.NoError(t, l.Err(), "the lease is still held")
 

@@ -223,7 +223,9 @@ func TestFault_TimeoutsAtEveryStepLeaveNothing(t *testing.T) {
 			require.NoError(t, leases.ReturnAll(ctx, ls...))
 			continue
 		}
-		require.ErrorIs(t, err, semaphore.ErrNotAcquired, "timeout %d", i)
+		// Free leases behind a slow link: the time runs out before an
+		// answer, which is no proof of contention.
+		require.ErrorIs(t, err, semaphore.ErrUnreachable, "timeout %d", i)
 	}
 	t.Logf("%d of 16 acquires got their leases in time", acquired)
 	proxy.SetDelay(0)

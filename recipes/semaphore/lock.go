@@ -43,8 +43,10 @@ func (m *Mutex) Acquire(ctx context.Context) (*leases.Lease, error) {
 	return l, nil
 }
 
-// AcquireTimeout is Acquire bounded by timeout: when the time runs out it
-// returns ErrNotAcquired and leaves nothing behind.
+// AcquireTimeout is Acquire bounded by timeout, as
+// Semaphore.AcquireTimeout: ErrNotAcquired when the lock was seen held,
+// ErrUnreachable when the server could not be reached, nothing left behind
+// either way, and one attempt for a zero or negative timeout.
 func (m *Mutex) AcquireTimeout(ctx context.Context, timeout time.Duration) (*leases.Lease, error) {
 	l, err := m.sem.AcquireTimeout(ctx, timeout)
 	if err != nil {

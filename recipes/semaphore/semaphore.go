@@ -2,7 +2,6 @@ package semaphore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -84,7 +83,7 @@ func (s *Semaphore) Path() string { return s.path }
 // first, the error wraps the context's error and no lease node is left
 // behind. If the session is lost while it waits, the error wraps ErrLost.
 func (s *Semaphore) Acquire(ctx context.Context) (*leases.Lease, error) {
-	ls, err := s.acquire(ctx, 1)
+	ls, err := s.acquire(ctx, 1, false)
 	if err != nil {
 		return nil, err
 	}
@@ -99,12 +98,17 @@ func (s *Semaphore) Acquire(ctx context.Context) (*leases.Lease, error) {
 // most the maximum (ErrInvalidArgument, at once); with a shared count, an n
 // above the current maximum waits for the count to rise.
 func (s *Semaphore) AcquireN(ctx context.Context, n int) ([]*leases.Lease, error) {
-	return s.acquire(ctx, n)
+	return s.acquire(ctx, n, false)
 }
 
-// AcquireTimeout is Acquire bounded by timeout: when the time runs out it
-// returns ErrNotAcquired, not an error of the context, and leaves no lease
-// node behind.
+// AcquireTimeout is Acquire bounded by timeout. When the time runs out
+// while the leases are seen held by others, it returns ErrNotAcquired, not
+// an error of the context; when it runs out while the server cannot be
+// reached, an error wrapping ErrUnreachable and the connection's last
+// failure. Either way it leaves no lease node behind. A zero or negative
+// timeout makes one attempt, as Curator's acquire(0, unit) does: it takes
+// a lease if the guard is free and a lease is free, and otherwise returns
+// ErrNotAcquired.
 func (s *Semaphore) AcquireTimeout(ctx context.Context, timeout time.Duration) (*leases.Lease, error) {
 	ls, err := s.AcquireNTimeout(ctx, 1, timeout)
 	if err != nil {
@@ -116,24 +120,25 @@ func (s *Semaphore) AcquireTimeout(ctx context.Context, timeout time.Duration) (
 // AcquireNTimeout is AcquireN bounded by timeout, as AcquireTimeout is:
 // one deadline covers the whole acquire.
 func (s *Semaphore) AcquireNTimeout(ctx context.Context, n int, timeout time.Duration) ([]*leases.Lease, error) {
-	if timeout < 0 {
-		return nil, fmt.Errorf("%w: negative timeout %v", ErrInvalidArgument, timeout)
+	if timeout <= 0 {
+		return s.acquire(ctx, n, true)
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ls, err := s.acquire(tctx, n)
-	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-		return nil, ErrNotAcquired
-	}
-	return ls, err
+	ls, err := s.acquire(tctx, n, false)
+	return ls, recipe.TimeoutError(ctx, s.client, err, "semaphore: acquire "+s.path)
 }
 
 // Return returns leases that this semaphore issued (Lease.Return each, in
-// one request where they share a session). A lease of another semaphore,
-// or nil, fails the call with ErrNotOwner before anything is returned.
+// one request where they share a session). A nil lease fails the call with
+// ErrInvalidArgument, a lease of another semaphore with ErrNotOwner, before
+// anything is returned.
 func (s *Semaphore) Return(ctx context.Context, ls ...*leases.Lease) error {
 	for _, l := range ls {
-		if l == nil || l.Client() != s.client || zkpath.Parent(l.Path()) != s.leases {
+		if l == nil {
+			return fmt.Errorf("%w: return to the semaphore %s: nil lease", ErrInvalidArgument, s.path)
+		}
+		if l.Client() != s.client || zkpath.Parent(l.Path()) != s.leases {
 			return fmt.Errorf("%w: the lease was not issued by the semaphore %s", ErrNotOwner, s.path)
 		}
 	}

@@ -1,0 +1,59 @@
+package semaphore_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
+)
+
+// A zero or negative timeout is one attempt: a free lease is taken, and
+// with none free the answer is ErrNotAcquired with nothing left behind.
+func TestSemaphore_ZeroTimeoutIsOneAttempt(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	s := newSemaphore(t, c, path, 1)
+	for _, timeout := range []time.Duration{0, -time.Second} {
+		l, err := s.AcquireTimeout(ctx, timeout)
+		require.NoError(t, err, "a free lease is taken with timeout %v", timeout)
+		require.NoError(t, s.Return(ctx, l))
+	}
+	held, err := s.Acquire(ctx)
+	require.NoError(t, err)
+	other := newSemaphore(t, connect(t, zktest.Servers(t)), path, 1)
+	_, err = other.AcquireTimeout(ctx, 0)
+	require.ErrorIs(t, err, semaphore.ErrNotAcquired)
+	assert.Len(t, children(t, c, path+"/leases"), 1, "the attempt left no lease node")
+	assert.Empty(t, children(t, c, path+"/locks"), "nor a guard node")
+	require.NoError(t, s.Return(ctx, held))
+}
+
+// A timed acquire that waited on held leases is not acquired; one that
+// could not reach the server says so.
+func TestSemaphore_TimeoutTellsContentionFromAnOutage(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	held, err := newSemaphore(t, c, path, 1).Acquire(ctx)
+	require.NoError(t, err)
+	_, err = newSemaphore(t, connect(t, zktest.Servers(t)), path, 1).AcquireTimeout(ctx, 200*time.Millisecond)
+	require.ErrorIs(t, err, semaphore.ErrNotAcquired)
+	assert.NotErrorIs(t, err, context.DeadlineExceeded)
+
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	cut := connect(t, proxy.Addr(), framework.WithConnectionTimeout(200*time.Millisecond))
+	s := newSemaphore(t, cut, path, 1)
+	proxy.Close()
+	require.Eventually(t, func() bool { return !cut.IsConnected() }, 10*time.Second, 5*time.Millisecond)
+	_, err = s.AcquireTimeout(ctx, 500*time.Millisecond)
+	require.ErrorIs(t, err, semaphore.ErrUnreachable)
+	assert.NotErrorIs(t, err, semaphore.ErrNotAcquired)
+	require.NoError(t, held.Return(ctx))
+}
