@@ -18,7 +18,9 @@ const (
 
 // DeleteInBackground deletes the node at path, retrying through connection
 // loss until the node is gone or the client is closed, as Curator's
-// guaranteed delete does. The returned channel is closed when it is done.
+// guaranteed delete does. An error that no retry can cure (the node has
+// children, the client lacks permission) is logged once, with the path,
+// and ends it. The returned channel is closed when it is done.
 func (c *Client) DeleteInBackground(path string) (<-chan struct{}, error) {
 	sp, err := c.cleanupPath(path)
 	if err != nil {
@@ -165,10 +167,10 @@ func hasAnyProtectionID(name string, ids []string) bool {
 	return false
 }
 
-// background runs fn with the client's retries until it succeeds or the
-// client closes, starting over after a pause when the retry policy gives
-// up. It first waits for after, if given. The returned channel is closed
-// when it ends.
+// background runs fn with the client's retries until it succeeds, fails
+// with an error no retry can cure (logged once), or the client closes,
+// starting over after a pause when the retry policy gives up. It first
+// waits for after, if given. The returned channel is closed when it ends.
 func (c *Client) background(op, path string, after <-chan struct{}, fn func(conn *zk.Conn) error) <-chan struct{} {
 	finished := make(chan struct{})
 	// Ends when fn succeeds or the client closes.
@@ -185,7 +187,13 @@ func (c *Client) background(op, path string, after <-chan struct{}, fn func(conn
 			_, err := retry(c.life, c, op, c.clientPath(path), func(conn *zk.Conn, _ *Session) (struct{}, error) {
 				return struct{}{}, fn(conn)
 			})
-			if err == nil || errors.Is(err, ErrClosed) || c.life.Err() != nil {
+			switch {
+			case err == nil || errors.Is(err, ErrClosed) || c.life.Err() != nil:
+				return
+			case !retryableInBackground(err):
+				// Not empty, no permission, and the like: no retry can cure
+				// it, so say it once and stop.
+				c.log.Warn("background clean-up failed; giving up", "op", op, "path", path, "err", err)
 				return
 			}
 			c.log.Warn("background clean-up failed; will try again", "op", op, "path", path, "err", err)
@@ -198,4 +206,11 @@ func (c *Client) background(op, path string, after <-chan struct{}, fn func(conn
 		close(finished)
 	}
 	return finished
+}
+
+// retryableInBackground reports whether a background clean-up should try
+// again after err: the connection's troubles, and an expired session, which
+// the client replaces with a new one.
+func retryableInBackground(err error) bool {
+	return IsRetryable(err) || errors.Is(err, zk.ErrSessionExpired)
 }
