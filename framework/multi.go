@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -76,6 +77,11 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 // sent: more than once means that an earlier run, whose answer was lost,
 // may have been applied as well. The count is exact when ctx cannot end;
 // otherwise a run abandoned when ctx ended may still go out afterwards.
+//
+// With a ctx bound to a session (BindSession), a transaction that ran in
+// another session (a request queued behind a broken connection goes out on
+// the next one, which may carry a new session) fails with
+// ErrSessionChanged, and the nodes it created are deleted.
 func (c *Client) MultiSent(ctx context.Context, ops ...Op) (results []OpResult, sent int, err error) {
 	reqs, err := c.multiRequests(ops)
 	if err != nil {
@@ -88,6 +94,16 @@ func (c *Client) MultiSent(ctx context.Context, ops ...Op) (results []OpResult, 
 	})
 	sent = int(runs.Load())
 	if resps == nil {
+		return nil, sent, err
+	}
+	if errors.Is(err, ErrSessionChanged) {
+		// It ran in a session other than the bound one: what it created
+		// belongs to nobody who knows of it.
+		for i, r := range resps {
+			if ops[i].kind == opCreate && r.Error == nil && r.String != "" {
+				c.deleteInBackground(r.String)
+			}
+		}
 		return nil, sent, err
 	}
 	results = make([]OpResult, len(resps))

@@ -109,6 +109,9 @@ func try[T any](ctx context.Context, c *Client, bound *Session, fn attempt[T]) (
 	if bound != nil && bound != session {
 		return zero, ErrSessionChanged
 	}
+	if bound != nil {
+		fn = inBoundSession(fn)
+	}
 	if ctx.Done() == nil {
 		return fn(conn, session)
 	}
@@ -125,6 +128,23 @@ func try[T any](ctx context.Context, c *Client, bound *Session, fn attempt[T]) (
 		return r.v, r.err
 	case <-ctx.Done():
 		return zero, ctx.Err()
+	}
+}
+
+// inBoundSession makes fn fail with ErrSessionChanged, keeping its value,
+// unless it ran in the session it was given: the connection's session was
+// that session's before the call and still is after it. go-zookeeper sends
+// a request that was queued behind a broken connection on the next one,
+// which may carry a new session; a write bound to the old session must not
+// count there (its ephemeral nodes would belong to the new one).
+func inBoundSession[T any](fn attempt[T]) attempt[T] {
+	return func(conn *zk.Conn, session *Session) (T, error) {
+		before := conn.SessionID()
+		v, err := fn(conn, session)
+		if before != session.id || conn.SessionID() != before {
+			return v, ErrSessionChanged
+		}
+		return v, err
 	}
 }
 
