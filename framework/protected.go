@@ -2,7 +2,7 @@ package framework
 
 import (
 	"context"
-	"time"
+	"errors"
 
 	"github.com/go-zookeeper/zk"
 
@@ -54,34 +54,28 @@ func (c *Client) newProtectedCreate(path string, data []byte, mode CreateMode, o
 // call runs the create and answers when it is done or ctx ends, leaving
 // whatever it may have created to be deleted in the background on failure.
 func (pc *protectedCreate) call(ctx context.Context) (Node, error) {
-	c, parent := pc.c, pc.parent
-	if ctx.Done() == nil {
-		node, err := pc.run(ctx)
-		if err != nil && pc.sent {
-			c.findAndDeleteInBackground(parent, []string{pc.id}, nil, nil)
-		}
-		return node, err
-	}
-	done := make(chan result[Node], 1)
-	finished := make(chan struct{})
-	// Ends when the create loop does: at once after a reply, or at its next
-	// wait once ctx has ended.
-	go func() {
-		defer close(finished)
-		node, err := pc.run(ctx)
-		done <- result[Node]{node, err}
-	}()
-	select {
-	case r := <-done:
-		if r.err != nil && pc.sent {
-			c.findAndDeleteInBackground(parent, []string{pc.id}, nil, nil)
-		}
-		return r.v, r.err
-	case <-ctx.Done():
+	node, err, finished := Aside(ctx, func() (Node, error) { return pc.run(ctx) })
+	switch {
+	case err == nil:
+		return node, nil
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()) && !pc.finished(finished):
 		// The loop may still create the node: delete whatever it made once
 		// it has finished.
-		c.findAndDeleteInBackground(parent, []string{pc.id}, nil, finished)
-		return Node{}, opError("create", pc.clientPath, ctx.Err())
+		pc.c.findAndDeleteInBackground(pc.parent, []string{pc.id}, nil, finished)
+		return Node{}, opError("create", pc.clientPath, err)
+	case pc.sent:
+		pc.c.findAndDeleteInBackground(pc.parent, []string{pc.id}, nil, nil)
+	}
+	return Node{}, err
+}
+
+// finished reports whether the create loop has returned.
+func (pc *protectedCreate) finished(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -100,39 +94,19 @@ type protectedCreate struct {
 // server calls synchronously, so that when it returns no create of its own
 // is still in flight.
 func (pc *protectedCreate) run(ctx context.Context) (Node, error) {
-	c := pc.c
-	start := time.Now()
-	bound := boundSession(ctx)
-	for n := 0; ; n++ {
-		node, err := pc.attempt(ctx, bound)
-		if err == nil {
-			if pc.lost {
-				// A create cut off with its connection may reach the server
-				// after this one: look for such a twin, now and later.
-				c.findAndDeleteInBackground(pc.parent, []string{pc.id}, map[string]bool{node.Name: true}, nil)
-			}
-			return node, nil
-		}
-		if !IsRetryable(err) || ctx.Err() != nil {
-			return Node{}, opError("create", pc.clientPath, err)
-		}
-		wait, ok := c.cfg.retry.AllowRetry(n, time.Since(start))
-		if !ok {
-			return Node{}, opError("create", pc.clientPath, err)
-		}
-		if err := sleep(ctx, c.life, wait); err != nil {
-			return Node{}, opError("create", pc.clientPath, err)
-		}
+	node, err := retrySteps(ctx, pc.c, "create", pc.clientPath, func() (Node, error) { return pc.attempt(ctx) })
+	if err == nil && pc.lost {
+		// A create cut off with its connection may reach the server after
+		// this one: look for such a twin, now and later.
+		pc.c.findAndDeleteInBackground(pc.parent, []string{pc.id}, map[string]bool{node.Name: true}, nil)
 	}
+	return node, err
 }
 
-func (pc *protectedCreate) attempt(ctx context.Context, bound *Session) (Node, error) {
-	conn, session, err := pc.c.connection(ctx)
+func (pc *protectedCreate) attempt(ctx context.Context) (Node, error) {
+	conn, session, err := pc.c.boundConnection(ctx)
 	if err != nil {
 		return Node{}, err
-	}
-	if bound != nil && bound != session {
-		return Node{}, ErrSessionChanged
 	}
 	if pc.sent {
 		// An earlier create may have succeeded with its answer lost.

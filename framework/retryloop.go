@@ -70,10 +70,17 @@ type attempt[T any] func(conn *zk.Conn, session *Session) (T, error)
 // waits for the connection, so retries are not spent while the link is down.
 // An error is wrapped in an OpError naming op and path.
 func retry[T any](ctx context.Context, c *Client, op, path string, fn attempt[T]) (T, error) {
+	return retrySteps(ctx, c, op, path, func() (T, error) { return try(ctx, c, fn) })
+}
+
+// retrySteps is the retry loop itself, written once for every call: it
+// makes tries until one succeeds, fails with an error that is not
+// retryable, the retry policy gives up, or ctx ends, sleeping between
+// tries as the policy says. An error is wrapped in an OpError.
+func retrySteps[T any](ctx context.Context, c *Client, op, path string, try func() (T, error)) (T, error) {
 	start := time.Now()
-	bound := boundSession(ctx)
 	for n := 0; ; n++ {
-		v, err := try(ctx, c, bound, fn)
+		v, err := try()
 		if err == nil {
 			return v, nil
 		}
@@ -92,42 +99,64 @@ func retry[T any](ctx context.Context, c *Client, op, path string, fn attempt[T]
 	}
 }
 
-// result carries an attempt's outcome across goroutines.
-type result[T any] struct {
-	v   T
-	err error
+// boundConnection returns the live connection and its session for one try
+// under ctx: it waits for the connection, and fails with ErrSessionChanged
+// when ctx is bound to another session.
+func (c *Client) boundConnection(ctx context.Context) (*zk.Conn, *Session, error) {
+	conn, session, err := c.connection(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if bound := boundSession(ctx); bound != nil && bound != session {
+		return nil, nil, ErrSessionChanged
+	}
+	return conn, session, nil
 }
 
 // try makes one attempt: waits for the connection, checks the bound
 // session, and runs fn, returning early if ctx ends.
-func try[T any](ctx context.Context, c *Client, bound *Session, fn attempt[T]) (T, error) {
-	var zero T
-	conn, session, err := c.connection(ctx)
+func try[T any](ctx context.Context, c *Client, fn attempt[T]) (T, error) {
+	conn, session, err := c.boundConnection(ctx)
 	if err != nil {
+		var zero T
 		return zero, err
 	}
-	if bound != nil && bound != session {
-		return zero, ErrSessionChanged
-	}
-	if bound != nil {
+	if boundSession(ctx) != nil {
 		fn = inBoundSession(fn)
 	}
+	v, err, _ := Aside(ctx, func() (T, error) { return fn(conn, session) })
+	return v, err
+}
+
+// Aside runs call, which cannot be cancelled (as no go-zookeeper call can),
+// and returns its result, or the error of ctx if ctx ends first. The call
+// then runs on, on a goroutine of its own that ends when it returns, and
+// finished is closed at that moment, so that the caller can clean up what
+// it may still make. With a ctx that cannot end, call runs on the caller's
+// goroutine. It is for recipe authors, like the calls of Hooks.
+func Aside[T any](ctx context.Context, call func() (T, error)) (v T, err error, finished <-chan struct{}) {
+	done := make(chan struct{})
 	if ctx.Done() == nil {
-		return fn(conn, session)
+		defer close(done)
+		v, err = call()
+		return v, err, done
 	}
-	// go-zookeeper calls cannot be cancelled: run the call aside and stop
-	// waiting for it when ctx ends. The goroutine ends when go-zookeeper
-	// answers, which it always does (reply, connection loss or close).
-	done := make(chan result[T], 1)
+	var result struct {
+		v   T
+		err error
+	}
+	// Ends when call returns: go-zookeeper always answers (a reply,
+	// connection loss, or Close).
 	go func() {
-		v, err := fn(conn, session)
-		done <- result[T]{v, err}
+		defer close(done)
+		result.v, result.err = call()
 	}()
 	select {
-	case r := <-done:
-		return r.v, r.err
+	case <-done:
+		return result.v, result.err, done
 	case <-ctx.Done():
-		return zero, ctx.Err()
+		var zero T
+		return zero, ctx.Err(), done
 	}
 }
 

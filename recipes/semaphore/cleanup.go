@@ -16,30 +16,17 @@ func (s *Semaphore) multi(ctx context.Context, t *txn) (results []framework.OpRe
 	type answer struct {
 		results []framework.OpResult
 		sent    int
-		err     error
 	}
-	done := make(chan answer, 1)
-	// Ends when the transaction does: after an answer, or when the client's
-	// retry policy gives up or the client is closed.
-	go func() {
+	a, err, finished := framework.Aside(ctx, func() (answer, error) {
 		results, sent, err := s.client.MultiSent(context.WithoutCancel(ctx), t.ops...)
-		done <- answer{results, sent, err}
-	}()
-	select {
-	case a := <-done:
-		if a.err != nil && ctx.Err() != nil {
-			// The caller will not look for the nodes of a run whose answer
-			// was lost: delete them.
-			s.deleteInBackground(nil, t.ids)
-		}
-		return a.results, a.sent, a.err
-	case <-ctx.Done():
-		finished := make(chan struct{})
-		// Ends when the transaction has answered.
-		go func() { <-done; close(finished) }()
+		return answer{results, sent}, err
+	})
+	if err != nil && ctx.Err() != nil {
+		// The caller will not look for the nodes of a run whose answer was
+		// lost, or is still to come: delete them once it has answered.
 		s.deleteInBackground(finished, t.ids)
-		return nil, 0, ctx.Err()
 	}
+	return a.results, a.sent, err
 }
 
 // sweepLater deletes, in the background, the strays of nodes that a run
