@@ -53,39 +53,6 @@ func (c *Client) deleteInBackground(serverPath string) <-chan struct{} {
 	})
 }
 
-// DeleteProtectedInBackground deletes every child of parent whose name
-// carries one of the protection ids, except the names in keep, once after
-// is closed (nil: at once). Like DeleteInBackground, it retries through
-// connection loss until it is done or the client is closed, and the
-// returned channel is closed when it ends. Recipes use it for the nodes of
-// a transaction whose answer was lost.
-//
-// A request whose connection was cut may still reach the server after the
-// client has reconnected and looked, so the client looks again, one and
-// five seconds later, and deletes what has turned up since.
-func (c *Client) DeleteProtectedInBackground(parent string, ids []string, keep map[string]bool, after <-chan struct{}) (<-chan struct{}, error) {
-	sp, err := c.cleanupPath(parent)
-	if err != nil {
-		return nil, err
-	}
-	return c.findAndDeleteInBackground(sp, ids, keep, after), nil
-}
-
-// DeleteProtectedLater is DeleteProtectedInBackground for a caller that
-// has just looked and deleted itself: it only looks the two later times,
-// one and five seconds from now, for a cut-off request that the server
-// applied late.
-func (c *Client) DeleteProtectedLater(parent string, ids []string, keep map[string]bool) error {
-	sp, err := c.cleanupPath(parent)
-	if err != nil {
-		return err
-	}
-	now := make(chan struct{})
-	close(now)
-	c.lookLater(sp, findAndDeleteLook(sp, ids, keep), now)
-	return nil
-}
-
 // The pauses before the second and third looks of a find-and-delete, for
 // a cut-off request that the server applies late.
 const (

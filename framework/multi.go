@@ -67,22 +67,16 @@ type OpResult struct {
 // call, so a transaction of creates may then fail with zk.ErrNodeExists or,
 // for sequential creates, run twice: build such transactions to be
 // recognisable, as the semaphore does with protection ids, and use
-// MultiSent to learn whether that can have happened.
+// Hooks.MultiSent to learn whether that can have happened. With a ctx bound
+// to a session (BindSession), a transaction that ran in another session
+// fails with ErrSessionChanged, and the nodes it created are deleted.
 func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
-	results, _, err := c.MultiSent(ctx, ops...)
+	results, _, err := c.multiSent(ctx, ops...)
 	return results, err
 }
 
-// MultiSent is Multi, and also says how many times the transaction was
-// sent: more than once means that an earlier run, whose answer was lost,
-// may have been applied as well. The count is exact when ctx cannot end;
-// otherwise a run abandoned when ctx ended may still go out afterwards.
-//
-// With a ctx bound to a session (BindSession), a transaction that ran in
-// another session (a request queued behind a broken connection goes out on
-// the next one, which may carry a new session) fails with
-// ErrSessionChanged, and the nodes it created are deleted.
-func (c *Client) MultiSent(ctx context.Context, ops ...Op) (results []OpResult, sent int, err error) {
+// multiSent is Hooks.MultiSent.
+func (c *Client) multiSent(ctx context.Context, ops ...Op) (results []OpResult, sent int, err error) {
 	reqs, err := c.multiRequests(ops)
 	if err != nil {
 		return nil, 0, opError("multi", "", err)

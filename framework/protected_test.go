@@ -160,7 +160,7 @@ func TestCreateProtected_AbandonedCreateOfAnExpiredSessionIsNotAdopted(t *testin
 	}, 15*time.Second, 20*time.Millisecond, "only the new session's node remains")
 }
 
-func TestDeleteProtectedInBackground_DeletesTheIDsNodesButTheKeptOnes(t *testing.T) {
+func TestDeleteProtected_DeletesTheIDsNodesButTheKeptOnes(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	parent := zktest.UniquePath(t)
@@ -173,7 +173,7 @@ func TestDeleteProtectedInBackground_DeletesTheIDsNodesButTheKeptOnes(t *testing
 	stray, err := c.Create(ctx, parent+"/"+zkpath.ProtectedName(a.ProtectionID, "n-"), nil, framework.EphemeralSequential)
 	require.NoError(t, err)
 
-	done, err := c.DeleteProtectedInBackground(parent, []string{a.ProtectionID, b.ProtectionID}, map[string]bool{a.Name: true}, nil)
+	done, err := c.Hooks().DeleteProtected(framework.ProtectedCleanup{Parent: parent, IDs: []string{a.ProtectionID, b.ProtectionID}, Keep: map[string]bool{a.Name: true}})
 	require.NoError(t, err)
 	select {
 	case <-done:
@@ -184,24 +184,24 @@ func TestDeleteProtectedInBackground_DeletesTheIDsNodesButTheKeptOnes(t *testing
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{a.Name, other.Name}, names, "the stray %s and %s are gone", stray, b.Name)
 
-	_, err = c.DeleteProtectedInBackground("bad", nil, nil, nil)
+	_, err = c.Hooks().DeleteProtected(framework.ProtectedCleanup{Parent: "bad"})
 	require.ErrorIs(t, err, framework.ErrInvalidPath)
 	require.NoError(t, c.Close())
-	_, err = c.DeleteProtectedInBackground(parent, nil, nil, nil)
+	_, err = c.Hooks().DeleteProtected(framework.ProtectedCleanup{Parent: parent})
 	require.ErrorIs(t, err, framework.ErrClosed)
 }
 
 // A create cut off with its connection may reach the server after the
 // clean-up has looked: the clean-up looks again a second later and deletes
 // the node that turned up.
-func TestDeleteProtectedInBackground_LooksAgainForALateArrival(t *testing.T) {
+func TestDeleteProtected_LooksAgainForALateArrival(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	parent := zktest.UniquePath(t)
 	require.NoError(t, c.EnsurePath(ctx, parent))
 	id := zkpath.NewProtectionID()
 
-	done, err := c.DeleteProtectedInBackground(parent, []string{id}, nil, nil)
+	done, err := c.Hooks().DeleteProtected(framework.ProtectedCleanup{Parent: parent, IDs: []string{id}, Keep: nil, After: nil})
 	require.NoError(t, err)
 	zktest.WaitClosed(t, done, 15*time.Second, "the first look")
 	late, err := c.Create(ctx, parent+"/"+zkpath.ProtectedName(id, "n-"), nil, framework.EphemeralSequential)
@@ -213,10 +213,10 @@ func TestDeleteProtectedInBackground_LooksAgainForALateArrival(t *testing.T) {
 	}, 10*time.Second, 20*time.Millisecond, "the late %s is deleted, the other node kept", late)
 }
 
-// DeleteProtectedLater skips the first look, which its caller has made:
+// DeleteProtected with LaterOnly skips the first look, which its caller has made:
 // a stray already there stays until the look a second later, which
 // deletes it and keeps the named node.
-func TestDeleteProtectedLater_LooksOnlyLater(t *testing.T) {
+func TestDeleteProtected_LaterOnlyLooksOnlyLater(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	parent := zktest.UniquePath(t)
@@ -225,16 +225,20 @@ func TestDeleteProtectedLater_LooksOnlyLater(t *testing.T) {
 	stray, err := c.Create(ctx, parent+"/"+zkpath.ProtectedName(kept.ProtectionID, "n-"), nil, framework.EphemeralSequential)
 	require.NoError(t, err)
 
-	require.NoError(t, c.DeleteProtectedLater(parent, []string{kept.ProtectionID}, map[string]bool{kept.Name: true}))
+	later := framework.ProtectedCleanup{Parent: parent, IDs: []string{kept.ProtectionID}, Keep: map[string]bool{kept.Name: true}, LaterOnly: true}
+	_, err = c.Hooks().DeleteProtected(later)
+	require.NoError(t, err)
 	time.Sleep(300 * time.Millisecond) // the first look is a second away however slow the machine
 	assert.Len(t, zktest.Children(t, c, parent), 2, "no look yet")
 	require.Eventually(t, func() bool {
 		return assert.ObjectsAreEqual([]string{kept.Name}, zktest.Children(t, c, parent))
 	}, 10*time.Second, 20*time.Millisecond, "the stray %s is deleted, the kept node kept", stray)
 
-	require.ErrorIs(t, c.DeleteProtectedLater("bad", nil, nil), framework.ErrInvalidPath)
+	_, err = c.Hooks().DeleteProtected(framework.ProtectedCleanup{Parent: "bad", LaterOnly: true})
+	require.ErrorIs(t, err, framework.ErrInvalidPath)
 	require.NoError(t, c.Close())
-	require.ErrorIs(t, c.DeleteProtectedLater(parent, nil, nil), framework.ErrClosed)
+	_, err = c.Hooks().DeleteProtected(framework.ProtectedCleanup{Parent: parent, LaterOnly: true})
+	require.ErrorIs(t, err, framework.ErrClosed)
 }
 
 // MultiSent counts the runs of a transaction: two when the first answer
@@ -246,11 +250,11 @@ func TestMultiSent_CountsARunWhoseAnswerWasLost(t *testing.T) {
 	parent := zktest.UniquePath(t)
 	require.NoError(t, c.EnsurePath(ctx, parent))
 
-	_, sent, err := c.MultiSent(ctx, framework.CreateOp(parent+"/n-", nil, framework.PersistentSequential))
+	_, sent, err := c.Hooks().MultiSent(ctx, framework.CreateOp(parent+"/n-", nil, framework.PersistentSequential))
 	require.NoError(t, err)
 	assert.Equal(t, 1, sent)
 	proxy.DropNextCreateReply()
-	_, sent, err = c.MultiSent(ctx, framework.CreateOp(parent+"/n-", nil, framework.PersistentSequential))
+	_, sent, err = c.Hooks().MultiSent(ctx, framework.CreateOp(parent+"/n-", nil, framework.PersistentSequential))
 	require.NoError(t, err)
 	assert.Equal(t, 2, sent)
 	assert.Len(t, zktest.Children(t, c, parent), 3, "the lost run was applied too")

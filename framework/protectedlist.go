@@ -5,18 +5,8 @@ import (
 	"slices"
 )
 
-// CreateProtectedAndList is CreateProtected that also lists the new node's
-// parent in the same round trip: the listing is sent as soon as the create
-// is on the wire, so the server answers it right after the create. A lock
-// recipe, which must list the queue after queueing, saves a round trip.
-//
-// children is the parent's children, the new node among them, or nil when
-// the listing could not ride along: the create had to be sent again (to
-// make the parents first, or after a lost answer), the connection was not
-// up, the client dials through a dialer of the caller's (WithZKOptions),
-// which the listing cannot see, or ctx ended before the listing's answer
-// came. The caller then lists for itself.
-func (c *Client) CreateProtectedAndList(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (node Node, children []string, err error) {
+// createProtectedAndList is Hooks.CreateProtectedAndList.
+func (c *Client) createProtectedAndList(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (node Node, children []string, err error) {
 	pc, err := c.newProtectedCreate(path, data, mode, opts)
 	if err != nil {
 		return Node{}, nil, err

@@ -33,7 +33,7 @@ func TestCreateProtectedAndList_ListsInTheCreatesRoundTrip(t *testing.T) {
 	}
 	done := make(chan answer, 1)
 	go func() {
-		node, children, err := c.CreateProtectedAndList(ctx, parent+"/lock-", nil, framework.EphemeralSequential, framework.WithParents())
+		node, children, err := c.Hooks().CreateProtectedAndList(ctx, parent+"/lock-", nil, framework.EphemeralSequential, framework.WithParents())
 		done <- answer{node, children, err}
 	}()
 	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpGetChildren2) == lists+1 },
@@ -53,7 +53,7 @@ func TestCreateProtectedAndList_MissingParentLeavesTheListingToTheCaller(t *test
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	parent := zktest.UniquePath(t) + "/a/b"
-	node, children, err := c.CreateProtectedAndList(ctx, parent+"/lock-", nil, framework.EphemeralSequential, framework.WithParents())
+	node, children, err := c.Hooks().CreateProtectedAndList(ctx, parent+"/lock-", nil, framework.EphemeralSequential, framework.WithParents())
 	require.NoError(t, err)
 	assert.Nil(t, children)
 	assert.Equal(t, []string{node.Name}, zktest.Children(t, c, parent))
@@ -69,7 +69,7 @@ func TestCreateProtectedAndList_OwnDialerLeavesTheListingToTheCaller(t *testing.
 	ctx := testContext(t)
 	parent := zktest.UniquePath(t)
 	require.NoError(t, c.EnsurePath(ctx, parent))
-	node, children, err := c.CreateProtectedAndList(ctx, parent+"/lock-", nil, framework.EphemeralSequential)
+	node, children, err := c.Hooks().CreateProtectedAndList(ctx, parent+"/lock-", nil, framework.EphemeralSequential)
 	require.NoError(t, err)
 	assert.Nil(t, children)
 	assert.Equal(t, []string{node.Name}, zktest.Children(t, c, parent))
@@ -77,7 +77,7 @@ func TestCreateProtectedAndList_OwnDialerLeavesTheListingToTheCaller(t *testing.
 
 func TestCreateProtectedAndList_BadInputWritesNothing(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
-	_, _, err := c.CreateProtectedAndList(testContext(t), "no-slash", nil, framework.EphemeralSequential)
+	_, _, err := c.Hooks().CreateProtectedAndList(testContext(t), "no-slash", nil, framework.EphemeralSequential)
 	require.ErrorIs(t, err, framework.ErrInvalidPath)
 }
 
@@ -93,7 +93,7 @@ func TestCreateProtectedAndList_LostAnswer(t *testing.T) {
 	require.NoError(t, c.EnsurePath(ctx, parent))
 	for i := range 20 {
 		proxy.DropNextCreateReply()
-		node, children, err := c.CreateProtectedAndList(ctx, parent+"/lock-", nil, framework.EphemeralSequential)
+		node, children, err := c.Hooks().CreateProtectedAndList(ctx, parent+"/lock-", nil, framework.EphemeralSequential)
 		require.NoError(t, err, "create %d", i)
 		if children != nil {
 			assert.Contains(t, children, node.Name)

@@ -38,7 +38,7 @@
 //
 // Cost: a free lock is taken in one round trip and released in one, three
 // requests in all: the listing of the queue leaves right behind the create
-// (framework.Client.CreateProtectedAndList). A waiter sets its watches
+// (framework.Hooks.CreateProtectedAndList). A waiter sets its watches
 // together, in one more round trip.
 //
 // Not guaranteed: holding is never certain until release; a process paused

@@ -40,7 +40,7 @@ type acquired struct {
 func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 	for {
 		// The queue is listed in the create's round trip when it can be.
-		node, children, err := e.client.CreateProtectedAndList(ctx, zkpath.Join(e.dir, e.lockName), e.data,
+		node, children, err := e.client.Hooks().CreateProtectedAndList(ctx, zkpath.Join(e.dir, e.lockName), e.data,
 			framework.EphemeralSequential, framework.WithParents())
 		if err != nil {
 			return acquired{}, err

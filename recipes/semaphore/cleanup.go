@@ -18,7 +18,7 @@ func (s *Semaphore) multi(ctx context.Context, t *txn) (results []framework.OpRe
 		sent    int
 	}
 	a, err, finished := framework.Aside(ctx, func() (answer, error) {
-		results, sent, err := s.client.MultiSent(context.WithoutCancel(ctx), t.ops...)
+		results, sent, err := s.client.Hooks().MultiSent(context.WithoutCancel(ctx), t.ops...)
 		return answer{results, sent}, err
 	})
 	if err != nil && ctx.Err() != nil {
@@ -43,14 +43,14 @@ func (s *Semaphore) sweepLater(nodes []framework.Node) {
 		ids[i] = n.ProtectionID
 		keep[n.Name] = true
 	}
-	_ = s.client.DeleteProtectedLater(s.leases, ids, keep)
+	_, _ = s.client.Hooks().DeleteProtected(framework.ProtectedCleanup{Parent: s.leases, IDs: ids, Keep: keep, LaterOnly: true})
 }
 
 // deleteInBackground deletes every lease node carrying one of ids once
 // after is closed (nil: at once), through the client's background
 // clean-up, which retries until it succeeds or the client is closed.
 func (s *Semaphore) deleteInBackground(after <-chan struct{}, ids []string) {
-	_, _ = s.client.DeleteProtectedInBackground(s.leases, ids, nil, after)
+	_, _ = s.client.Hooks().DeleteProtected(framework.ProtectedCleanup{Parent: s.leases, IDs: ids, After: after})
 }
 
 // discard deletes nodes that did not become leases, under a context of its

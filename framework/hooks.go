@@ -1,0 +1,79 @@
+package framework
+
+import "context"
+
+// Hooks are the calls of a Client meant for authors of recipes, such as
+// this library's mutex and semaphore: they expose the machinery that keeps
+// a recipe's nodes exact under connection loss (a create's listing in its
+// round trip, how many times a transaction went out, the clean-up of
+// protected nodes whose fate is unknown). Applications need none of them.
+// Aside is their companion for calls that cannot be cancelled.
+type Hooks struct{ c *Client }
+
+// Hooks returns the client's calls for recipe authors.
+func (c *Client) Hooks() Hooks { return Hooks{c: c} }
+
+// CreateProtectedAndList is CreateProtected that also lists the new node's
+// parent in the same round trip: the listing is sent as soon as the create
+// is on the wire, so the server answers it right after the create. A lock
+// recipe, which must list the queue after queueing, saves a round trip.
+//
+// children is the parent's children, the new node among them, or nil when
+// the listing could not ride along: the create had to be sent again (to
+// make the parents first, or after a lost answer), the connection was not
+// up, the client dials through a dialer of the caller's (WithZKOptions),
+// which the listing cannot see, or ctx ended before the listing's answer
+// came. The caller then lists for itself.
+func (h Hooks) CreateProtectedAndList(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (node Node, children []string, err error) {
+	return h.c.createProtectedAndList(ctx, path, data, mode, opts...)
+}
+
+// MultiSent is Client.Multi, and also says how many times the transaction
+// was sent: more than once means that an earlier run, whose answer was
+// lost, may have been applied as well. The count is exact when ctx cannot
+// end; otherwise a run abandoned when ctx ended may still go out
+// afterwards.
+func (h Hooks) MultiSent(ctx context.Context, ops ...Op) (results []OpResult, sent int, err error) {
+	return h.c.multiSent(ctx, ops...)
+}
+
+// ProtectedCleanup names the protected nodes DeleteProtected deletes.
+type ProtectedCleanup struct {
+	// Parent is the directory the nodes are in.
+	Parent string
+	// IDs are the protection ids: every child of Parent whose name carries
+	// one of them is deleted...
+	IDs []string
+	// Keep: ...except the children named here.
+	Keep map[string]bool
+	// After, if not nil, delays the first look until it is closed (the end
+	// of a call that may still create such nodes).
+	After <-chan struct{}
+	// LaterOnly skips the first look, for a caller that has just looked
+	// and deleted itself.
+	LaterOnly bool
+}
+
+// DeleteProtected deletes the children of p.Parent that carry one of p.IDs
+// and are not in p.Keep, in the background: the nodes of a create or a
+// transaction whose answer was lost. Like Client.DeleteInBackground, it
+// retries through connection loss until it is done, fails with an error
+// no retry cures, or the client is closed. A request whose connection was
+// cut may still reach the server after the client has reconnected and
+// looked, so the client looks again, one and five seconds later, and
+// deletes what has turned up since. The returned channel is closed after
+// the first look (at once with LaterOnly).
+func (h Hooks) DeleteProtected(p ProtectedCleanup) (<-chan struct{}, error) {
+	c := h.c
+	sp, err := c.cleanupPath(p.Parent)
+	if err != nil {
+		return nil, err
+	}
+	if !p.LaterOnly {
+		return c.findAndDeleteInBackground(sp, p.IDs, p.Keep, p.After), nil
+	}
+	now := make(chan struct{})
+	close(now)
+	c.lookLater(sp, findAndDeleteLook(sp, p.IDs, p.Keep), now)
+	return now, nil
+}
