@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkrecipes/zkrecipes"
 	"github.com/zkrecipes/zkrecipes/framework"
 )
 
@@ -53,3 +54,17 @@ func DeleteNode(ctx context.Context, client *framework.Client, node framework.No
 
 // IsNoNode reports whether err says that a node does not exist.
 func IsNoNode(err error) bool { return errors.Is(err, zk.ErrNoNode) }
+
+// WaitError turns an error of a wait on a recipe's own nodes into what the
+// caller sees: a lost session is zkrecipes.ErrLost, so that the waiter
+// fails fast, and a missing node wraps missing, the recipe's own sentinel
+// for "queue again".
+func WaitError(err error, session *framework.Session, missing error) error {
+	switch {
+	case errors.Is(err, framework.ErrSessionChanged), errors.Is(err, zk.ErrSessionExpired), session.IsLost():
+		return fmt.Errorf("%w: session lost while waiting: %w", zkrecipes.ErrLost, err)
+	case IsNoNode(err) && !errors.Is(err, missing):
+		return fmt.Errorf("%w: %w", missing, err)
+	}
+	return err
+}

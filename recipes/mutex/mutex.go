@@ -205,7 +205,7 @@ func (m *Mutex) IsAcquiredInThisProcess() bool {
 func (m *Mutex) Participants(ctx context.Context) ([]string, error) {
 	children, _, err := m.client.Children(ctx, m.engine.dir)
 	if err != nil {
-		if isNoNode(err) {
+		if recipe.IsNoNode(err) {
 			return nil, nil
 		}
 		return nil, fmt.Errorf("mutex: participants of %s: %w", m.engine.dir, err)

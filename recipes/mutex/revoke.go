@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 )
 
@@ -20,7 +21,7 @@ func Revoke(ctx context.Context, client *framework.Client, nodePath string) erro
 	if err := zkpath.Validate(nodePath); err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidArgument, err)
 	}
-	if _, err := client.Set(ctx, nodePath, []byte(zkpath.RevokeMessage), -1); err != nil && !isNoNode(err) {
+	if _, err := client.Set(ctx, nodePath, []byte(zkpath.RevokeMessage), -1); err != nil && !recipe.IsNoNode(err) {
 		return fmt.Errorf("mutex: revoke %s: %w", nodePath, err)
 	}
 	return nil

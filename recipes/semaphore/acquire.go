@@ -109,7 +109,7 @@ func (s *Semaphore) waitForRoom(ctx context.Context, nodes []framework.Node, cou
 	for {
 		children, _, watch, err := s.client.ChildrenW(bound, s.leases)
 		if err != nil {
-			return waitError(err, session)
+			return recipe.WaitError(err, session, errNodeMissing)
 		}
 		strays, err := tally(children, nodes)
 		if err != nil {
@@ -130,7 +130,7 @@ func (s *Semaphore) waitForRoom(ctx context.Context, nodes []framework.Node, cou
 		case <-watch:
 		case <-changed: // nil, never ready, for a fixed maximum
 		case <-session.Lost():
-			return waitError(framework.ErrSessionChanged, session)
+			return recipe.WaitError(framework.ErrSessionChanged, session, errNodeMissing)
 		case <-ctx.Done():
 			return recipe.SeenHeld(ctx)
 		}
@@ -163,7 +163,7 @@ func tally(children []string, nodes []framework.Node) ([]string, error) {
 func (s *Semaphore) deleteStrays(ctx context.Context, strays []string) {
 	for _, name := range strays {
 		p := zkpath.Join(s.leases, name)
-		if err := s.client.Delete(ctx, p, -1); err != nil && !isNoNode(err) {
+		if err := s.client.Delete(ctx, p, -1); err != nil && !recipe.IsNoNode(err) {
 			_, _ = s.client.DeleteInBackground(p)
 		}
 	}
@@ -200,18 +200,6 @@ func (s *Semaphore) issue(nodes []framework.Node) ([]*leases.Lease, error) {
 	return ls, nil
 }
 
-// waitError turns an error of the wait into what the caller sees: a lost
-// session is ErrLost, a missing directory errNodeMissing.
-func waitError(err error, session *framework.Session) error {
-	switch {
-	case errors.Is(err, framework.ErrSessionChanged), errors.Is(err, zk.ErrSessionExpired), session.IsLost():
-		return fmt.Errorf("%w: session lost while waiting: %w", ErrLost, err)
-	case isNoNode(err):
-		return fmt.Errorf("%w: %w", errNodeMissing, err)
-	}
-	return err
-}
-
 // createError says ErrLost for a create that failed because the session
 // it started in was lost.
 func createError(err error) error {
@@ -220,5 +208,3 @@ func createError(err error) error {
 	}
 	return err
 }
-
-func isNoNode(err error) bool { return errors.Is(err, zk.ErrNoNode) }

@@ -7,6 +7,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 )
 
@@ -140,7 +141,7 @@ func (t *txn) nodes(results []framework.OpResult) []framework.Node {
 // others: those are deleted too, and nil returned.
 func (s *Semaphore) find(ctx context.Context, t *txn) ([]framework.Node, error) {
 	children, _, err := s.client.Children(ctx, s.leases)
-	if isNoNode(err) {
+	if recipe.IsNoNode(err) {
 		return nil, nil
 	}
 	if err != nil {

@@ -151,7 +151,7 @@ func (s *Semaphore) Return(ctx context.Context, ls ...*leases.Lease) error {
 func (s *Semaphore) Participants(ctx context.Context) ([]Participant, error) {
 	children, _, err := s.client.Children(ctx, s.leases)
 	if err != nil {
-		if isNoNode(err) {
+		if recipe.IsNoNode(err) {
 			return nil, nil
 		}
 		return nil, fmt.Errorf("semaphore: participants of %s: %w", s.path, err)
@@ -161,7 +161,7 @@ func (s *Semaphore) Participants(ctx context.Context) ([]Participant, error) {
 	for _, name := range children {
 		data, _, err := s.client.Get(ctx, zkpath.Join(s.leases, name))
 		switch {
-		case isNoNode(err):
+		case recipe.IsNoNode(err):
 			continue // returned since the listing
 		case err != nil:
 			return nil, fmt.Errorf("semaphore: participants of %s: %w", s.path, err)

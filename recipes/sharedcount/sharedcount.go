@@ -58,7 +58,7 @@ func (s *SharedCount) Path() string { return s.path }
 func (s *SharedCount) Get(ctx context.Context) (Value, error) {
 	for {
 		data, stat, err := s.client.Get(ctx, s.path)
-		if isNoNode(err) && !s.opts.noCreate {
+		if recipe.IsNoNode(err) && !s.opts.noCreate {
 			if _, err := s.create(ctx, s.seed); err != nil {
 				return Value{}, err
 			}
@@ -76,7 +76,7 @@ func (s *SharedCount) Get(ctx context.Context) (Value, error) {
 func (s *SharedCount) Set(ctx context.Context, n int32) error {
 	for {
 		_, err := s.client.Set(ctx, s.path, Encode(n), -1)
-		if isNoNode(err) && !s.opts.noCreate {
+		if recipe.IsNoNode(err) && !s.opts.noCreate {
 			created, err := s.create(ctx, n)
 			if err != nil {
 				return err
@@ -101,7 +101,7 @@ func (s *SharedCount) Set(ctx context.Context, n int32) error {
 func (s *SharedCount) TrySet(ctx context.Context, n, expectedVersion int32) (bool, error) {
 	_, err := s.client.Set(ctx, s.path, Encode(n), expectedVersion)
 	switch {
-	case errors.Is(err, zk.ErrBadVersion), isNoNode(err):
+	case errors.Is(err, zk.ErrBadVersion), recipe.IsNoNode(err):
 		return false, nil
 	case err != nil:
 		return false, fmt.Errorf("sharedcount: try-set %s: %w", s.path, err)
@@ -144,5 +144,3 @@ func decode(path string, data []byte, stat *zk.Stat) (Value, error) {
 	}
 	return Value{Count: n, Version: stat.Version}, nil
 }
-
-func isNoNode(err error) bool { return errors.Is(err, zk.ErrNoNode) }
