@@ -30,6 +30,9 @@ var (
 	// BindSession) when the client is now in another session: ephemeral
 	// nodes of the old session are gone.
 	ErrSessionChanged = zkrecipes.ErrSessionChanged
+	// ErrRetriesExhausted is returned by Hooks.RetryWait when the retry
+	// policy allows no more tries.
+	ErrRetriesExhausted = errors.New("framework: retries exhausted")
 	// ErrNotConnected is the retryable failure of an attempt that found no
 	// connection within the connection timeout.
 	ErrNotConnected = errors.New("framework: not connected within the connection timeout")

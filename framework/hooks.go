@@ -1,6 +1,9 @@
 package framework
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Hooks are the calls of a Client meant for authors of recipes, such as
 // this library's mutex and semaphore: they expose the machinery that keeps
@@ -76,4 +79,18 @@ func (h Hooks) DeleteProtected(p ProtectedCleanup) (<-chan struct{}, error) {
 	close(now)
 	c.lookLater(sp, findAndDeleteLook(sp, p.IDs, p.Keep), now)
 	return now, nil
+}
+
+// RetryWait asks the client's retry policy whether a recipe may try again
+// after attempt failed tries (counted from 0) since start, and if so,
+// sleeps as long as the policy says. It returns nil to go on; otherwise
+// ErrRetriesExhausted, the error of ctx, or ErrClosed. A recipe bounds
+// with it what the client's calls cannot see, such as queueing again after
+// its own node vanished.
+func (h Hooks) RetryWait(ctx context.Context, attempt int, start time.Time) error {
+	wait, ok := h.c.cfg.retry.AllowRetry(attempt, time.Since(start))
+	if !ok {
+		return ErrRetriesExhausted
+	}
+	return sleep(ctx, h.c.life, wait)
 }

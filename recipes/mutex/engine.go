@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -38,7 +39,8 @@ type acquired struct {
 // with once, after the first look. A node that does not end up holding the
 // lock is deleted.
 func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
-	for {
+	start := time.Now()
+	for requeue := 0; ; requeue++ {
 		// The queue is listed in the create's round trip when it can be.
 		node, children, err := e.client.Hooks().CreateProtectedAndList(ctx, zkpath.Join(e.dir, e.lockName), e.data,
 			framework.EphemeralSequential, framework.WithParents())
@@ -50,8 +52,10 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 			return a, nil
 		}
 		e.discard(node)
-		if errors.Is(err, ErrNodeMissing) && ctx.Err() == nil {
-			continue // deleted by someone, or its container reaped: queue again
+		// Deleted by someone, or its container reaped: queue again, as
+		// Curator does, as often as the client's retry policy allows.
+		if errors.Is(err, ErrNodeMissing) && e.client.Hooks().RetryWait(ctx, requeue, start) == nil {
+			continue
 		}
 		return acquired{}, err
 	}
@@ -68,7 +72,7 @@ func (e *engine) wait(ctx context.Context, node framework.Node, children []strin
 		children = nil
 		switch {
 		case err != nil:
-			return acquired{}, waitError(err, node)
+			return acquired{}, recipe.WaitError(err, node.Session, ErrNodeMissing)
 		case d.Held:
 			return acquired{node: node, ownWatch: w.own}, nil
 		case once:
@@ -81,7 +85,7 @@ func (e *engine) wait(ctx context.Context, node framework.Node, children []strin
 			next, err = e.sleep(ctx, node, d, &w)
 		}
 		if err != nil {
-			return acquired{}, waitError(err, node)
+			return acquired{}, recipe.WaitError(err, node.Session, ErrNodeMissing)
 		}
 		if next == holds {
 			return acquired{node: node, ownWatch: w.own}, nil
@@ -95,7 +99,7 @@ func (e *engine) wait(ctx context.Context, node framework.Node, children []strin
 func (e *engine) judge(ctx context.Context, node framework.Node, children []string) (Decision, error) {
 	if children == nil {
 		var err error
-		if children, _, err = e.client.Children(ctx, e.dir); err != nil && !isNoNode(err) {
+		if children, _, err = e.client.Children(ctx, e.dir); err != nil && !recipe.IsNoNode(err) {
 			return Decision{}, err
 		}
 	}
@@ -159,9 +163,9 @@ func (e *engine) arm(ctx context.Context, node framework.Node, d Decision, w *wa
 	for k, i := range fresh {
 		r := replies[k]
 		switch {
-		case isNoNode(r.err) && !d.HeldWhenGone:
+		case recipe.IsNoNode(r.err) && !d.HeldWhenGone:
 			return lookAgain, nil
-		case isNoNode(r.err):
+		case recipe.IsNoNode(r.err):
 			continue // gone already: one fewer to wait for
 		case r.err != nil:
 			return lookAgain, r.err
@@ -273,17 +277,3 @@ func (e *engine) stillOurs(node framework.Node, w *watchSet) bool {
 func (e *engine) discard(node framework.Node) {
 	_ = recipe.DeleteNode(context.Background(), e.client, node)
 }
-
-// waitError turns an error of the wait into what the caller sees: a lost
-// session is ErrLost (the waiter fails fast), a missing node ErrNodeMissing.
-func waitError(err error, node framework.Node) error {
-	switch {
-	case errors.Is(err, framework.ErrSessionChanged), errors.Is(err, zk.ErrSessionExpired), node.Session.IsLost():
-		return fmt.Errorf("%w: session lost while waiting: %w", ErrLost, err)
-	case isNoNode(err) && !errors.Is(err, ErrNodeMissing):
-		return fmt.Errorf("%w: %w", ErrNodeMissing, err)
-	}
-	return err
-}
-
-func isNoNode(err error) bool { return errors.Is(err, zk.ErrNoNode) }

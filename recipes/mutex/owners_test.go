@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 )
@@ -174,4 +175,43 @@ func TestMutex_RevocationWrittenWhileWaitingReachesTheHolder(t *testing.T) {
 		t.Fatal("the revocation written while waiting never reached the handler")
 	}
 	require.NoError(t, h.Release(ctx))
+}
+
+// A waiter whose node keeps vanishing queues again only as often as the
+// client's retry policy allows, then fails with ErrNodeMissing.
+func TestMutex_RequeueAfterAMissingNodeIsBounded(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	holder, err := newMutex(t, c, path).Acquire(ctx)
+	require.NoError(t, err)
+	holderName := holder.Path()[len(path)+1:]
+
+	stop := make(chan struct{})
+	var deleter sync.WaitGroup
+	defer deleter.Wait()
+	defer close(stop)
+	// Ends when the test does: deletes every node but the holder's.
+	deleter.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+			names, _, _ := c.Children(ctx, path)
+			for _, name := range names {
+				if name != holderName {
+					_ = c.Delete(ctx, path+"/"+name, -1)
+				}
+			}
+		}
+	})
+	waiterClient := connect(t, zktest.Servers(t), framework.WithRetryPolicy(framework.RetryNTimes(2, 10*time.Millisecond)))
+	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	_, err = newMutex(t, waiterClient, path).Acquire(wctx)
+	require.ErrorIs(t, err, mutex.ErrNodeMissing)
+	assert.NoError(t, wctx.Err(), "it gave up before its context ended")
+	require.NoError(t, holder.Release(ctx))
 }
