@@ -28,9 +28,9 @@ type Lease struct {
 func New(client *framework.Client, node framework.Node, data []byte, opts ...Option) (*Lease, error) {
 	switch {
 	case client == nil:
-		return nil, fmt.Errorf("%w: nil client", ErrInvalidArgument)
+		return nil, fmt.Errorf("leases: new: %w: nil client", ErrInvalidArgument)
 	case node.Path == "" || node.Session == nil:
-		return nil, fmt.Errorf("%w: a lease node needs a path and a session", ErrInvalidArgument)
+		return nil, fmt.Errorf("leases: new: %w: a lease node needs a path and a session", ErrInvalidArgument)
 	}
 	o, err := recipe.Options(opts, ErrInvalidArgument)
 	if err != nil {

@@ -24,7 +24,7 @@ type guardOwner struct{ _ byte }
 // one attempt: a guard held by another, or no room, is ErrNotAcquired.
 func (s *Semaphore) acquire(ctx context.Context, n int, once bool) ([]*leases.Lease, error) {
 	if n < 1 || (s.count == nil && n > s.max) {
-		return nil, fmt.Errorf("%w: %d leases asked of a semaphore of %s", ErrInvalidArgument, n, s.describeMax())
+		return nil, s.fail(fmt.Errorf("%w: %d leases asked of a semaphore of %s", ErrInvalidArgument, n, s.describeMax()))
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, s.fail(err) // nothing sent for a context that has ended

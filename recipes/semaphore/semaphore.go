@@ -41,7 +41,7 @@ type Semaphore struct {
 // held at once. It checks its arguments and does no I/O.
 func New(client *framework.Client, path string, maxLeases int, opts ...Option) (*Semaphore, error) {
 	if maxLeases < 1 {
-		return nil, fmt.Errorf("%w: maximum %d leases, want at least 1", ErrInvalidArgument, maxLeases)
+		return nil, fmt.Errorf("semaphore: new %s: %w: maximum %d leases, want at least 1", path, ErrInvalidArgument, maxLeases)
 	}
 	return newSemaphore(client, path, maxLeases, nil, opts)
 }
@@ -53,7 +53,7 @@ func New(client *framework.Client, path string, maxLeases int, opts ...Option) (
 // with ErrInvalidMaximum. It checks its arguments and does no I/O.
 func NewCounted(client *framework.Client, path string, count *sharedcount.SharedCount, opts ...Option) (*Semaphore, error) {
 	if count == nil {
-		return nil, fmt.Errorf("%w: nil shared count", ErrInvalidArgument)
+		return nil, fmt.Errorf("semaphore: new %s: %w: nil shared count", path, ErrInvalidArgument)
 	}
 	return newSemaphore(client, path, 0, count, opts)
 }
