@@ -53,15 +53,15 @@ func (s *Semaphore) deleteInBackground(after <-chan struct{}, ids []string) {
 	_, _ = s.client.Hooks().DeleteProtected(framework.ProtectedCleanup{Parent: s.leases, IDs: ids, After: after})
 }
 
-// discard deletes nodes that did not become leases, under a context of its
-// own (the caller's may have ended), and leaves to the client's background
+// discard deletes nodes that did not become leases, under the rule for
+// finishing after the caller's context has ended, and leaves to the client's background
 // deletion any that it could not delete.
 func (s *Semaphore) discard(nodes []framework.Node) {
 	session := nodes[0].Session
 	if session.IsLost() {
 		return // gone with their session
 	}
-	ctx, cancel := context.WithTimeout(framework.BindSession(context.Background(), session), recipe.CleanupTimeout)
+	ctx, cancel := recipe.FinishContext(framework.BindSession(context.Background(), session))
 	defer cancel()
 	ops := make([]framework.Op, len(nodes))
 	for i, n := range nodes {
