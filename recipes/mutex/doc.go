@@ -19,8 +19,11 @@
 //
 //   - Ownership: a hold belongs to an owner, the calling goroutine unless
 //     the context names one (WithOwner). The same owner acquiring again
-//     counts up without a server call; goroutines sharing a Mutex exclude
-//     each other. Only the owner can release (ErrNotOwner otherwise).
+//     counts up without a server call, and concurrent acquires by one
+//     owner share one hold; goroutines sharing a Mutex exclude each other.
+//     Only the owner can release (ErrNotOwner otherwise; ErrReleased for a
+//     Hold released already). Owners that could not exclude each other are
+//     refused (see WithOwner).
 //   - Nothing left behind: an acquire that times out, is cancelled, or
 //     fails deletes its node, under a context of its own; a node whose
 //     delete fails is deleted in the background once connected.
@@ -33,6 +36,11 @@
 //   - A node of a lost session is never taken as held: every look at the
 //     queue is bound to the session that created the node (Curator's
 //     CURATOR-604 cannot happen).
+//   - Timeouts: AcquireTimeout returns ErrNotAcquired only when the lock
+//     was seen held by others at the end of the wait, while connected;
+//     when the server could not be reached, or did not answer in time, it
+//     returns ErrUnreachable, wrapping the connection's last failure. A
+//     zero timeout is one attempt, as TryAcquire.
 //   - Fencing: Hold.FencingToken is the node's creation zxid, which grows
 //     from one holder to the next.
 //

@@ -31,8 +31,11 @@
 //     335 and 462 were orphan leases that deadlocked the semaphore). A
 //     transaction whose answer was lost, possibly run twice, is recognised
 //     by the protection ids of its nodes.
-//   - A timed acquire that runs out returns ErrNotAcquired. Bad arguments
-//     fail with ErrInvalidArgument before anything is sent.
+//   - A timed acquire that runs out while it sees the leases held returns
+//     ErrNotAcquired; one that runs out while the server cannot be reached,
+//     or before its answer, returns ErrUnreachable: an outage never reads
+//     as contention. A zero timeout is one attempt. Bad arguments fail with
+//     ErrInvalidArgument before anything is sent.
 //   - Loss is signalled: each Lease has a Lost channel and an Err (see
 //     package leases). An acquirer whose session is lost while it waits
 //     fails with ErrLost; its lease nodes died with the session.
