@@ -99,7 +99,7 @@ func (e *engine) judge(ctx context.Context, node framework.Node, children []stri
 			return Decision{}, err
 		}
 	}
-	return e.driver.Decide(children, node.Name)
+	return e.driver.Decide(children, node.Name, e.lockName)
 }
 
 // outcome is what a waiter does after a watch is set or fires.

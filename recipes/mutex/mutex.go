@@ -169,7 +169,7 @@ func (m *Mutex) Participants(ctx context.Context) ([]string, error) {
 		}
 		return nil, fmt.Errorf("mutex: participants of %s: %w", m.engine.dir, err)
 	}
-	m.engine.driver.Sort(children)
+	m.engine.driver.Sort(children, m.engine.lockName)
 	paths := make([]string, 0, len(children))
 	for _, name := range children {
 		paths = append(paths, zkpath.Join(m.engine.dir, name))
