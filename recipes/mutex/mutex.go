@@ -55,7 +55,7 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver Drive
 	}
 	return &Mutex{
 		client: client,
-		engine: engine{client: client, dir: path, lockName: lockName, driver: driver, data: data},
+		engine: engine{client: client, dir: path, lockName: lockName, driver: driver, data: data, place: o.place},
 		opts:   o,
 		holds:  make(map[any]*Hold),
 	}, nil
@@ -150,6 +150,19 @@ func (m *Mutex) release(ctx context.Context, owner any, want *Hold) error {
 		return fmt.Errorf("mutex: release %s: %w", m.engine.dir, err)
 	}
 	return nil
+}
+
+// Held returns the hold of the owner in ctx (or of the calling goroutine),
+// or nil if that owner holds nothing, as Curator's isOwnedByCurrentThread.
+// It sends nothing to the server.
+func (m *Mutex) Held(ctx context.Context) *Hold {
+	owner := ownerOf(ctx)
+	if !reflect.TypeOf(owner).Comparable() {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.holds[owner]
 }
 
 // IsAcquiredInThisProcess reports whether any owner of this Mutex holds it.
