@@ -3,6 +3,7 @@ package mutex_test
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
@@ -31,4 +32,20 @@ func TestMutex_OwnLockNameOrdersTheQueue(t *testing.T) {
 	h2, err := other.TryAcquire(ctx)
 	require.NoError(t, err)
 	require.NoError(t, h2.Release(ctx))
+}
+
+func TestMutex_HeldIsTheOwnersHold(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	m := newMutex(t, c, zktest.UniquePath(t))
+	assert.Nil(t, m.Held(ctx))
+	h, err := m.Acquire(ctx)
+	require.NoError(t, err)
+	assert.Same(t, h, m.Held(ctx))
+	assert.Nil(t, m.Held(mutex.WithOwner(ctx, "someone else")))
+	assert.Nil(t, m.Held(mutex.WithOwner(ctx, []int{1})), "a non-comparable owner holds nothing")
+	require.NoError(t, h.Release(ctx))
+	assert.Nil(t, m.Held(ctx))
+	_, err = mutex.New(c, "/lock", mutex.WithPlace(nil))
+	require.ErrorIs(t, err, mutex.ErrInvalidArgument)
 }
