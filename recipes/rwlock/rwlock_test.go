@@ -283,3 +283,26 @@ func TestRWLock_ReentryCountsWithoutTheServer(t *testing.T) {
 	require.NoError(t, rw.WriteLock().Release(ctx))
 	assert.Empty(t, children(t, c, path))
 }
+
+// Holds are mutex holds: a fencing token that grows from holder to
+// holder, whatever the kind, and a loss signal.
+func TestRWLock_HoldsCarryFencingTokensAndLoss(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	rw := newRW(t, c, zktest.UniquePath(t))
+	var last int64
+	for _, l := range []*rwlock.Lock{rw.ReadLock(), rw.WriteLock(), rw.ReadLock()} {
+		h, err := l.Acquire(ctx)
+		require.NoError(t, err)
+		token, err := h.FencingToken(ctx)
+		require.NoError(t, err)
+		assert.Greater(t, token, last)
+		last = token
+		require.NoError(t, h.Release(ctx))
+	}
+	h, err := rw.WriteLock().Acquire(ctx)
+	require.NoError(t, err)
+	require.NoError(t, connect(t, zktest.Servers(t)).Delete(ctx, h.Path(), -1))
+	waitClosed(t, h.Lost(), 10*time.Second, "the loss channel after the node was deleted")
+	require.ErrorIs(t, h.Release(ctx), rwlock.ErrLost)
+}
