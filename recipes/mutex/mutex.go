@@ -34,7 +34,9 @@ func New(client *framework.Client, path string, opts ...Option) (*Mutex, error) 
 
 // NewWithDriver returns a lock whose nodes are named lockName and judged by
 // driver, as Curator's InterProcessMutex constructor with a driver: the
-// read/write lock builds its two locks this way.
+// read/write lock builds its two locks this way. The driver is given
+// lockName, and orders the queue by what follows it in each name, as
+// Curator's fixForSorting(child, lockName).
 func NewWithDriver(client *framework.Client, path, lockName string, driver Driver, opts ...Option) (*Mutex, error) {
 	if err := recipe.CheckPath(client, path, ErrInvalidArgument); err != nil {
 		return nil, err
