@@ -41,6 +41,16 @@ func (e *exclusion) enter(write bool) {
 	}
 }
 
+// downgrade turns a writer into a reader, as the downgrade does once the
+// read lock is held at the writer's place.
+func (e *exclusion) downgrade() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.writers--
+	e.readers++
+	e.maxReaders = max(e.maxReaders, e.readers)
+}
+
 func (e *exclusion) leave(write bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -55,7 +65,10 @@ func (e *exclusion) leave(write bool) {
 // contend runs total acquisitions spread over the given locks, one
 // goroutine per lock; each is a write with probability writes, and holds
 // for a random time in [minHold, maxHold).
-func contend(t *testing.T, locks []*rwlock.ReadWriteLock, total int, writes float64, minHold, maxHold time.Duration) *exclusion {
+//
+// A writer downgrades with probability downgrades: it takes the read lock,
+// releases the write lock, and holds the read lock as long again.
+func contend(t *testing.T, locks []*rwlock.ReadWriteLock, total int, writes, downgrades float64, minHold, maxHold time.Duration) *exclusion {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -80,6 +93,20 @@ func contend(t *testing.T, locks []*rwlock.ReadWriteLock, total int, writes floa
 				}
 				e.enter(write)
 				time.Sleep(minHold + time.Duration(rng.Int64N(int64(maxHold-minHold))))
+				if write && rng.Float64() < downgrades {
+					r, err := rw.ReadLock().Acquire(ctx)
+					if !assert.NoError(t, err) {
+						failures.Add(1)
+						return
+					}
+					e.downgrade()
+					if !assert.NoError(t, h.Release(ctx)) {
+						failures.Add(1)
+						return
+					}
+					h, write = r, false
+					time.Sleep(minHold + time.Duration(rng.Int64N(int64(maxHold-minHold))))
+				}
 				e.leave(write)
 				if !assert.NoError(t, h.Release(ctx)) {
 					failures.Add(1)
@@ -103,7 +130,7 @@ func TestLoad_EightClientsTenPercentWriters(t *testing.T) {
 	for range 8 {
 		locks = append(locks, newRW(t, connect(t, servers), path))
 	}
-	e := contend(t, locks, 800, 0.1, time.Millisecond, 9*time.Millisecond)
+	e := contend(t, locks, 800, 0.1, 0, time.Millisecond, 9*time.Millisecond)
 	assert.Zero(t, e.violations, "a writer was not alone")
 	assert.Equal(t, 800, e.served)
 	assert.Greater(t, e.maxReaders, 1, "readers held together at some point")
@@ -125,8 +152,23 @@ func TestLoad_InterleavedReadersAndWritersNeverDeadlock(t *testing.T) {
 			locks = append(locks, rw)
 		}
 	}
-	e := contend(t, locks, 600, 0.5, 0, time.Millisecond)
+	e := contend(t, locks, 600, 0.5, 0, 0, time.Millisecond)
 	assert.Zero(t, e.violations, "a writer was not alone")
 	assert.Equal(t, 600, e.served)
+	assert.Empty(t, children(t, connect(t, servers), path))
+}
+
+// Writers downgrade half of the time while readers and writers contend:
+// no writer ever gets in beside a downgraded reader.
+func TestLoad_DowngradesKeepWritersOut(t *testing.T) {
+	servers := zktest.Servers(t)
+	path := zktest.UniquePath(t)
+	var locks []*rwlock.ReadWriteLock
+	for range 6 {
+		locks = append(locks, newRW(t, connect(t, servers), path))
+	}
+	e := contend(t, locks, 400, 0.5, 0.5, 0, 2*time.Millisecond)
+	assert.Zero(t, e.violations, "a writer was not alone")
+	assert.Equal(t, 400, e.served)
 	assert.Empty(t, children(t, connect(t, servers), path))
 }
