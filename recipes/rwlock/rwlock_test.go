@@ -306,3 +306,22 @@ func TestRWLock_HoldsCarryFencingTokensAndLoss(t *testing.T) {
 	waitClosed(t, h.Lost(), 10*time.Second, "the loss channel after the node was deleted")
 	require.ErrorIs(t, h.Release(ctx), rwlock.ErrLost)
 }
+
+// A free lock, of either kind, is taken and released with three requests:
+// create, the listing that rides along with it, and delete.
+func TestRWLock_UncontendedAcquireReleaseCostsThreeRequests(t *testing.T) {
+	servers := zktest.Servers(t)
+	rw := newRW(t, connect(t, servers), zktest.UniquePath(t))
+	ctx := context.Background()
+	for _, l := range []*rwlock.Lock{rw.ReadLock(), rw.WriteLock(), rw.ReadLock()} {
+		h, err := l.Acquire(ctx) // the first acquire also creates the directory
+		require.NoError(t, err)
+		require.NoError(t, h.Release(ctx))
+		before := zktest.PacketsReceived(t, servers)
+		h, err = l.Acquire(ctx)
+		require.NoError(t, err)
+		require.NoError(t, h.Release(ctx))
+		// create, getChildren, delete, and the mntr that counts them.
+		assert.Equal(t, before+4, zktest.PacketsReceived(t, servers))
+	}
+}
