@@ -29,8 +29,8 @@
 //     goroutine unless the context names one (WithOwner); each lock
 //     counts its own re-entries, with no server call. A reader that holds
 //     the read lock re-enters it even while a writer is queued.
-//   - Downgrade: the write holder may take the read lock, then release the
-//     write lock. Its read node is a plain ephemeral node at the writer's
+//   - Downgrade: the write holder may take the read lock of the same
+//     ReadWriteLock, then release the write lock. Its read node is a plain ephemeral node at the writer's
 //     place, _c_<uuid>-__READ__<writer's sequence> (Curator 5.5's fix of
 //     CURATOR-621), so a writer queued behind stays out until the read
 //     lock is released too. Equal sort keys are ordered by name.
