@@ -47,7 +47,7 @@ func (s session) Semaphore(path string, maxLeases int) gokit.Locker {
 	return newSemaphore(s.c, path, maxLeases)
 }
 
-func (s session) RWLock(string) (gokit.Locker, gokit.Locker) { return nil, nil }
+func (s session) RWLock(path string) (gokit.Locker, gokit.Locker) { return newRWLock(s.c, path) }
 
 func (s session) Close() { _ = s.c.Close() }
 

@@ -157,6 +157,15 @@ func TestCurator_ReadersShareAndWriterExcludes(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, ok, h)
 	}
+	readers, err := c.RWParticipants(ctx, path, false)
+	require.NoError(t, err)
+	assert.Len(t, readers, 2)
+	for _, r := range readers {
+		assert.Regexp(t, "^"+path+"/_c_.*-__READ__[0-9]{10}$", r)
+	}
+	writers, err := c.RWParticipants(ctx, path, true)
+	require.NoError(t, err)
+	assert.Empty(t, writers, "each kind lists its own nodes")
 	ok, err := c.RWAcquire(ctx, "w", path, true, 300*time.Millisecond)
 	require.NoError(t, err)
 	assert.False(t, ok, "writer acquired while readers hold")

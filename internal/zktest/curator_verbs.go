@@ -119,6 +119,12 @@ func (c *Curator) RWRelease(ctx context.Context, handle string, write bool) erro
 	return err
 }
 
+// RWParticipants returns the full paths of the write (or read) lock's participants under path,
+// as Curator's InterProcessReadWriteLock lists them, in queue order.
+func (c *Curator) RWParticipants(ctx context.Context, path string, write bool) ([]string, error) {
+	return c.participants(ctx, "rw-participants", path, curatorMode(write))
+}
+
 func curatorMode(write bool) string {
 	if write {
 		return "write"

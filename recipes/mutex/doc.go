@@ -15,6 +15,15 @@
 // function over the children; NewWithDriver builds other locks (the
 // read/write lock) on the same engine.
 //
+// The engine's five exported names (Driver, Decision, MaxWatch,
+// StandardDriver, NewWithDriver) live here, beside the Mutex, as Curator
+// keeps LockInternalsDriver beside InterProcessMutex: a lock built with
+// NewWithDriver is a Mutex, with its owners, reentrancy, Hold, loss and
+// fencing, and a package of its own for the engine would have to export
+// all of those to give them back. A Driver orders the queue by the lock's
+// own name, which NewWithDriver passes to it, and never judges a node
+// without that name to hold.
+//
 // Guarantees:
 //
 //   - Ownership: a hold belongs to an owner, the calling goroutine unless

@@ -29,14 +29,22 @@ type Decision struct {
 // Driver decides who holds a lock from the children of its directory. It
 // is a pure function of the names, so both Curator and this library, given
 // the same children, agree on the holder.
+//
+// lockName is the name of the lock's nodes, as given to NewWithDriver: the
+// queue is ordered by what follows it (Curator's fixForSorting), never by
+// the random protection id in front of it. A driver whose directory holds
+// nodes of other names too (the read/write lock's) knows those names.
 type Driver interface {
-	// Sort orders children as the lock queue, in place.
-	Sort(children []string)
+	// Sort orders children as the lock queue, in place: by sort key, and
+	// equal keys by name, so that every party orders them alike.
+	Sort(children []string, lockName string)
 	// Decide judges the children, in the order the server listed them,
 	// for the node named ours. It returns ErrNodeMissing when ours is not
-	// among them. Only the nodes in front of ours in the queue can bear on
-	// the verdict, so a Driver need not sort the whole list.
-	Decide(children []string, ours string) (Decision, error)
+	// among them, and an error wrapping ErrInvalidArgument when ours does
+	// not carry lockName: such a node is never judged to hold. Only the
+	// nodes in front of ours in the queue can bear on the verdict, so a
+	// Driver need not sort the whole list.
+	Decide(children []string, ours, lockName string) (Decision, error)
 }
 
 // StandardDriver is Curator's standard driver: the first maxLeases nodes of
@@ -53,7 +61,7 @@ type Driver interface {
 // is done before the waiter's turn comes. Each node is watched by at most
 // handOffDepth waiters besides its owner.
 func StandardDriver(maxLeases int) Driver {
-	return standardDriver{maxLeases: maxLeases, lockName: zkpath.LockName}
+	return standardDriver{maxLeases: maxLeases}
 }
 
 // handOffDepth is how many nodes in front a mutex waiter watches before
@@ -62,13 +70,15 @@ const handOffDepth = 2
 
 type standardDriver struct {
 	maxLeases int
-	lockName  string
 }
 
-func (d standardDriver) Sort(children []string) { zkpath.SortNodes(children, d.lockName) }
+func (d standardDriver) Sort(children []string, lockName string) { sortQueue(children, lockName) }
 
-func (d standardDriver) Decide(children []string, ours string) (Decision, error) {
-	i, nearest, err := d.inFront(children, ours, max(d.maxLeases, handOffDepth))
+func (d standardDriver) Decide(children []string, ours, lockName string) (Decision, error) {
+	if !strings.Contains(ours, lockName) {
+		return Decision{}, fmt.Errorf("%w: node %s does not carry the lock name %q", ErrInvalidArgument, ours, lockName)
+	}
+	i, nearest, err := inFront(children, ours, lockName, max(d.maxLeases, handOffDepth))
 	if err != nil {
 		return Decision{}, err
 	}
@@ -87,32 +97,44 @@ func (d standardDriver) Decide(children []string, ours string) (Decision, error)
 	return Decision{Watch: nearest[k-handOffDepth:]}, nil
 }
 
-// queued is a child and its place in the server's listing.
+// queued is a child and its sort key.
 type queued struct {
 	key, name string
-	at        int
 }
 
-// before orders queued children as the stable Sort does: by key, and equal
-// keys in the server's order.
+// before orders queued children as Sort does: by key, and equal keys by
+// name. Keys tie only where a node keeps another's place (the read/write
+// lock's downgrade); the server lists children in no fixed order, so the
+// name, not the listing, breaks the tie.
 func before(a, b queued) bool {
-	c := strings.Compare(a.key, b.key)
-	return c < 0 || (c == 0 && a.at < b.at)
+	if c := strings.Compare(a.key, b.key); c != 0 {
+		return c < 0
+	}
+	return a.name < b.name
+}
+
+// sortQueue sorts children by their key under lockName, equal keys by name.
+func sortQueue(children []string, lockName string) {
+	slices.SortFunc(children, func(a, b string) int {
+		if c := strings.Compare(zkpath.SortKey(a, lockName), zkpath.SortKey(b, lockName)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
 }
 
 // inFront counts the children in front of ours and returns the last m of
 // them in queue order. It selects rather than sorts: a waiter deep in a
 // long queue needs its place and a few names, not the whole order.
-func (d standardDriver) inFront(children []string, ours string, m int) (int, []string, error) {
-	at := slices.Index(children, ours)
-	if at < 0 {
+func inFront(children []string, ours, lockName string, m int) (int, []string, error) {
+	if !slices.Contains(children, ours) {
 		return 0, nil, fmt.Errorf("%w: %s", ErrNodeMissing, ours)
 	}
-	us := queued{key: zkpath.SortKey(ours, d.lockName), name: ours, at: at}
+	us := queued{key: zkpath.SortKey(ours, lockName), name: ours}
 	nearest := make([]queued, 0, m) // ascending, the m largest seen
 	count := 0
-	for j, name := range children {
-		q := queued{key: zkpath.SortKey(name, d.lockName), name: name, at: j}
+	for _, name := range children {
+		q := queued{key: zkpath.SortKey(name, lockName), name: name}
 		if !before(q, us) {
 			continue
 		}

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 )
 
 func TestStandardDriver_Decide(t *testing.T) {
@@ -35,7 +38,7 @@ func TestStandardDriver_Decide(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := StandardDriver(tt.leases).Decide(tt.children, tt.ours)
+			got, err := StandardDriver(tt.leases).Decide(tt.children, tt.ours, zkpath.LockName)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 		})
@@ -43,9 +46,9 @@ func TestStandardDriver_Decide(t *testing.T) {
 }
 
 func TestStandardDriver_OwnNodeMissing(t *testing.T) {
-	_, err := StandardDriver(1).Decide([]string{"_c_x-lock-0000000001"}, "_c_y-lock-0000000002")
+	_, err := StandardDriver(1).Decide([]string{"_c_x-lock-0000000001"}, "_c_y-lock-0000000002", zkpath.LockName)
 	require.ErrorIs(t, err, ErrNodeMissing)
-	_, err = StandardDriver(1).Decide(nil, "_c_y-lock-0000000002")
+	_, err = StandardDriver(1).Decide(nil, "_c_y-lock-0000000002", zkpath.LockName)
 	require.ErrorIs(t, err, ErrNodeMissing)
 }
 
@@ -58,7 +61,7 @@ func TestStandardDriver_SortsAsCurator(t *testing.T) {
 		"_c_00000000-0000-4000-8000-000000000000-lock-0000000009",
 		"lock-0000000008", // go-zookeeper-style or unprotected
 	}
-	StandardDriver(1).Sort(children)
+	StandardDriver(1).Sort(children, zkpath.LockName)
 	assert.Equal(t, []string{
 		"_c_ffffffff-ffff-4fff-8fff-ffffffffffff-lock-0000000007",
 		"lock-0000000008",
@@ -86,9 +89,13 @@ func TestStandardDriver_DecideAgreesWithFullSort(t *testing.T) {
 		for _, leases := range []int{1, 2, 3, 5} {
 			d := StandardDriver(leases)
 			sorted := slices.Clone(children)
-			d.Sort(sorted)
+			d.Sort(sorted, zkpath.LockName)
 			want := referenceDecision(sorted, slices.Index(sorted, ours), leases)
-			got, err := d.Decide(children, ours)
+			got, err := d.Decide(children, ours, zkpath.LockName)
+			if !strings.Contains(ours, zkpath.LockName) {
+				require.ErrorIs(t, err, ErrInvalidArgument, "a foreign node never holds")
+				continue
+			}
 			require.NoError(t, err)
 			require.Equal(t, want, got, "round %d, %d leases, ours %s in %v", round, leases, ours, children)
 		}
@@ -107,4 +114,46 @@ func referenceDecision(sorted []string, i, leases int) Decision {
 		return Decision{Watch: sorted[:i], HeldWhenGone: true}
 	}
 	return Decision{Watch: sorted[i-handOffDepth : i]}
+}
+
+// The queue is ordered by the lock's own name: with any other name, the
+// standard driver would order it by the random protection ids.
+func TestStandardDriver_SortsByTheLocksOwnName(t *testing.T) {
+	const (
+		holder   = "_c_ffffffff-ffff-4fff-8fff-ffffffffffff-foo-0000000001"
+		newcomer = "_c_00000000-0000-4000-8000-000000000000-foo-0000000002"
+	)
+	children := []string{newcomer, holder}
+	got, err := StandardDriver(1).Decide(children, newcomer, "foo-")
+	require.NoError(t, err)
+	assert.Equal(t, Decision{Watch: []string{holder}, HeldWhenGone: true}, got)
+	StandardDriver(1).Sort(children, "foo-")
+	assert.Equal(t, []string{holder, newcomer}, children)
+}
+
+// A node of ours that carries none of the lock's names is never judged to
+// hold, even alone in the directory.
+func TestStandardDriver_OwnNodeWithoutTheLockNameNeverHolds(t *testing.T) {
+	const ours = "_c_00000000-0000-4000-8000-000000000000-foo-0000000001"
+	_, err := StandardDriver(1).Decide([]string{ours}, ours, zkpath.LockName)
+	require.ErrorIs(t, err, ErrInvalidArgument)
+}
+
+// Equal keys are ordered by name, whatever order the server listed them in.
+func TestStandardDriver_EqualKeysOrderedByName(t *testing.T) {
+	const (
+		a = "_c_11111111-1111-4111-8111-111111111111-lock-0000000005"
+		b = "_c_22222222-2222-4222-8222-222222222222-lock-0000000005"
+	)
+	for _, children := range [][]string{{a, b}, {b, a}} {
+		got, err := StandardDriver(1).Decide(children, b, zkpath.LockName)
+		require.NoError(t, err)
+		assert.Equal(t, Decision{Watch: []string{a}, HeldWhenGone: true}, got)
+		got, err = StandardDriver(1).Decide(children, a, zkpath.LockName)
+		require.NoError(t, err)
+		assert.True(t, got.Held)
+		sorted := slices.Clone(children)
+		StandardDriver(1).Sort(sorted, zkpath.LockName)
+		assert.Equal(t, []string{a, b}, sorted)
+	}
 }

@@ -26,6 +26,7 @@ type engine struct {
 	lockName string
 	driver   Driver
 	data     []byte
+	place    Place // or nil
 }
 
 // acquired is a node that holds the lock.
@@ -39,6 +40,11 @@ type acquired struct {
 // with once, after the first look. A node that does not end up holding the
 // lock is deleted.
 func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
+	if e.place != nil {
+		if seq, session, ok := e.place(ctx); ok {
+			return e.takePlace(ctx, seq, session)
+		}
+	}
 	start := time.Now()
 	for requeue := 0; ; requeue++ {
 		// The queue is listed in the create's round trip when it can be.
@@ -59,6 +65,21 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 		}
 		return acquired{}, err
 	}
+}
+
+// takePlace creates the node that keeps the place seq of another node in
+// session (see WithPlace); it holds at once. The create is bound to that
+// session: once it is lost, so is the place.
+func (e *engine) takePlace(ctx context.Context, seq string, session *framework.Session) (acquired, error) {
+	if session.IsLost() {
+		return acquired{}, fmt.Errorf("%w: the session of the node whose place to take is lost", ErrLost)
+	}
+	node, err := e.client.CreateProtected(framework.BindSession(ctx, session), zkpath.Join(e.dir, e.lockName+seq), e.data,
+		framework.Ephemeral, framework.WithParents())
+	if err != nil {
+		return acquired{}, recipe.WaitError(err, session, ErrNodeMissing)
+	}
+	return acquired{node: node}, nil
 }
 
 // wait judges the queue until node holds the lock, first from children
@@ -103,7 +124,7 @@ func (e *engine) judge(ctx context.Context, node framework.Node, children []stri
 			return Decision{}, err
 		}
 	}
-	return e.driver.Decide(children, node.Name)
+	return e.driver.Decide(children, node.Name, e.lockName)
 }
 
 // outcome is what a waiter does after a watch is set or fires.

@@ -33,7 +33,9 @@ func New(client *framework.Client, path string, opts ...Option) (*Mutex, error) 
 
 // NewWithDriver returns a lock whose nodes are named lockName and judged by
 // driver, as Curator's InterProcessMutex constructor with a driver: the
-// read/write lock builds its two locks this way.
+// read/write lock builds its two locks this way. The driver is given
+// lockName, and orders the queue by what follows it in each name, as
+// Curator's fixForSorting(child, lockName).
 func NewWithDriver(client *framework.Client, path, lockName string, driver Driver, opts ...Option) (*Mutex, error) {
 	if err := recipe.CheckPath(client, path, ErrInvalidArgument); err != nil {
 		return nil, err
@@ -54,7 +56,7 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver Drive
 	}
 	return &Mutex{
 		client:  client,
-		engine:  engine{client: client, dir: path, lockName: lockName, driver: driver, data: data},
+		engine:  engine{client: client, dir: path, lockName: lockName, driver: driver, data: data, place: o.place},
 		opts:    o,
 		holds:   make(map[any]*Hold),
 		pending: make(map[any]chan struct{}),
@@ -193,6 +195,19 @@ func (m *Mutex) release(ctx context.Context, owner any, want *Hold) error {
 	return nil
 }
 
+// Held returns the hold of the owner in ctx (or of the calling goroutine),
+// or nil if that owner holds nothing, as Curator's isOwnedByCurrentThread.
+// It sends nothing to the server.
+func (m *Mutex) Held(ctx context.Context) *Hold {
+	owner, err := ownerOf(ctx)
+	if err != nil {
+		return nil // such an owner can hold nothing
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.holds[owner]
+}
+
 // IsAcquiredInThisProcess reports whether any owner of this Mutex holds it.
 func (m *Mutex) IsAcquiredInThisProcess() bool {
 	m.mu.Lock()
@@ -210,7 +225,7 @@ func (m *Mutex) Participants(ctx context.Context) ([]string, error) {
 		}
 		return nil, fmt.Errorf("mutex: participants of %s: %w", m.engine.dir, err)
 	}
-	m.engine.driver.Sort(children)
+	m.engine.driver.Sort(children, m.engine.lockName)
 	paths := make([]string, 0, len(children))
 	for _, name := range children {
 		paths = append(paths, zkpath.Join(m.engine.dir, name))

@@ -1,6 +1,7 @@
 package mutex
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -14,7 +15,14 @@ type options struct {
 	data   []byte
 	policy framework.ErrorPolicy
 	revoke func(*Hold)
+	place  Place
 }
+
+// Place says where an acquire of the owner in ctx queues. With ok, the
+// acquire takes the place of a node the same owner holds on another lock in
+// the same directory: sequence is the sort key of that node, and session
+// its session. Without ok, the acquire queues as usual.
+type Place func(ctx context.Context) (sequence string, session *framework.Session, ok bool)
 
 // WithData sets the data of the lock nodes, shown to operators and to
 // other participants. Ignored when WithRevocation is given: revocable lock
@@ -52,6 +60,24 @@ func WithRevocation(handler func(*Hold)) Option {
 			return fmt.Errorf("%w: nil revocation handler", ErrInvalidArgument)
 		}
 		o.revoke = handler
+		return nil
+	}
+}
+
+// WithPlace lets an owner that holds a node of another lock in the same
+// directory take a hold at that node's place, as Curator's
+// getSortingSequence does: when place answers ok, Acquire does not queue,
+// but creates the plain ephemeral node <lock name><sequence>, protected, in
+// the given session, and holds it at once. Only a lock whose Driver lets
+// that place hold may use it: the read/write lock's downgrade, where the
+// write holder's read node keeps the writer's place, so that no writer
+// queued behind can get in. Default: every acquire queues.
+func WithPlace(place Place) Option {
+	return func(o *options) error {
+		if place == nil {
+			return fmt.Errorf("%w: nil place", ErrInvalidArgument)
+		}
+		o.place = place
 		return nil
 	}
 }

@@ -56,6 +56,8 @@ public class CuratorPeer {
         verbs.put("count-trySet", this::countTrySet);
         verbs.put("rw-acquire", this::rwAcquire);
         verbs.put("rw-release", a -> { lockOf(handle(rws, a[0]), a[1]).release(); return ""; });
+        verbs.put("rw-participants",
+            a -> json(lockOf(new Rw(a[0], new InterProcessReadWriteLock(client, a[0])), a[1]).getParticipantNodes()));
         verbs.put("revoke", a -> { Revoker.attemptRevoke(client, a[0]); return ""; });
     }
 

@@ -1,0 +1,52 @@
+package rwlock
+
+import (
+	"context"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+)
+
+// Option configures a ReadWriteLock.
+type Option func(*options) error
+
+type options struct {
+	data   []byte
+	policy framework.ErrorPolicy
+}
+
+// WithData sets the data of the lock nodes of both kinds, shown to
+// operators and to other participants. Default: empty.
+func WithData(data []byte) Option {
+	return func(o *options) error {
+		o.data = append([]byte(nil), data...)
+		return nil
+	}
+}
+
+// WithErrorPolicy chooses when a hold counts as lost: at Suspended
+// (framework.StandardErrorPolicy) or only at Lost
+// (framework.SessionErrorPolicy). Default: framework.StandardErrorPolicy.
+func WithErrorPolicy(p framework.ErrorPolicy) Option {
+	return func(o *options) error {
+		if err := recipe.CheckErrorPolicy(p, ErrInvalidArgument); err != nil {
+			return err
+		}
+		o.policy = p
+		return nil
+	}
+}
+
+// mutexOptions are the options of both locks' engines.
+func (o options) mutexOptions() []mutex.Option {
+	return []mutex.Option{mutex.WithData(o.data), mutex.WithErrorPolicy(o.policy)}
+}
+
+// WithOwner returns a context whose acquires and releases act for owner
+// instead of the calling goroutine, on both locks, so that a hold can be
+// taken in one goroutine and released in another. owner must be
+// comparable. It is mutex.WithOwner: an owner is the same on every lock.
+func WithOwner(ctx context.Context, owner any) context.Context {
+	return mutex.WithOwner(ctx, owner)
+}

@@ -1,0 +1,184 @@
+package rwlock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+)
+
+// ReadWriteLock is an inter-process read/write lock on one ZooKeeper path,
+// compatible with Curator's InterProcessReadWriteLock: any number of
+// readers or one writer hold it, served in arrival order. Its two locks
+// are reentrant per owner and safe for concurrent use: goroutines sharing
+// one ReadWriteLock exclude each other as separate processes do.
+type ReadWriteLock struct {
+	client      *framework.Client
+	path        string
+	read, write Lock
+}
+
+// Lock is the read or the write lock of a ReadWriteLock.
+type Lock struct {
+	rw   *ReadWriteLock
+	m    *mutex.Mutex
+	name string // the node name: readName or writeName
+}
+
+// Hold is one owner's hold on the read or the write lock: a mutex.Hold,
+// with its loss signal, path and fencing token.
+type Hold = mutex.Hold
+
+// New returns a read/write lock on path, whose nodes are
+// path/_c_<uuid>-__READ__<sequence> and path/_c_<uuid>-__WRIT__<sequence>.
+// It checks its arguments and does no I/O.
+func New(client *framework.Client, path string, opts ...Option) (*ReadWriteLock, error) {
+	if err := recipe.CheckPath(client, path, ErrInvalidArgument); err != nil {
+		return nil, err
+	}
+	o, err := recipe.Options(opts, ErrInvalidArgument)
+	if err != nil {
+		return nil, err
+	}
+	rw := &ReadWriteLock{client: client, path: path}
+	w, err := mutex.NewWithDriver(client, path, writeName, writeDriver{}, o.mutexOptions()...)
+	if err != nil {
+		return nil, err
+	}
+	r, err := mutex.NewWithDriver(client, path, readName, readDriver{}, append(o.mutexOptions(), mutex.WithPlace(rw.writersPlace))...)
+	if err != nil {
+		return nil, err
+	}
+	rw.read = Lock{rw: rw, m: r, name: readName}
+	rw.write = Lock{rw: rw, m: w, name: writeName}
+	return rw, nil
+}
+
+// ReadLock returns the read lock: held by any number of owners at once
+// while no writer holds or is queued in front of them.
+func (rw *ReadWriteLock) ReadLock() *Lock { return &rw.read }
+
+// WriteLock returns the write lock: held by one owner alone.
+func (rw *ReadWriteLock) WriteLock() *Lock { return &rw.write }
+
+// Path returns the lock's path.
+func (rw *ReadWriteLock) Path() string { return rw.path }
+
+// writersPlace is the read lock's Place: an owner that holds the write
+// lock takes the read lock at its write node's place (a downgrade), so
+// that a writer queued behind stays out until the read lock is released
+// too (Curator 5.5's fix of CURATOR-621).
+func (rw *ReadWriteLock) writersPlace(ctx context.Context) (string, *framework.Session, bool) {
+	h := rw.write.m.Held(ctx)
+	if h == nil || h.Err() != nil {
+		return "", nil, false
+	}
+	return sortKey(zkpath.Base(h.Path())), h.Session(), true
+}
+
+// Acquire blocks until the owner in ctx (or the calling goroutine) holds
+// the lock, and returns the hold. If ctx ends first, the error wraps the
+// context's error and nothing is left behind. If the owner holds the lock
+// already, Acquire counts up and returns at once, without a server call.
+// The write holder may take the read lock (a downgrade): it holds at once,
+// at the writer's place. A read holder asking for the write lock gets
+// ErrUpgrade at once.
+func (l *Lock) Acquire(ctx context.Context) (*Hold, error) {
+	if err := l.checkUpgrade(ctx); err != nil {
+		return nil, err
+	}
+	h, err := l.m.Acquire(ctx)
+	return h, l.wrap(err)
+}
+
+// TryAcquire makes one attempt: it returns the hold if the lock can be
+// taken now, and ErrNotAcquired otherwise, leaving nothing behind.
+func (l *Lock) TryAcquire(ctx context.Context) (*Hold, error) {
+	if err := l.checkUpgrade(ctx); err != nil {
+		return nil, err
+	}
+	h, err := l.m.TryAcquire(ctx)
+	return h, l.wrap(err)
+}
+
+// AcquireTimeout is Acquire bounded by timeout, as
+// mutex.Mutex.AcquireTimeout: ErrNotAcquired when the lock was seen held
+// by others, ErrUnreachable when the server could not be reached, nothing
+// left behind either way, and one attempt for a zero or negative timeout.
+func (l *Lock) AcquireTimeout(ctx context.Context, timeout time.Duration) (*Hold, error) {
+	if err := l.checkUpgrade(ctx); err != nil {
+		return nil, err
+	}
+	h, err := l.m.AcquireTimeout(ctx, timeout)
+	return h, l.wrap(err)
+}
+
+// Release gives up one level of the hold of the owner in ctx (or of the
+// calling goroutine); at the last level it deletes the lock node. Like
+// mutex.Mutex.Release, it works in a defer after ctx has ended. It returns
+// ErrNotOwner if that owner holds nothing, and an error wrapping ErrLost
+// if the hold was lost.
+func (l *Lock) Release(ctx context.Context) error {
+	return l.wrap(l.m.Release(ctx))
+}
+
+// Held returns the hold of the owner in ctx (or of the calling goroutine),
+// or nil if that owner does not hold the lock. It sends nothing.
+func (l *Lock) Held(ctx context.Context) *Hold { return l.m.Held(ctx) }
+
+// IsAcquiredInThisProcess reports whether any owner holds this lock
+// through this ReadWriteLock.
+func (l *Lock) IsAcquiredInThisProcess() bool { return l.m.IsAcquiredInThisProcess() }
+
+// Participants returns the paths of the nodes of this lock's kind (read or
+// write) queued on the lock, Curator's included, in queue order: the
+// holders first.
+func (l *Lock) Participants(ctx context.Context) ([]string, error) {
+	children, _, err := l.rw.client.Children(ctx, l.rw.path)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("rwlock: participants of %s: %w", l.rw.path, err)
+	}
+	sortQueue(children)
+	paths := make([]string, 0, len(children))
+	for _, name := range children {
+		if strings.Contains(name, l.name) {
+			paths = append(paths, zkpath.Join(l.rw.path, name))
+		}
+	}
+	return paths, nil
+}
+
+// checkUpgrade refuses the write lock to an owner that holds only the read
+// lock: its own read node would stand in its way forever.
+func (l *Lock) checkUpgrade(ctx context.Context) error {
+	if l.name != writeName || l.rw.read.m.Held(ctx) == nil || l.m.Held(ctx) != nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %s: the owner holds the read lock; release it first", ErrUpgrade, l.rw.path)
+}
+
+// wrap names the recipe and the lock in err.
+func (l *Lock) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("rwlock: %s lock %s: %w", l.kind(), l.rw.path, err)
+}
+
+func (l *Lock) kind() string {
+	if l.name == writeName {
+		return "write"
+	}
+	return "read"
+}

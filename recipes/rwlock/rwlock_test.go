@@ -1,0 +1,328 @@
+package rwlock_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/rwlock"
+)
+
+func TestNew_RejectsBadInput(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	before := zktest.PacketsReceived(t, zktest.Servers(t))
+	tests := []struct {
+		name   string
+		client *framework.Client
+		path   string
+		opts   []rwlock.Option
+	}{
+		{"nil client", nil, "/rw", nil},
+		{"relative path", c, "rw", nil},
+		{"trailing slash", c, "/rw/", nil},
+		{"root", c, "/", nil},
+		{"nil option", c, "/rw", []rwlock.Option{nil}},
+		{"unknown error policy", c, "/rw", []rwlock.Option{rwlock.WithErrorPolicy(framework.ErrorPolicy(7))}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rw, err := rwlock.New(tt.client, tt.path, tt.opts...)
+			require.ErrorIs(t, err, rwlock.ErrInvalidArgument)
+			assert.Nil(t, rw)
+		})
+	}
+	rw := newRW(t, c, zktest.UniquePath(t))
+	ctx := testContext(t)
+	for _, l := range []*rwlock.Lock{rw.ReadLock(), rw.WriteLock()} {
+		type request struct{}
+		_, err := l.AcquireTimeout(rwlock.WithOwner(ctx, &request{}), time.Second)
+		require.ErrorIs(t, err, rwlock.ErrInvalidArgument, "owners must not point to zero-size values")
+		_, err = l.Acquire(rwlock.WithOwner(ctx, []int{1}))
+		require.ErrorIs(t, err, rwlock.ErrInvalidArgument, "owners must be comparable")
+		require.ErrorIs(t, l.Release(ctx), rwlock.ErrNotOwner, "release without a hold")
+	}
+	assert.Equal(t, before+1, zktest.PacketsReceived(t, zktest.Servers(t)), "nothing reached the server")
+}
+
+func TestRWLock_ReadersShareAndAWriterExcludesThem(t *testing.T) {
+	servers := zktest.Servers(t)
+	c := connect(t, servers)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	rw := newRW(t, c, path, rwlock.WithData([]byte("host-1")))
+
+	r1, err := rw.ReadLock().Acquire(ctx)
+	require.NoError(t, err)
+	assert.Regexp(t, `^`+path+`/_c_[0-9a-f-]{36}-__READ__\d{10}$`, r1.Path())
+	data, _, err := c.Get(ctx, r1.Path())
+	require.NoError(t, err)
+	assert.Equal(t, []byte("host-1"), data)
+	r2, err := newRW(t, connect(t, servers), path).ReadLock().TryAcquire(ctx)
+	require.NoError(t, err, "a second reader shares the lock")
+
+	other := newRW(t, connect(t, servers), path)
+	_, err = other.WriteLock().TryAcquire(ctx)
+	require.ErrorIs(t, err, rwlock.ErrNotAcquired)
+	_, err = other.WriteLock().AcquireTimeout(ctx, 200*time.Millisecond)
+	require.ErrorIs(t, err, rwlock.ErrNotAcquired)
+	writer := start(other.WriteLock())
+	queued(t, c, path, 3)
+	writer.notHeld(t, 200*time.Millisecond, "a writer while readers hold")
+	require.NoError(t, r1.Release(ctx))
+	require.NoError(t, r2.Release(ctx))
+	w := writer.held(t, "the writer")
+	assert.Regexp(t, `-__WRIT__\d{10}$`, w.Path())
+
+	_, err = rw.ReadLock().TryAcquire(ctx)
+	require.ErrorIs(t, err, rwlock.ErrNotAcquired, "a reader while a writer holds")
+	_, err = newRW(t, connect(t, servers), path).WriteLock().TryAcquire(ctx)
+	require.ErrorIs(t, err, rwlock.ErrNotAcquired, "a second writer")
+	writer.finish(t)
+	assert.Empty(t, children(t, c, path))
+}
+
+// A reader that arrives after a queued writer waits for it, even while
+// other readers hold the lock: writers are not starved.
+func TestRWLock_ReaderWaitsForAWriterQueuedBeforeIt(t *testing.T) {
+	servers := zktest.Servers(t)
+	c := connect(t, servers)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	r1, err := newRW(t, c, path).ReadLock().Acquire(ctx)
+	require.NoError(t, err)
+	writer := start(newRW(t, connect(t, servers), path).WriteLock())
+	queued(t, c, path, 2)
+	reader := start(newRW(t, connect(t, servers), path).ReadLock())
+	queued(t, c, path, 3)
+	reader.notHeld(t, 300*time.Millisecond, "a reader behind a queued writer")
+	require.NoError(t, r1.Release(ctx))
+	writer.held(t, "the writer")
+	reader.notHeld(t, 200*time.Millisecond, "a reader while the writer holds")
+	writer.finish(t)
+	reader.held(t, "the reader")
+	reader.finish(t)
+	assert.Empty(t, children(t, c, path))
+}
+
+func TestRWLock_TwentyReadersHoldWhileEightWritersQueue(t *testing.T) {
+	servers := zktest.Servers(t)
+	c := connect(t, servers)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	clients := []*framework.Client{c, connect(t, servers), connect(t, servers), connect(t, servers)}
+	var readers, writers []*pending
+	for i := range 20 {
+		readers = append(readers, start(newRW(t, clients[i%len(clients)], path).ReadLock()))
+	}
+	for _, r := range readers {
+		r.held(t, "reader")
+	}
+	for i := range 8 {
+		writers = append(writers, start(newRW(t, clients[i%len(clients)], path).WriteLock()))
+	}
+	queued(t, c, path, 28)
+	rw := newRW(t, c, path)
+	reading, err := rw.ReadLock().Participants(ctx)
+	require.NoError(t, err)
+	writing, err := rw.WriteLock().Participants(ctx)
+	require.NoError(t, err)
+	assert.Len(t, reading, 20)
+	assert.Len(t, writing, 8)
+	for _, p := range append(reading, writing...) {
+		assert.Equal(t, path, p[:len(path)], "participants are full paths")
+	}
+	for _, w := range writers {
+		w.notHeld(t, 10*time.Millisecond, "a writer while readers hold")
+	}
+	for _, r := range readers {
+		r.finish(t)
+	}
+	// The writers hold one at a time, in queue order.
+	for range writers {
+		order, err := rw.WriteLock().Participants(ctx)
+		require.NoError(t, err)
+		var next *pending
+		require.Eventually(t, func() bool {
+			for _, w := range writers {
+				if len(w.holds) > 0 {
+					next = w
+					return true
+				}
+			}
+			return false
+		}, 20*time.Second, 5*time.Millisecond, "a writer holds")
+		h := <-next.holds
+		assert.Equal(t, order[0], h.Path(), "the head of the queue holds")
+		for _, w := range writers {
+			assert.Empty(t, w.holds, "a second writer holds")
+		}
+		next.finish(t)
+	}
+	assert.Empty(t, children(t, c, path))
+}
+
+func TestRWLock_UpgradeIsRefusedAtOnce(t *testing.T) {
+	servers := zktest.Servers(t)
+	c := connect(t, servers)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	rw := newRW(t, c, path)
+	r, err := rw.ReadLock().Acquire(ctx)
+	require.NoError(t, err)
+
+	before := zktest.PacketsReceived(t, servers)
+	for _, acquire := range []func(context.Context) (*rwlock.Hold, error){
+		rw.WriteLock().Acquire, rw.WriteLock().TryAcquire,
+		func(ctx context.Context) (*rwlock.Hold, error) {
+			return rw.WriteLock().AcquireTimeout(ctx, time.Minute)
+		},
+	} {
+		_, err := acquire(ctx)
+		require.ErrorIs(t, err, rwlock.ErrUpgrade)
+	}
+	assert.Equal(t, before+1, zktest.PacketsReceived(t, servers), "nothing reached the server")
+
+	// Another owner may still ask for the write lock, and waits.
+	other := rwlock.WithOwner(ctx, "other")
+	_, err = rw.WriteLock().AcquireTimeout(other, 100*time.Millisecond)
+	require.ErrorIs(t, err, rwlock.ErrNotAcquired)
+	require.NoError(t, r.Release(ctx))
+	w, err := rw.WriteLock().Acquire(ctx)
+	require.NoError(t, err, "after the read lock is released")
+	require.NoError(t, w.Release(ctx))
+	assert.Empty(t, children(t, c, path))
+}
+
+// Curator's testContendingDowngrading, which Curator 5.4 fails: the write
+// holder takes the read lock and releases the write lock; a writer queued
+// behind it stays out until the read lock is released too.
+func TestRWLock_DowngradeKeepsTheWritersPlace(t *testing.T) {
+	servers := zktest.Servers(t)
+	proxy := zktest.NewProxy(t, servers)
+	c := connect(t, proxy.Addr())
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	rw := newRW(t, c, path)
+	w, err := rw.WriteLock().Acquire(ctx)
+	require.NoError(t, err)
+	contender := start(newRW(t, connect(t, servers), path).WriteLock())
+	queued(t, c, path, 2)
+
+	creates, lists, reads := proxy.Requests(zktest.OpCreate), proxy.Requests(zktest.OpGetChildren2), proxy.Requests(zktest.OpGetData)
+	r, err := rw.ReadLock().Acquire(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []int64{creates + 1, lists, reads},
+		[]int64{proxy.Requests(zktest.OpCreate), proxy.Requests(zktest.OpGetChildren2), proxy.Requests(zktest.OpGetData)},
+		"a downgrade is one create, held at once")
+	assert.Regexp(t, `-__READ__`+w.Path()[len(w.Path())-10:]+`$`, r.Path(), "the read node keeps the writer's sequence")
+	_, stat, err := c.Get(ctx, r.Path())
+	require.NoError(t, err)
+	assert.Equal(t, c.Session().ID(), stat.EphemeralOwner, "ephemeral")
+	require.NoError(t, w.Release(ctx))
+	contender.notHeld(t, 500*time.Millisecond, "a writer while the downgraded read lock is held")
+
+	// A reader of another owner that arrives now queues behind the
+	// contending writer, as any reader would.
+	_, err = rw.ReadLock().TryAcquire(rwlock.WithOwner(ctx, "late reader"))
+	require.ErrorIs(t, err, rwlock.ErrNotAcquired)
+	_, err = rw.WriteLock().Acquire(ctx)
+	require.ErrorIs(t, err, rwlock.ErrUpgrade, "once downgraded, no way back")
+
+	require.NoError(t, r.Release(ctx))
+	contender.held(t, "the contending writer")
+	contender.finish(t)
+	assert.Empty(t, children(t, c, path))
+}
+
+// Re-entry counts per owner without the server: a reader re-enters its
+// read lock even while a writer is queued (Kazoo deadlocks here), and the
+// write holder re-enters both locks.
+func TestRWLock_ReentryCountsWithoutTheServer(t *testing.T) {
+	servers := zktest.Servers(t)
+	proxy := zktest.NewProxy(t, servers)
+	c := connect(t, proxy.Addr())
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	rw := newRW(t, c, path)
+	r, err := rw.ReadLock().Acquire(ctx)
+	require.NoError(t, err)
+	writer := start(newRW(t, connect(t, servers), path).WriteLock())
+	queued(t, c, path, 2)
+	sent := func() int64 {
+		return proxy.Requests(zktest.OpCreate) + proxy.Requests(zktest.OpDelete) +
+			proxy.Requests(zktest.OpGetChildren2) + proxy.Requests(zktest.OpGetData)
+	}
+	before := sent()
+	again, err := rw.ReadLock().AcquireTimeout(ctx, time.Second)
+	require.NoError(t, err, "re-entry behind a queued writer")
+	assert.Same(t, r, again)
+	require.NoError(t, rw.ReadLock().Release(ctx))
+	assert.Equal(t, before, sent(), "re-entry and inner release send nothing")
+	writer.notHeld(t, 100*time.Millisecond, "the writer after an inner release")
+	require.NoError(t, rw.ReadLock().Release(ctx))
+	writer.held(t, "the writer")
+	writer.finish(t)
+
+	w, err := rw.WriteLock().Acquire(ctx)
+	require.NoError(t, err)
+	for _, l := range []*rwlock.Lock{rw.WriteLock(), rw.ReadLock(), rw.ReadLock(), rw.WriteLock()} {
+		_, err := l.Acquire(ctx)
+		require.NoError(t, err)
+	}
+	assert.Len(t, children(t, c, path), 2, "one write node and one read node")
+	for range 2 {
+		require.NoError(t, rw.WriteLock().Release(ctx))
+		require.NoError(t, rw.ReadLock().Release(ctx))
+	}
+	assert.Same(t, w, rw.WriteLock().Held(ctx), "the write lock is still held once")
+	assert.Nil(t, rw.ReadLock().Held(ctx))
+	require.NoError(t, rw.WriteLock().Release(ctx))
+	assert.Empty(t, children(t, c, path))
+}
+
+// Holds are mutex holds: a fencing token that grows from holder to
+// holder, whatever the kind, and a loss signal.
+func TestRWLock_HoldsCarryFencingTokensAndLoss(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	rw := newRW(t, c, zktest.UniquePath(t))
+	var last int64
+	for _, l := range []*rwlock.Lock{rw.ReadLock(), rw.WriteLock(), rw.ReadLock()} {
+		h, err := l.Acquire(ctx)
+		require.NoError(t, err)
+		token, err := h.FencingToken(ctx)
+		require.NoError(t, err)
+		assert.Greater(t, token, last)
+		last = token
+		require.NoError(t, h.Release(ctx))
+	}
+	h, err := rw.WriteLock().Acquire(ctx)
+	require.NoError(t, err)
+	require.NoError(t, connect(t, zktest.Servers(t)).Delete(ctx, h.Path(), -1))
+	waitClosed(t, h.Lost(), 10*time.Second, "the loss channel after the node was deleted")
+	require.ErrorIs(t, h.Release(ctx), rwlock.ErrLost)
+}
+
+// A free lock, of either kind, is taken and released with three requests:
+// create, the listing that rides along with it, and delete.
+func TestRWLock_UncontendedAcquireReleaseCostsThreeRequests(t *testing.T) {
+	servers := zktest.Servers(t)
+	rw := newRW(t, connect(t, servers), zktest.UniquePath(t))
+	ctx := context.Background()
+	for _, l := range []*rwlock.Lock{rw.ReadLock(), rw.WriteLock(), rw.ReadLock()} {
+		h, err := l.Acquire(ctx) // the first acquire also creates the directory
+		require.NoError(t, err)
+		require.NoError(t, h.Release(ctx))
+		before := zktest.PacketsReceived(t, servers)
+		h, err = l.Acquire(ctx)
+		require.NoError(t, err)
+		require.NoError(t, h.Release(ctx))
+		// create, getChildren, delete, and the mntr that counts them.
+		assert.Equal(t, before+4, zktest.PacketsReceived(t, servers))
+	}
+}
