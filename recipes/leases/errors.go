@@ -2,6 +2,7 @@ package leases
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/zkrecipes/zkrecipes"
 )
@@ -14,12 +15,21 @@ var (
 	// node was deleted by someone else, or its maximum hold time passed.
 	ErrLost = zkrecipes.ErrLost
 	// ErrExpired is wrapped, together with ErrLost, by the error of a lease
-	// that its maximum hold time (WithMaxHold) ended.
-	ErrExpired = errors.New("leases: maximum hold time exceeded")
+	// whose bound passed without a renewal: its maximum hold time
+	// (WithMaxHold), or the time to live of a TTL lease, on the holder's
+	// own clock. The holder's process gave the lease up itself.
+	ErrExpired = errors.New("leases: bound passed without renewal")
+	// ErrReleased is wrapped by the error of a renewal of a returned lease.
+	ErrReleased = zkrecipes.ErrReleased
+	// ErrTTLUnsupported is returned when the server refuses TTL nodes: it
+	// runs without extendedTypesEnabled=true (a ZooKeeper 3.5.3 or later
+	// option, off by default), or is older.
+	ErrTTLUnsupported = errors.New("leases: the server does not support TTL nodes (extendedTypesEnabled=true is needed)")
 	// ErrInvalidArgument is returned for a nil client, a node without a
-	// path or session, or a bad option.
+	// path or session, a bad option, or a renewal of a lease without a
+	// bound.
 	ErrInvalidArgument = zkrecipes.ErrInvalidArgument
 )
 
 // errReturned is the Err of a returned lease.
-var errReturned = errors.New("leases: returned")
+var errReturned = fmt.Errorf("leases: %w: returned", ErrReleased)
