@@ -33,6 +33,9 @@ func (s *Semaphore) acquire(ctx context.Context, n int) ([]*leases.Lease, error)
 			return nil, s.fail(err)
 		}
 	}
+	if s.opts.ttl > 0 {
+		return s.acquireTTL(ctx, n)
+	}
 	hold, err := s.guard.Acquire(mutex.WithOwner(ctx, &guardOwner{}))
 	if err != nil {
 		return nil, s.fail(err)
