@@ -13,21 +13,6 @@ import (
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 )
 
-// ttlOwnerMask marks the ephemeral owner of a TTL node in its stat: the top
-// byte is 0xFF and the rest is the time to live in milliseconds
-// (ZooKeeper's EphemeralType.TTL).
-const ttlOwnerMask = int64(-1) << 56
-
-// TTLOf returns the time to live of a TTL node from its stat's
-// ephemeralOwner, and false for any other node.
-func TTLOf(stat *zk.Stat) (time.Duration, bool) {
-	if stat == nil || stat.EphemeralOwner&ttlOwnerMask != ttlOwnerMask {
-		return 0, false
-	}
-	ms := stat.EphemeralOwner &^ ttlOwnerMask
-	return time.Duration(ms) * time.Millisecond, ms > 0
-}
-
 // maxResumeTries bounds the reads and writes of a Resume that keeps
 // meeting writes of another holder.
 const maxResumeTries = 3
@@ -35,7 +20,8 @@ const maxResumeTries = 3
 // Resume takes over the TTL lease at path, a lease that an earlier run of
 // the holder's process acquired and whose node name it kept (see
 // semaphore.Semaphore.Resume, which checks that path is one of its
-// leases). It reads the node and rewrites its stamp conditionally on the
+// leases). It reads the node, whose stamp gives the time to live (the
+// server does not tell it), and rewrites its stamp conditionally on the
 // version it read: from then on, the returned Lease is the holder, and the
 // earlier one (if its process still runs) fails its next renewal with
 // ErrLost. The deadline starts anew, on this process's clock.
@@ -71,10 +57,13 @@ func resumeOnce(ctx context.Context, client *framework.Client, path string, o op
 	if err != nil {
 		return nil, fmt.Errorf("leases: resume %s: %w", path, err)
 	}
-	ttl, isTTL := TTLOf(stat)
-	if stamp, _, ok := ParseStamp(data); !isTTL || !ok || stamp.Mode != TTLMode {
+	// The server shows clients no TTL in a stat (its ephemeralOwner is 0):
+	// the stamp tells it.
+	stamp, _, ok := ParseStamp(data)
+	if !ok || stamp.Mode != TTLMode || stat.EphemeralOwner != 0 {
 		return nil, fmt.Errorf("%w: %s is not a TTL lease", ErrInvalidArgument, path)
 	}
+	ttl := stamp.Bound
 	node := framework.Node{Path: path, Name: zkpath.Base(path), Session: client.Session()}
 	if id, ok := zkpath.ProtectionID(node.Name); ok {
 		node.ProtectionID = id
