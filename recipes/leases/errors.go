@@ -7,7 +7,7 @@ import (
 	"github.com/zkrecipes/zkrecipes"
 )
 
-// Sentinel errors. ErrLost and ErrInvalidArgument are the zkrecipes package's,
+// Sentinel errors. All but ErrTTLUnsupported are the zkrecipes package's,
 // so that errors.Is works with the same names across the recipes.
 var (
 	// ErrLost says that a lease ended without a return: the connection was
@@ -18,7 +18,7 @@ var (
 	// whose bound passed without a renewal: its maximum hold time
 	// (WithMaxHold), or the time to live of a TTL lease, on the holder's
 	// own clock. The holder's process gave the lease up itself.
-	ErrExpired = errors.New("leases: bound passed without renewal")
+	ErrExpired = zkrecipes.ErrExpired
 	// ErrReleased is wrapped by the error of a renewal of a returned lease.
 	ErrReleased = zkrecipes.ErrReleased
 	// ErrTTLUnsupported is returned when the server refuses TTL nodes: it
