@@ -2,6 +2,7 @@ package mutex
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/recipe"
@@ -14,6 +15,8 @@ type options struct {
 	data   []byte
 	policy framework.ErrorPolicy
 	revoke func(*Hold)
+	// maxHold bounds a hold between renewals (WithMaxHold, bound.go).
+	maxHold time.Duration
 }
 
 // WithData sets the data of the lock nodes, shown to operators and to
