@@ -142,9 +142,10 @@ func (w *Watch) run() {
 	session := w.cfg.Node.Session
 	interrupted := session.Interrupted(w.cfg.Policy)
 	var expired <-chan time.Time
-	t := time.NewTimer(w.cfg.MaxHold)
-	defer t.Stop()
+	var t *time.Timer
 	if w.cfg.MaxHold > 0 {
+		t = time.NewTimer(w.cfg.MaxHold)
+		defer t.Stop()
 		expired = t.C
 	}
 	arm, watch := w.arm, w.cfg.Watch
