@@ -193,3 +193,18 @@ func TestCurator_CountsTTLLeases(t *testing.T) {
 	assert.True(t, ok, "and free once returned")
 	require.NoError(t, cur.SemRelease(ctx, "a"))
 }
+
+// A TTL acquire that times out while it waits leaves no lease node behind.
+func TestSemaphore_TTLTimedOutAcquireLeavesNothing(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	s := newSemaphore(t, c, path, 1, semaphore.WithTTL(time.Minute))
+	held, err := s.Acquire(ctx)
+	require.NoError(t, err)
+	_, err = s.AcquireTimeout(ctx, 300*time.Millisecond)
+	require.ErrorIs(t, err, semaphore.ErrNotAcquired)
+	assert.Equal(t, []string{held.Name()}, children(t, c, path+"/leases"))
+	require.NoError(t, held.Return(ctx))
+	assert.Equal(t, 0, nodeCount(t, c, path))
+}
