@@ -43,9 +43,9 @@
 // Measured on the test server (1 s container check interval, loaded
 // two-core machine): a session lease with a 1 s bound that stops renewing
 // is lost, and its permit taken by the next waiter, 1.01 s after its last
-// renewal; a TTL lease of 6 s whose holder's process dies is reclaimed by
-// the server and taken by the next waiter 6.5 s after its last renewal
-// (bound: 7 s).
+// renewal (bound: 1 s); a TTL lease whose holder's process dies is
+// reclaimed by the server and taken by the next waiter 6.5 s after its last
+// renewal with a 6 s TTL, 8.4 s with an 8 s TTL (bounds: 7 s and 9 s).
 //
 // Mutex holds (package mutex, WithMaxHold) are Renewers too, but their
 // renewal is local: the lock node's data carries revocation requests, so a

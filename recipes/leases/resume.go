@@ -26,6 +26,11 @@ const maxResumeTries = 3
 // earlier one (if its process still runs) fails its next renewal with
 // ErrLost. The deadline starts anew, on this process's clock.
 //
+// The node's name is a capability: whoever has it can take the lease, and
+// until the earlier holder's next renewal both believe they hold it. Keep
+// the name where only the job's own restarts find it, and keep renewals
+// frequent (a Keeper renews every third of the TTL).
+//
 // A node that is gone (expired on the server, or returned) gives an error
 // wrapping ErrLost: the permit has to be acquired again. A node that is
 // not a TTL lease gives ErrInvalidArgument. Resume takes no guard: the

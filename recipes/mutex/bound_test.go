@@ -69,7 +69,7 @@ func TestMutex_KeeperKeepsTheHoldAndReleasesIt(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)
-	const bound = 600 * time.Millisecond
+	const bound = time.Second
 	revoked := make(chan struct{}, 1)
 	m := newMutex(t, c, path, mutex.WithMaxHold(bound), mutex.WithRevocation(func(*mutex.Hold) { revoked <- struct{}{} }))
 	h, err := m.Acquire(ctx)
@@ -79,7 +79,7 @@ func TestMutex_KeeperKeepsTheHoldAndReleasesIt(t *testing.T) {
 	require.NoError(t, err)
 	next := acquireElsewhere(ctx, newMutex(t, connect(t, zktest.Servers(t)), path))
 
-	time.Sleep(4 * bound)
+	time.Sleep(3 * bound)
 	require.NoError(t, h.Err(), "the keeper kept the hold")
 	require.NoError(t, mutex.Revoke(ctx, c, h.Path()))
 	waitClosed(t, revoked, 10*time.Second, "the revocation handler")

@@ -49,7 +49,7 @@ func TestSemaphore_TTLLeaseSurvivesItsHoldersSessionAndIsReclaimed(t *testing.T)
 	observer := connect(t, servers)
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)
-	const ttl = 6 * time.Second
+	const ttl = 8 * time.Second
 	l, err := newSemaphore(t, first, path, 1, semaphore.WithTTL(ttl), semaphore.WithData([]byte("job-9"))).Acquire(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, leases.TTLMode, l.Mode())
@@ -117,7 +117,7 @@ func TestSemaphore_TTLLeaseKeptByAKeeper(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)
-	const ttl = 1500 * time.Millisecond
+	const ttl = 2 * time.Second
 	s := newSemaphore(t, c, path, 1, semaphore.WithTTL(ttl))
 	l, err := s.Acquire(ctx)
 	require.NoError(t, err)
@@ -130,7 +130,7 @@ func TestSemaphore_TTLLeaseKeptByAKeeper(t *testing.T) {
 		next <- result[*leases.Lease]{l, err}
 	}()
 
-	time.Sleep(3 * ttl) // several TTLs, with the server reaping every second
+	time.Sleep(5 * ttl / 2) // several TTLs, with the server reaping every second
 	require.NoError(t, l.Err())
 	select {
 	case r := <-next:
