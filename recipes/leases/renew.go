@@ -32,7 +32,9 @@ func (l *Lease) Mode() Mode {
 
 // Renew proves that the holder is alive: it moves the lease's deadline to
 // MaxHold after the call began, on the holder's own monotonic clock, and
-// writes the renewal into the node's Stamp for operators (one request).
+// writes the renewal into the node's Stamp for operators (one request, and
+// one more to set the node's watch again once Lost has been called, since
+// the write fires it).
 // The deadline moves only if the write succeeds; a failed write leaves the
 // lease as it was, so a holder cut off from the server runs out of time.
 //
