@@ -90,7 +90,9 @@ func (k *Keeper) run(ctx context.Context, r Renewer, release func(context.Contex
 			return
 		case <-t.C:
 		}
-		rctx, cancel := context.WithTimeout(ctx, every)
+		// A slow answer still renews from when the renewal began; after a
+		// whole bound it is too late anyway.
+		rctx, cancel := context.WithTimeout(ctx, bound)
 		err := r.Renew(rctx)
 		cancel()
 		switch {
