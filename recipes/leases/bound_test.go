@@ -197,15 +197,17 @@ func TestBound_BadInput(t *testing.T) {
 	_, err = leases.Keep(ctx, unbounded, nil)
 	require.ErrorIs(t, err, leases.ErrInvalidArgument)
 	node := framework.Node{Path: "/l/x", Name: "x", Session: c.Session()}
-	for _, d := range []time.Duration{0, -time.Second} {
-		_, err = leases.New(c, node, nil, leases.WithMaxHold(d))
-		require.ErrorIs(t, err, leases.ErrInvalidArgument, "max hold %v", d)
+	for _, d := range []time.Duration{0, -time.Second, time.Microsecond} {
+		if d <= 0 {
+			_, err = leases.New(c, node, nil, leases.WithMaxHold(d))
+			require.ErrorIs(t, err, leases.ErrInvalidArgument, "max hold %v", d)
+			_, err = semaphore.New(c, "/l", 1, semaphore.WithMaxHold(d))
+			require.ErrorIs(t, err, leases.ErrInvalidArgument, "semaphore max hold %v", d)
+		}
 		_, err = leases.NewTTL(c, node, 0, nil, d)
 		require.ErrorIs(t, err, leases.ErrInvalidArgument, "TTL %v", d)
 		_, err = semaphore.New(c, "/l", 1, semaphore.WithTTL(d))
 		require.ErrorIs(t, err, leases.ErrInvalidArgument, "semaphore TTL %v", d)
-		_, err = semaphore.New(c, "/l", 1, semaphore.WithMaxHold(d))
-		require.ErrorIs(t, err, leases.ErrInvalidArgument, "semaphore max hold %v", d)
 	}
 	_, err = semaphore.New(c, "/l", 1, semaphore.WithTTL(time.Second), semaphore.WithMaxHold(time.Second))
 	require.ErrorIs(t, err, leases.ErrInvalidArgument, "both bounds")

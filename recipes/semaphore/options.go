@@ -71,12 +71,13 @@ func WithMaxHold(d time.Duration) Option {
 // run with extendedTypesEnabled=true: otherwise acquires fail with
 // leases.ErrTTLUnsupported, leaving nothing behind. Cannot be combined
 // with WithMaxHold. AcquireN creates the n nodes one by one under the
-// guard (TTL creates cannot be part of a transaction). Default: leases of
-// the session.
+// guard (TTL creates cannot be part of a transaction). The server keeps
+// whole milliseconds of ttl, which must be at least 1 ms. Default: leases
+// of the session.
 func WithTTL(ttl time.Duration) Option {
 	return func(o *options) error {
-		if ttl <= 0 {
-			return fmt.Errorf("%w: time to live %v must be positive", ErrInvalidArgument, ttl)
+		if ttl < time.Millisecond {
+			return fmt.Errorf("%w: time to live %v must be at least 1 ms", ErrInvalidArgument, ttl)
 		}
 		o.ttl = ttl
 		return nil

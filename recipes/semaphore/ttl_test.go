@@ -209,3 +209,35 @@ func TestSemaphore_TTLTimedOutAcquireLeavesNothing(t *testing.T) {
 	require.NoError(t, held.Return(ctx))
 	assert.Equal(t, 0, nodeCount(t, c, path))
 }
+
+// A TTL lease whose holder stops renewing while its process lives is given
+// up by that process at the TTL, on its own clock: the node is deleted
+// long before this server (whose container check runs every 10 minutes)
+// would reap it, and the next waiter gets the lease.
+func TestSemaphore_TTLLeaseNotRenewedIsGivenUpByItsHolder(t *testing.T) {
+	server := zktest.NewServer(t, zkserver.WithJavaOpts("-Dznode.container.checkIntervalMs=600000"))
+	c := connect(t, server.Addr())
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	const ttl = time.Second
+	s := newSemaphore(t, c, path, 1, semaphore.WithTTL(ttl))
+	l, err := s.Acquire(ctx)
+	require.NoError(t, err)
+	start := time.Now()
+	next := make(chan result[*leases.Lease], 1)
+	go func() { // ends when the acquire returns, at the latest with ctx
+		l, err := s.Acquire(ctx)
+		next <- result[*leases.Lease]{l, err}
+	}()
+	waitClosed(t, l.Lost(), ttl+ttlMargin, "the loss channel")
+	require.ErrorIs(t, l.Err(), leases.ErrExpired)
+	select {
+	case r := <-next:
+		require.NoError(t, r.err)
+		t.Logf("TTL %v: next holder %v after the acquire", ttl, time.Since(start))
+		require.NoError(t, r.v.Return(ctx))
+	case <-time.After(ttlMargin):
+		t.Fatal("the lease given up was not passed on")
+	}
+	require.ErrorIs(t, l.Renew(ctx), leases.ErrExpired, "no renewal after the loss")
+}
