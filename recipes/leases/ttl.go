@@ -67,8 +67,8 @@ func NewTTL(client *framework.Client, node framework.Node, version int32, data [
 		return nil, fmt.Errorf("%w: nil client", ErrInvalidArgument)
 	case node.Path == "":
 		return nil, fmt.Errorf("%w: a lease node needs a path", ErrInvalidArgument)
-	case ttl <= 0:
-		return nil, fmt.Errorf("%w: time to live %v must be positive", ErrInvalidArgument, ttl)
+	case ttl < time.Millisecond:
+		return nil, fmt.Errorf("%w: time to live %v must be at least 1 ms", ErrInvalidArgument, ttl)
 	}
 	o, err := recipe.Options(opts, ErrInvalidArgument)
 	if err != nil {
