@@ -12,7 +12,8 @@ import (
 )
 
 // Lease is one held permit: an ephemeral lease node of the holder's
-// session. Its methods are safe for concurrent use, and any goroutine may
+// session (New), or a TTL lease node that outlives it (NewTTL, Resume).
+// Its methods are safe for concurrent use, and any goroutine may renew or
 // return it.
 type Lease struct {
 	client *framework.Client
@@ -74,7 +75,8 @@ func (l *Lease) Path() string { return l.node.Path }
 // created with, without the Stamp of a time-bounded lease.
 func (l *Lease) Data() []byte { return append([]byte(nil), l.data...) }
 
-// Session returns the session the lease node belongs to.
+// Session returns the session the lease node belongs to; for a TTL lease,
+// the session it was created (or resumed) in, which it does not depend on.
 func (l *Lease) Session() *framework.Session { return l.node.Session }
 
 // Client returns the client the lease node was created through.
@@ -106,7 +108,9 @@ func (l *Lease) Err() error {
 // delete fails, the lease is returned all the same and the node is deleted
 // in the background once connected; the error says so. Returning a lease
 // that was lost gives an error wrapping ErrLost (its node is gone, or being
-// deleted). Returning again does nothing and returns nil.
+// deleted). Returning again does nothing and returns nil. A TTL lease's
+// node is deleted only while its version is the holder's; one that cannot
+// be deleted is left to the server's TTL, and the error says so.
 func (l *Lease) Return(ctx context.Context) error {
 	if l.ttl != nil {
 		return l.returnTTL(ctx)

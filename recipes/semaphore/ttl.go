@@ -114,7 +114,7 @@ func (s *Semaphore) renewWhileWaiting(ls []*leases.Lease) (stop func()) {
 			case <-t.C:
 			}
 			for _, l := range ls {
-				ctx, cancel := context.WithTimeout(context.Background(), s.opts.ttl/3)
+				ctx, cancel := context.WithTimeout(context.Background(), s.opts.ttl)
 				_ = l.Renew(ctx) // a lease that ends shows it in its Err
 				cancel()
 			}
