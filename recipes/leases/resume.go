@@ -80,7 +80,7 @@ func resumeOnce(ctx context.Context, client *framework.Client, path string, o op
 	l.ttl.written = written
 	stat, err = client.Set(ctx, path, written, stat.Version)
 	if errors.Is(err, zk.ErrBadVersion) {
-		stat, err = l.ownWrite(ctx, written)
+		stat, err = l.ownWrite(ctx, written, nil)
 	}
 	switch {
 	case errors.Is(err, zk.ErrNoNode):

@@ -149,7 +149,7 @@ func (l *Lease) runTTL() {
 func (l *Lease) renewTTL(ctx context.Context) error {
 	h := l.ttl
 	h.mu.Lock()
-	version, err := h.version, h.err
+	version, err, earlier := h.version, h.err, h.written
 	at := time.Now()
 	data := l.stamp(TTLMode, h.bound, at, l.renewals+1)
 	h.written = data
@@ -159,9 +159,10 @@ func (l *Lease) renewTTL(ctx context.Context) error {
 	}
 	stat, err := l.client.Set(ctx, l.node.Path, data, version)
 	if errors.Is(err, zk.ErrBadVersion) {
-		// A retried write whose first answer was lost fails this way too:
-		// the node may hold our own data.
-		stat, err = l.ownWrite(ctx, data)
+		// Our own writes fail this way too: a retried write whose first
+		// answer was lost, or an earlier renewal's write that was
+		// abandoned when its ctx ended and was applied all the same.
+		stat, err = l.ownWrite(ctx, data, earlier)
 	}
 	switch {
 	case err == nil:
@@ -202,19 +203,27 @@ func (l *Lease) renewed(at time.Time, version int32) error {
 	return l.renewError(err)
 }
 
-// ownWrite reads the node after a conditional write failed with a bad
-// version: if it holds data, the write was ours (applied, its answer lost,
-// and its retry refused), and its stat is returned. Otherwise the error
-// is zk.ErrBadVersion, or the read's.
-func (l *Lease) ownWrite(ctx context.Context, data []byte) (*zk.Stat, error) {
+// ownWrite reads the node after a conditional write of data failed with a
+// bad version. If the node holds data, the write was ours (applied, its
+// answer lost, and its retry refused), and its stat is returned. If it
+// holds earlier (non-nil), the holder's previous write, whose outcome the
+// holder did not learn, data is written again on the version read.
+// Otherwise the error is zk.ErrBadVersion: someone else wrote the node.
+func (l *Lease) ownWrite(ctx context.Context, data, earlier []byte) (*zk.Stat, error) {
 	got, stat, err := l.client.Get(ctx, l.node.Path)
 	switch {
 	case err != nil:
 		return nil, err
-	case !bytes.Equal(got, data):
+	case bytes.Equal(got, data):
+		return stat, nil
+	case earlier == nil || !bytes.Equal(got, earlier):
 		return nil, zk.ErrBadVersion
 	}
-	return stat, nil
+	stat, err = l.client.Set(ctx, l.node.Path, data, stat.Version)
+	if errors.Is(err, zk.ErrBadVersion) {
+		return l.ownWrite(ctx, data, nil)
+	}
+	return stat, err
 }
 
 // returnTTL returns a TTL lease: the node is deleted if its version is
@@ -255,7 +264,7 @@ func (l *Lease) deleteTTL(ctx context.Context, version int32) error {
 		written := l.ttl.written
 		l.ttl.mu.Unlock()
 		var stat *zk.Stat
-		if stat, err = l.ownWrite(ctx, written); err == nil {
+		if stat, err = l.ownWrite(ctx, written, nil); err == nil {
 			err = l.client.Delete(ctx, l.node.Path, stat.Version)
 		}
 	}

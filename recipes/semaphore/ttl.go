@@ -97,9 +97,10 @@ func ttlError(err error) error {
 }
 
 // renewWhileWaiting renews the leases every third of their time to live
-// until the returned stop is called; stop waits for it to finish.
+// until the returned stop is called; stop cancels a renewal under way and
+// waits for it to finish.
 func (s *Semaphore) renewWhileWaiting(ls []*leases.Lease) (stop func()) {
-	done := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
 	// Ends when stop is called.
@@ -109,18 +110,18 @@ func (s *Semaphore) renewWhileWaiting(ls []*leases.Lease) (stop func()) {
 		defer t.Stop()
 		for {
 			select {
-			case <-done:
+			case <-ctx.Done():
 				return
 			case <-t.C:
 			}
 			for _, l := range ls {
-				ctx, cancel := context.WithTimeout(context.Background(), s.opts.ttl)
-				_ = l.Renew(ctx) // a lease that ends shows it in its Err
-				cancel()
+				rctx, rcancel := context.WithTimeout(ctx, s.opts.ttl)
+				_ = l.Renew(rctx) // a lease that ends shows it in its Err
+				rcancel()
 			}
 		}
 	}()
-	return func() { close(done); wg.Wait() }
+	return func() { cancel(); wg.Wait() }
 }
 
 // returnTTL returns leases that were not handed out, under a context of

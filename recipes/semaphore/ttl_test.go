@@ -241,3 +241,37 @@ func TestSemaphore_TTLLeaseNotRenewedIsGivenUpByItsHolder(t *testing.T) {
 	}
 	require.ErrorIs(t, l.Renew(ctx), leases.ErrExpired, "no renewal after the loss")
 }
+
+// A renewal abandoned when its context ended may still be applied: the
+// next renewal recognises the holder's own write instead of taking it for
+// another holder's.
+func TestSemaphore_TTLRenewalAfterAnAbandonedOneKeepsTheLease(t *testing.T) {
+	servers := zktest.Servers(t)
+	proxy := zktest.NewProxy(t, servers)
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
+	observer := connect(t, servers)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	l, err := newSemaphore(t, c, path, 1, semaphore.WithTTL(time.Minute)).Acquire(ctx)
+	require.NoError(t, err)
+
+	proxy.HoldReplies()
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	err = l.Renew(short)
+	cancel()
+	require.Error(t, err)
+	require.NotErrorIs(t, err, leases.ErrLost, "an unanswered renewal is not a loss")
+	require.Eventually(t, func() bool {
+		_, stat, err := observer.Get(ctx, l.Path())
+		return assert.NoError(t, err) && stat.Version == 1
+	}, 10*time.Second, 10*time.Millisecond, "the abandoned write was applied")
+	proxy.ReleaseReplies()
+
+	require.NoError(t, l.Renew(ctx), "the holder's own earlier write is no other holder's")
+	require.NoError(t, l.Err())
+	_, stat, err := observer.Get(ctx, l.Path())
+	require.NoError(t, err)
+	assert.Equal(t, int32(2), stat.Version)
+	require.NoError(t, l.Return(ctx))
+	assert.Empty(t, children(t, observer, path+"/leases"))
+}
