@@ -76,7 +76,7 @@ func resumeOnce(ctx context.Context, client *framework.Client, path string, o op
 	l := newLease(client, node, data, o)
 	l.ttl = newTTLHold(ttl, stat.Version, nil, time.Now())
 	at := time.Now()
-	written := l.stamp(TTLMode, ttl, at, 1)
+	written := l.stamp(TTLMode, ttl, at, stamp.Renewals+1)
 	l.ttl.written = written
 	stat, err = client.Set(ctx, path, written, stat.Version)
 	if errors.Is(err, zk.ErrBadVersion) {
@@ -88,7 +88,7 @@ func resumeOnce(ctx context.Context, client *framework.Client, path string, o op
 	case err != nil:
 		return nil, fmt.Errorf("leases: resume %s: %w", path, err)
 	}
-	l.renewals = 1
+	l.renewals = stamp.Renewals + 1
 	l.ttl.version = stat.Version
 	l.ttl.deadline = at.Add(ttl)
 	// Ends on a return, or when the deadline passes.
