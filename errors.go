@@ -29,6 +29,11 @@ var (
 	// lost, the node was deleted by someone else, or a time bound passed. A
 	// waiter whose session is lost fails with it too.
 	ErrLost = errors.New("zkrecipes: lost")
+	// ErrExpired is wrapped, together with ErrLost, by the error of a hold
+	// or lease whose bound (a maximum hold time, or the time to live of a
+	// TTL lease) passed without a renewal, on the holder's own clock: the
+	// holder's process gave it up itself.
+	ErrExpired = errors.New("zkrecipes: bound passed without renewal")
 	// ErrInvalidArgument is returned for a nil client, a bad path, count,
 	// duration, owner or option, before anything is sent to the server.
 	ErrInvalidArgument = errors.New("zkrecipes: invalid argument")

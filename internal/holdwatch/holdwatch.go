@@ -30,7 +30,8 @@ type Config struct {
 	Policy framework.ErrorPolicy
 	// Watch is a watch on Node set already (by a wait for a lock), or nil.
 	Watch <-chan zk.Event
-	// MaxHold, if positive, ends the hold that long after Start.
+	// MaxHold, if positive, ends the hold that long after Start, or after
+	// the last Renew: the deadline is kept on the holder's monotonic clock.
 	MaxHold time.Duration
 	// Lost is wrapped by every loss error; Expired too when MaxHold ends it.
 	Lost, Expired error
@@ -48,14 +49,18 @@ type Watch struct {
 	arm     chan struct{} // closed to start watching the node
 	armOnce sync.Once
 
-	mu       sync.Mutex // guards err and finished
+	mu       sync.Mutex // guards err, finished and deadline
 	err      error
 	finished bool
+	deadline time.Time // with MaxHold: the end of the hold unless renewed
 }
 
 // Start starts watching; the watch ends with Finish or a loss.
 func Start(cfg Config) *Watch {
 	w := &Watch{cfg: cfg, lost: make(chan struct{}), ended: make(chan struct{}), arm: make(chan struct{})}
+	if cfg.MaxHold > 0 {
+		w.deadline = time.Now().Add(cfg.MaxHold)
+	}
 	// Ends on Finish or on loss.
 	go w.run()
 	return w
@@ -97,12 +102,49 @@ func (w *Watch) Finish(done error) (prior error, first bool) {
 	return prior, true
 }
 
+// Renew moves the deadline of a hold with a MaxHold to at+MaxHold (at is
+// when the holder proved it was alive, on its own clock), unless the hold
+// has ended: then it returns the hold's Err and changes nothing. A deadline
+// never moves back.
+func (w *Watch) Renew(at time.Time) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if d := at.Add(w.cfg.MaxHold); d.After(w.deadline) {
+		w.deadline = d
+	}
+	return nil
+}
+
+// expire ends the hold if its deadline has passed, and otherwise returns
+// the time left. Deciding and recording under one lock orders it against
+// Renew: a Renew that returned nil was in time.
+func (w *Watch) expire() time.Duration {
+	w.mu.Lock()
+	if left := time.Until(w.deadline); left > 0 {
+		w.mu.Unlock()
+		return left
+	}
+	if w.err != nil || w.finished {
+		w.mu.Unlock()
+		return 0
+	}
+	err := fmt.Errorf("%w: %w: not renewed within %v", w.cfg.Lost, w.cfg.Expired, w.cfg.MaxHold)
+	w.err = err
+	w.mu.Unlock()
+	w.signal(err)
+	return 0
+}
+
 func (w *Watch) run() {
 	session := w.cfg.Node.Session
 	interrupted := session.Interrupted(w.cfg.Policy)
 	var expired <-chan time.Time
+	var t *time.Timer
 	if w.cfg.MaxHold > 0 {
-		t := time.NewTimer(w.cfg.MaxHold)
+		t = time.NewTimer(w.cfg.MaxHold)
 		defer t.Stop()
 		expired = t.C
 	}
@@ -116,7 +158,10 @@ func (w *Watch) run() {
 			w.lose(fmt.Errorf("%w: %s", w.cfg.Lost, interruption(session)))
 			return
 		case <-expired:
-			w.lose(fmt.Errorf("%w: %w: held for %v", w.cfg.Lost, w.cfg.Expired, w.cfg.MaxHold))
+			if left := w.expire(); left > 0 {
+				t.Reset(left) // renewed meanwhile
+				continue
+			}
 			return
 		case <-arm:
 			arm = nil
@@ -180,6 +225,11 @@ func (w *Watch) lose(err error) {
 	}
 	w.err = err
 	w.mu.Unlock()
+	w.signal(err)
+}
+
+// signal closes Lost and gives the node up: see lose.
+func (w *Watch) signal(err error) {
 	close(w.lost)
 	if w.cfg.Client.IsClosed() {
 		// A deliberate Close ends every hold: that is no news to warn of.

@@ -93,3 +93,22 @@ func TestWatch_FinishOnceAndNoLossAfterIt(t *testing.T) {
 	default:
 	}
 }
+
+// Renew moves the deadline; a hold that has ended is not renewed.
+func TestWatch_RenewMovesTheDeadlineUntilTheHoldEnds(t *testing.T) {
+	c := zktest.Connect(t, zktest.Servers(t))
+	const bound = 400 * time.Millisecond
+	w := start(t, c, framework.StandardErrorPolicy, bound)
+	for range 6 { // 1.2 s: three bounds
+		time.Sleep(bound / 2)
+		require.NoError(t, w.Renew(time.Now()))
+	}
+	require.NoError(t, w.Err())
+	zktest.WaitClosed(t, w.Lost(), 10*time.Second, "the loss channel, once renewals stop")
+	require.ErrorIs(t, w.Err(), errExpired)
+	require.ErrorIs(t, w.Renew(time.Now()), errExpired, "no renewal after the loss")
+
+	done := start(t, c, framework.StandardErrorPolicy, bound)
+	done.Finish(errDone)
+	require.ErrorIs(t, done.Renew(time.Now()), errDone, "no renewal after the end")
+}

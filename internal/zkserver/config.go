@@ -19,6 +19,7 @@ type serverConfig struct {
 	dataDir    string
 	clientPort int
 	peers      []peer // empty for a standalone server
+	noTTL      bool   // extendedTypesEnabled=false
 }
 
 // render returns the content of zoo.cfg.
@@ -38,7 +39,7 @@ func (c serverConfig) render() string {
 	b.WriteString("maxClientCnxns=0\n")
 	b.WriteString("admin.enableServer=false\n")
 	b.WriteString("4lw.commands.whitelist=*\n")
-	b.WriteString("extendedTypesEnabled=true\n")
+	fmt.Fprintf(&b, "extendedTypesEnabled=%t\n", !c.noTTL)
 	b.WriteString("forceSync=no\n")
 	for _, p := range c.peers {
 		fmt.Fprintf(&b, "server.%d=127.0.0.1:%d:%d\n", p.id, p.quorum, p.election)

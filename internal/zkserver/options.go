@@ -15,6 +15,7 @@ type options struct {
 	logger   *slog.Logger
 	jar      string
 	javaOpts []string
+	noTTL    bool // extendedTypesEnabled=false
 }
 
 // WithTickTime sets ZooKeeper's tickTime, its unit of time: the shortest
@@ -54,6 +55,14 @@ func WithJar(path string) Option {
 // them. The default adds none.
 func WithJavaOpts(opts ...string) Option {
 	return func(o *options) { o.javaOpts = append(o.javaOpts, opts...) }
+}
+
+// WithoutTTL starts the server with extendedTypesEnabled=false, as
+// ZooKeeper ships: it refuses TTL nodes (and the server ids of its sessions
+// may use the whole top byte). For tests of what a recipe does on such a
+// server. The default enables TTL nodes.
+func WithoutTTL() Option {
+	return func(o *options) { o.noTTL = true }
 }
 
 func newOptions(opts []Option) (options, error) {

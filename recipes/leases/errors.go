@@ -2,11 +2,12 @@ package leases
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/zkrecipes/zkrecipes"
 )
 
-// Sentinel errors. ErrLost and ErrInvalidArgument are the zkrecipes package's,
+// Sentinel errors. All but ErrTTLUnsupported are the zkrecipes package's,
 // so that errors.Is works with the same names across the recipes.
 var (
 	// ErrLost says that a lease ended without a return: the connection was
@@ -14,12 +15,21 @@ var (
 	// node was deleted by someone else, or its maximum hold time passed.
 	ErrLost = zkrecipes.ErrLost
 	// ErrExpired is wrapped, together with ErrLost, by the error of a lease
-	// that its maximum hold time (WithMaxHold) ended.
-	ErrExpired = errors.New("leases: maximum hold time exceeded")
+	// whose bound passed without a renewal: its maximum hold time
+	// (WithMaxHold), or the time to live of a TTL lease, on the holder's
+	// own clock. The holder's process gave the lease up itself.
+	ErrExpired = zkrecipes.ErrExpired
+	// ErrReleased is wrapped by the error of a renewal of a returned lease.
+	ErrReleased = zkrecipes.ErrReleased
+	// ErrTTLUnsupported is returned when the server refuses TTL nodes: it
+	// runs without extendedTypesEnabled=true (a ZooKeeper 3.5.3 or later
+	// option, off by default), or is older.
+	ErrTTLUnsupported = errors.New("leases: the server does not support TTL nodes (extendedTypesEnabled=true is needed)")
 	// ErrInvalidArgument is returned for a nil client, a node without a
-	// path or session, or a bad option.
+	// path or session, a bad option, or a renewal of a lease without a
+	// bound.
 	ErrInvalidArgument = zkrecipes.ErrInvalidArgument
 )
 
 // errReturned is the Err of a returned lease.
-var errReturned = errors.New("leases: returned")
+var errReturned = fmt.Errorf("leases: %w: returned", ErrReleased)

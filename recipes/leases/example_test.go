@@ -44,3 +44,75 @@ func ExampleLease() {
 	}
 	// Output: expired: true
 }
+
+// A job's lease that outlives the job's process: a TTL lease (the server
+// must run with extendedTypesEnabled=true), kept by a keeper while the
+// job's context lives. The job saves the lease's name; after a restart it
+// resumes the lease by that name, and the earlier holder learns at its
+// next renewal that the lease has moved on.
+func ExampleKeep() {
+	ctx := context.Background()
+	servers := []string{zktest.ExampleServers()} // e.g. "127.0.0.1:2181"
+	client, err := framework.Connect(ctx, servers)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer client.Close()
+	jobs, err := semaphore.New(client, "/examples/leases/jobs", 1,
+		semaphore.WithTTL(3*time.Second), semaphore.WithData([]byte("job 42")))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	lease, err := jobs.AcquireTimeout(ctx, 5*time.Second)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	saved := lease.Name() // the job keeps it where a restart finds it
+	jobCtx, jobDone := context.WithCancel(ctx)
+	defer jobDone()
+	keeper, err := leases.Keep(jobCtx, lease, lease.Return)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("held by %s, renewed every %v\n", lease.Data(), lease.MaxHold()/3)
+
+	// The job's process restarts: a new client resumes the lease.
+	restarted, err := framework.Connect(ctx, servers)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer restarted.Close()
+	again, err := semaphore.New(restarted, "/examples/leases/jobs", 1, semaphore.WithTTL(3*time.Second))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	resumed, err := again.Resume(ctx, saved)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	<-keeper.Done() // the old keeper's next renewal finds the lease taken over
+	fmt.Println("old keeper stopped, lease lost:", errors.Is(keeper.Err(), leases.ErrLost))
+
+	// The resumed job runs under a keeper of its own, and finishes.
+	work, finish := context.WithCancel(ctx)
+	defer finish()
+	k, err := leases.Keep(work, resumed, resumed.Return)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	finish() // the job is done: the keeper returns the lease
+	<-k.Done()
+	fmt.Println("returned:", k.Err())
+	// Output:
+	// held by job 42, renewed every 1s
+	// old keeper stopped, lease lost: true
+	// returned: <nil>
+}

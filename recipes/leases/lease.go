@@ -8,23 +8,31 @@ import (
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/holdwatch"
 	"github.com/zkrecipes/zkrecipes/internal/recipe"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 )
 
 // Lease is one held permit: an ephemeral lease node of the holder's
-// session. Its methods are safe for concurrent use, and any goroutine may
+// session (New), or a TTL lease node that outlives it (NewTTL, Resume).
+// Its methods are safe for concurrent use, and any goroutine may renew or
 // return it.
 type Lease struct {
 	client *framework.Client
 	node   framework.Node
-	data   []byte
+	data   []byte // the lease's own data, without a stamp
 	opts   options
 
-	watch *holdwatch.Watch
+	watch *holdwatch.Watch // a lease of the holder's session
+	ttl   *ttlHold         // a TTL lease (NewTTL, Resume)
+
+	holder   string        // names this Lease in its node's stamp
+	renewing chan struct{} // a token: one renewal at a time
+	renewals int           // guarded by the renewing token
 }
 
-// New returns the lease of node, a lease node that client created with
-// data. It is for recipes that issue leases, such as package semaphore;
-// the lease then belongs to whoever the recipe hands it to.
+// New returns the lease of node, an ephemeral lease node that client
+// created with data (which may start with a Stamp: Data returns what
+// follows it). It is for recipes that issue leases, such as package
+// semaphore; the lease then belongs to whoever the recipe hands it to.
 func New(client *framework.Client, node framework.Node, data []byte, opts ...Option) (*Lease, error) {
 	switch {
 	case client == nil:
@@ -36,12 +44,24 @@ func New(client *framework.Client, node framework.Node, data []byte, opts ...Opt
 	if err != nil {
 		return nil, err
 	}
-	l := &Lease{client: client, node: node, data: append([]byte(nil), data...), opts: o}
+	l := newLease(client, node, data, o)
 	l.watch = holdwatch.Start(holdwatch.Config{
 		Client: client, Node: node, Policy: o.policy, MaxHold: o.maxHold,
 		Lost: ErrLost, Expired: ErrExpired, What: "lease",
 	})
 	return l, nil
+}
+
+// newLease returns a Lease with the lease's own data, data without a
+// stamp.
+func newLease(client *framework.Client, node framework.Node, data []byte, o options) *Lease {
+	if _, own, ok := ParseStamp(data); ok {
+		data = own
+	}
+	return &Lease{
+		client: client, node: node, data: append([]byte(nil), data...), opts: o,
+		holder: zkpath.NewProtectionID(), renewing: make(chan struct{}, 1),
+	}
 }
 
 // Name returns the lease node's name, "_c_<uuid>-lease-<sequence>" for a
@@ -51,10 +71,12 @@ func (l *Lease) Name() string { return l.node.Name }
 // Path returns the lease node's path, relative to the client's namespace.
 func (l *Lease) Path() string { return l.node.Path }
 
-// Data returns a copy of the data the lease node was created with.
+// Data returns a copy of the lease's own data: the data the lease node was
+// created with, without the Stamp of a time-bounded lease.
 func (l *Lease) Data() []byte { return append([]byte(nil), l.data...) }
 
-// Session returns the session the lease node belongs to.
+// Session returns the session the lease node belongs to; for a TTL lease,
+// the session it was created (or resumed) in, which it does not depend on.
 func (l *Lease) Session() *framework.Session { return l.node.Session }
 
 // Client returns the client the lease node was created through.
@@ -64,11 +86,21 @@ func (l *Lease) Client() *framework.Client { return l.client }
 // return: see the package doc. The first call starts watching the node
 // (one request); loss of the connection or session, and the end of the
 // maximum hold time, are signalled whether or not Lost was called.
-func (l *Lease) Lost() <-chan struct{} { return l.watch.Lost() }
+func (l *Lease) Lost() <-chan struct{} {
+	if l.ttl != nil {
+		return l.ttl.lost
+	}
+	return l.watch.Lost()
+}
 
 // Err returns nil while the lease is held; after a loss, an error that
 // wraps ErrLost and says why; after a return, an error saying so.
-func (l *Lease) Err() error { return l.watch.Err() }
+func (l *Lease) Err() error {
+	if l.ttl != nil {
+		return l.ttl.Err()
+	}
+	return l.watch.Err()
+}
 
 // Return deletes the lease node, freeing its permit. Like every release of
 // the library, it finishes after ctx has ended (a deferred Return after a
@@ -77,8 +109,13 @@ func (l *Lease) Err() error { return l.watch.Err() }
 // delete fails, the lease is returned all the same and the node is deleted
 // in the background once connected; the error says so. Returning a lease
 // that was lost gives an error wrapping ErrLost (its node is gone, or being
-// deleted). Returning again does nothing and returns nil.
+// deleted). Returning again does nothing and returns nil. A TTL lease's
+// node is deleted only while its version is the holder's; one that cannot
+// be deleted is left to the server's TTL, and the error says so.
 func (l *Lease) Return(ctx context.Context) error {
+	if l.ttl != nil {
+		return l.returnTTL(ctx)
+	}
 	prior, first := l.watch.Finish(errReturned)
 	switch {
 	case !first:

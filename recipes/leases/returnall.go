@@ -10,7 +10,7 @@ import (
 )
 
 // ReturnAll returns every lease given (nil entries are skipped), as Return
-// does each. Leases of one client and session are deleted in one
+// does each. Leases of one client and session (not TTL leases) are deleted in one
 // transaction (one request), falling back to one delete each if that
 // fails. The error joins the errors of the leases that had one.
 func ReturnAll(ctx context.Context, ls ...*Lease) error {
@@ -18,6 +18,12 @@ func ReturnAll(ctx context.Context, ls ...*Lease) error {
 	batch := make([]*Lease, 0, len(ls))
 	for _, l := range ls {
 		if l == nil {
+			continue
+		}
+		if l.ttl != nil {
+			if err := l.returnTTL(ctx); err != nil {
+				errs = append(errs, err)
+			}
 			continue
 		}
 		prior, first := l.watch.Finish(errReturned)

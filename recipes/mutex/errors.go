@@ -27,6 +27,9 @@ var (
 	// lock node was deleted by someone else. A waiter whose session is lost
 	// fails with it too.
 	ErrLost = zkrecipes.ErrLost
+	// ErrExpired is wrapped, together with ErrLost, by the error of a hold
+	// whose maximum hold time (WithMaxHold) passed without a renewal.
+	ErrExpired = zkrecipes.ErrExpired
 	// ErrInvalidArgument is returned for a nil client, a bad path, owner or
 	// option, before anything is sent to the server.
 	ErrInvalidArgument = zkrecipes.ErrInvalidArgument

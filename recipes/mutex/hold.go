@@ -35,7 +35,7 @@ func newHold(m *Mutex, owner any, a acquired) *Hold {
 	h := &Hold{m: m, owner: owner, node: a.node, count: 1}
 	cfg := holdwatch.Config{
 		Client: m.client, Node: a.node, Policy: m.opts.policy, Watch: a.ownWatch,
-		Lost: ErrLost, What: "lock hold",
+		MaxHold: m.opts.maxHold, Lost: ErrLost, Expired: ErrExpired, What: "lock hold",
 	}
 	ready := make(chan struct{}) // h.watch is set
 	if m.opts.revoke != nil {

@@ -3,6 +3,7 @@ package mutex
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/recipe"
@@ -16,6 +17,8 @@ type options struct {
 	policy framework.ErrorPolicy
 	revoke func(*Hold)
 	place  Place
+	// maxHold bounds a hold between renewals (WithMaxHold, bound.go).
+	maxHold time.Duration
 }
 
 // Place says where an acquire of the owner in ctx queues. With ok, the

@@ -35,11 +35,10 @@ func (s *Semaphore) acquire(ctx context.Context, n int, once bool) ([]*leases.Le
 			return nil, s.fail(err)
 		}
 	}
-	takeGuard := s.guard.Acquire
-	if once {
-		takeGuard = s.guard.TryAcquire
+	if s.opts.ttl > 0 {
+		return s.acquireTTL(ctx, n, once)
 	}
-	hold, err := takeGuard(mutex.WithOwner(ctx, &guardOwner{}))
+	hold, err := s.takeGuard(ctx, once)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -49,6 +48,16 @@ func (s *Semaphore) acquire(ctx context.Context, n int, once bool) ([]*leases.Le
 		return nil, s.fail(err)
 	}
 	return s.issue(nodes)
+}
+
+// takeGuard acquires the guard mutex for one acquire, or with once makes
+// one attempt at it.
+func (s *Semaphore) takeGuard(ctx context.Context, once bool) (*mutex.Hold, error) {
+	ctx = mutex.WithOwner(ctx, &guardOwner{})
+	if once {
+		return s.guard.TryAcquire(ctx)
+	}
+	return s.guard.Acquire(ctx)
 }
 
 func (s *Semaphore) describeMax() string {

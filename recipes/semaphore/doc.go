@@ -52,6 +52,15 @@
 // forbids writing the leases directory, the semaphore counts by listing
 // it, as Curator does.
 //
+// Time-bounded leases: WithMaxHold bounds each lease between renewals,
+// enforced by the holder's process; WithTTL makes the lease nodes
+// persistent with a time to live, so a lease outlives its holder's session
+// and a restarted holder resumes it (Resume), while the server removes a
+// lease that is no longer renewed (see package leases). TTL lease nodes
+// have Curator's names and count for Curator processes like any lease;
+// they are created one by one under the guard and counted by a listing,
+// since a TTL create cannot be part of a transaction.
+//
 // Not guaranteed: fairness beyond the guard's first-come order; holding is
 // never certain until the return (see package leases). Mutex is not
 // reentrant, unlike package mutex.

@@ -16,11 +16,14 @@ type options struct {
 	data    []byte
 	policy  framework.ErrorPolicy
 	maxHold time.Duration
+	ttl     time.Duration
 }
 
 // WithData sets the data of the lease nodes (and of the guard's lock
 // nodes), shown to operators and returned by Participants: for example the
-// holder's host and process. Default: empty.
+// holder's host and process. Time-bounded leases (WithMaxHold, WithTTL)
+// put a leases.Stamp before it in their nodes; Lease.Data returns it
+// without. Default: empty.
 func WithData(data []byte) Option {
 	return func(o *options) error {
 		o.data = append([]byte(nil), data...)
@@ -42,8 +45,11 @@ func WithErrorPolicy(p framework.ErrorPolicy) Option {
 }
 
 // WithMaxHold makes every lease time-bounded (leases.WithMaxHold): once d
-// has passed since the acquire, the holder's process returns the lease and
-// signals it lost. Default: no bound.
+// has passed since the acquire or the lease's last renewal (Lease.Renew,
+// or a leases.Keeper), the holder's process returns the lease and signals
+// it lost. The lease nodes' data then starts with a leases.Stamp that
+// shows the bound (and, once renewed, the last renewal) to operators.
+// Default: no bound.
 func WithMaxHold(d time.Duration) Option {
 	return func(o *options) error {
 		if d <= 0 {
@@ -52,6 +58,50 @@ func WithMaxHold(d time.Duration) Option {
 		o.maxHold = d
 		return nil
 	}
+}
+
+// WithTTL makes every lease a TTL lease (see leases.NewTTL): its node is
+// persistent with a time to live instead of ephemeral, so it outlives the
+// holder's session and process, and a restarted holder takes it over with
+// Resume. The holder renews it (Lease.Renew, or a leases.Keeper); the
+// server removes it within ttl plus its znode.container.checkIntervalMs
+// (60 s by default) after the last renewal, and the holder's process gives
+// it up itself once ttl has passed on its own clock. Such nodes still
+// count as leases for Curator processes on the same path. The server must
+// run with extendedTypesEnabled=true: otherwise acquires fail with
+// leases.ErrTTLUnsupported, leaving nothing behind. Cannot be combined
+// with WithMaxHold. AcquireN creates the n nodes one by one under the
+// guard (TTL creates cannot be part of a transaction). The server keeps
+// whole milliseconds of ttl, which must be at least 1 ms. Default: leases
+// of the session.
+func WithTTL(ttl time.Duration) Option {
+	return func(o *options) error {
+		if ttl < time.Millisecond {
+			return fmt.Errorf("%w: time to live %v must be at least 1 ms", ErrInvalidArgument, ttl)
+		}
+		o.ttl = ttl
+		return nil
+	}
+}
+
+// check checks the options together.
+func (o options) check() error {
+	if o.ttl > 0 && o.maxHold > 0 {
+		return fmt.Errorf("%w: WithTTL and WithMaxHold: the bound of a TTL lease is its time to live", ErrInvalidArgument)
+	}
+	return nil
+}
+
+// leaseNodeData returns the data of the lease nodes: the data of WithData,
+// after a leases.Stamp that shows the bound of time-bounded leases.
+func (o options) leaseNodeData() []byte {
+	switch {
+	case o.ttl > 0:
+		return leases.Stamp{Mode: leases.TTLMode, Bound: o.ttl}.Encode(o.data)
+	case o.maxHold > 0:
+		return leases.Stamp{Mode: leases.SessionMode, Bound: o.maxHold}.Encode(o.data)
+	}
+	return o.data
 }
 
 // leaseOptions are the options of the leases the semaphore issues.

@@ -63,6 +63,9 @@ func newSemaphore(client *framework.Client, path string, max int, count *sharedc
 		return nil, err
 	}
 	o, err := recipe.Options(opts, ErrInvalidArgument)
+	if err == nil {
+		err = o.check()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +73,7 @@ func newSemaphore(client *framework.Client, path string, max int, count *sharedc
 	if err != nil {
 		return nil, err
 	}
+	o.data = o.leaseNodeData()
 	return &Semaphore{
 		client: client, path: path, leases: zkpath.Join(path, leasesDir),
 		guard: guard, max: max, count: count, opts: o,

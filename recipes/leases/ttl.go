@@ -1,0 +1,279 @@
+package leases
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
+)
+
+// ttlHold is the state of a TTL lease: its deadline on the holder's clock,
+// the node's version after the holder's last write, and how it ended.
+type ttlHold struct {
+	bound time.Duration
+	lost  chan struct{} // closed on loss
+	ended chan struct{} // closed by a return; stops run
+
+	mu       sync.Mutex // guards the fields below
+	err      error
+	finished bool
+	deadline time.Time
+	version  int32
+	written  []byte // the data of the holder's last write, sent or not
+}
+
+// NewTTL returns the lease of node, a TTL lease node (persistent
+// sequential with TTL, created with data) whose version is version and
+// whose time to live is ttl. The lease is bound to no session: it survives
+// the loss of the session that created it, and any session of client may
+// renew or return it. It is for recipes that issue leases, such as package
+// semaphore (see its WithTTL); a process that restarts takes such a lease
+// over with Resume.
+//
+// A TTL lease lives by its renewals (Renew, or a Keeper). Each renewal
+// rewrites the node's data if its version is still the holder's, which
+// also resets the server's TTL clock, and moves the holder's deadline to
+// ttl after the renewal began. Then:
+//
+//   - Once the holder's deadline passes without a renewal, the holder's
+//     process signals the lease lost (ErrExpired) and deletes the node if
+//     its version is still the holder's.
+//   - A holder that is gone as a whole (its process stopped or cut off)
+//     loses the lease on the server: ZooKeeper deletes a TTL node that has
+//     not changed for ttl, at its next container check, so the permit is
+//     free within ttl plus the server's znode.container.checkIntervalMs
+//     (60 s by default) after the last renewal. Since the holder's
+//     deadline counts from before its write reached the server, the holder
+//     stops believing it holds the lease before the server can free it
+//     (with clocks that run at about the same rate; the server compares its
+//     own wall clock with the node's modification time).
+//   - A renewal that finds the node gone or written by someone else (a
+//     Resume elsewhere took the lease over) signals the lease lost, and
+//     deletes nothing.
+//
+// Connection and session trouble do not end a TTL lease: only its bound
+// does. Lost is not armed by a watch: a deletion by someone else is noticed
+// at the next renewal.
+func NewTTL(client *framework.Client, node framework.Node, version int32, data []byte, ttl time.Duration, opts ...Option) (*Lease, error) {
+	switch {
+	case client == nil:
+		return nil, fmt.Errorf("%w: nil client", ErrInvalidArgument)
+	case node.Path == "":
+		return nil, fmt.Errorf("%w: a lease node needs a path", ErrInvalidArgument)
+	case ttl < time.Millisecond:
+		return nil, fmt.Errorf("%w: time to live %v must be at least 1 ms", ErrInvalidArgument, ttl)
+	}
+	o, err := recipe.Options(opts, ErrInvalidArgument)
+	if err != nil {
+		return nil, err
+	}
+	if o.maxHold > 0 {
+		return nil, fmt.Errorf("%w: the bound of a TTL lease is its time to live, not WithMaxHold", ErrInvalidArgument)
+	}
+	l := newLease(client, node, data, o)
+	l.ttl = newTTLHold(ttl, version, data, time.Now())
+	// Ends on a return, or when the deadline passes.
+	go l.runTTL()
+	return l, nil
+}
+
+func newTTLHold(ttl time.Duration, version int32, written []byte, at time.Time) *ttlHold {
+	return &ttlHold{
+		bound: ttl, lost: make(chan struct{}), ended: make(chan struct{}),
+		deadline: at.Add(ttl), version: version, written: written,
+	}
+}
+
+// Err returns the lease's Err.
+func (h *ttlHold) Err() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.err
+}
+
+// lose records err and closes lost, unless the lease has ended already.
+func (h *ttlHold) lose(err error) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.err != nil {
+		return false
+	}
+	h.err = err
+	close(h.lost)
+	return true
+}
+
+// runTTL signals the lease lost and gives its node up when the holder's
+// deadline passes without a renewal.
+func (l *Lease) runTTL() {
+	h := l.ttl
+	t := time.NewTimer(h.bound)
+	defer t.Stop()
+	for {
+		select {
+		case <-h.ended:
+			return
+		case <-t.C:
+		}
+		h.mu.Lock()
+		left, version, ended := time.Until(h.deadline), h.version, h.err != nil
+		if left <= 0 && !ended {
+			h.err = fmt.Errorf("%w: %w: not renewed within %v", ErrLost, ErrExpired, h.bound)
+			close(h.lost)
+		}
+		h.mu.Unlock()
+		switch {
+		case ended:
+			return
+		case left > 0:
+			t.Reset(left)
+			continue
+		}
+		l.client.Logger().Warn("lease lost", "path", l.node.Path, "err", l.Err())
+		ctx, cancel := context.WithTimeout(context.Background(), recipe.CleanupTimeout)
+		_ = l.deleteTTL(ctx, version)
+		cancel()
+		return
+	}
+}
+
+// renewTTL renews a TTL lease: a write conditional on the holder's
+// version. The caller holds the renewing token.
+func (l *Lease) renewTTL(ctx context.Context) error {
+	h := l.ttl
+	h.mu.Lock()
+	version, err, earlier := h.version, h.err, h.written
+	at := time.Now()
+	data := l.stamp(TTLMode, h.bound, at, l.renewals+1)
+	h.written = data
+	h.mu.Unlock()
+	if err != nil {
+		return l.renewError(err)
+	}
+	stat, err := l.client.Set(ctx, l.node.Path, data, version)
+	if errors.Is(err, zk.ErrBadVersion) {
+		// Our own writes fail this way too: a retried write whose first
+		// answer was lost, or an earlier renewal's write that was
+		// abandoned when its ctx ended and was applied all the same.
+		stat, err = l.ownWrite(ctx, data, earlier)
+	}
+	switch {
+	case err == nil:
+		l.renewals++
+		return l.renewed(at, stat.Version)
+	case errors.Is(err, zk.ErrNoNode):
+		l.ttl.lose(fmt.Errorf("%w: %s is gone (expired on the server, or deleted)", ErrLost, l.node.Path))
+		return l.renewError(l.Err())
+	case errors.Is(err, zk.ErrBadVersion):
+		l.ttl.lose(fmt.Errorf("%w: %s was written by another holder (resumed elsewhere?)", ErrLost, l.node.Path))
+		return l.renewError(l.Err())
+	}
+	return fmt.Errorf("leases: renew %s: not renewed: %w", l.node.Path, err)
+}
+
+// renewed records a renewal that began at and left the node at version.
+// If the lease ended while the write was on its way, the write kept a node
+// that nobody holds any more: it is deleted.
+func (l *Lease) renewed(at time.Time, version int32) error {
+	h := l.ttl
+	h.mu.Lock()
+	err := h.err
+	if err == nil {
+		h.version = version
+		if d := at.Add(h.bound); d.After(h.deadline) {
+			h.deadline = d
+		}
+	}
+	h.mu.Unlock()
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, ErrExpired) {
+		ctx, cancel := context.WithTimeout(context.Background(), recipe.CleanupTimeout)
+		defer cancel()
+		_ = l.deleteTTL(ctx, version)
+	}
+	return l.renewError(err)
+}
+
+// ownWrite reads the node after a conditional write of data failed with a
+// bad version. If the node holds data, the write was ours (applied, its
+// answer lost, and its retry refused), and its stat is returned. If it
+// holds earlier (non-nil), the holder's previous write, whose outcome the
+// holder did not learn, data is written again on the version read.
+// Otherwise the error is zk.ErrBadVersion: someone else wrote the node.
+func (l *Lease) ownWrite(ctx context.Context, data, earlier []byte) (*zk.Stat, error) {
+	got, stat, err := l.client.Get(ctx, l.node.Path)
+	switch {
+	case err != nil:
+		return nil, err
+	case bytes.Equal(got, data):
+		return stat, nil
+	case earlier == nil || !bytes.Equal(got, earlier):
+		return nil, zk.ErrBadVersion
+	}
+	stat, err = l.client.Set(ctx, l.node.Path, data, stat.Version)
+	if errors.Is(err, zk.ErrBadVersion) {
+		return l.ownWrite(ctx, data, nil)
+	}
+	return stat, err
+}
+
+// returnTTL returns a TTL lease: the node is deleted if its version is
+// still the holder's.
+func (l *Lease) returnTTL(ctx context.Context) error {
+	h := l.ttl
+	h.mu.Lock()
+	if h.finished {
+		h.mu.Unlock()
+		return nil
+	}
+	h.finished = true
+	prior, version := h.err, h.version
+	if prior == nil {
+		h.err = errReturned
+	}
+	close(h.ended)
+	h.mu.Unlock()
+	if prior != nil {
+		return fmt.Errorf("leases: return %s: %w", l.node.Path, prior)
+	}
+	ctx, cancel := recipe.FinishContext(ctx)
+	defer cancel()
+	if err := l.deleteTTL(ctx, version); err != nil {
+		return fmt.Errorf("leases: return %s: %w", l.node.Path, err)
+	}
+	return nil
+}
+
+// deleteTTL deletes the node if its version is the holder's, or if it holds
+// the holder's last write. A node already gone is no error. A node that
+// cannot be deleted is left to the server, which removes it within its
+// time to live plus the container check interval; the error says so.
+func (l *Lease) deleteTTL(ctx context.Context, version int32) error {
+	err := l.client.Delete(ctx, l.node.Path, version)
+	if errors.Is(err, zk.ErrBadVersion) {
+		l.ttl.mu.Lock()
+		written := l.ttl.written
+		l.ttl.mu.Unlock()
+		var stat *zk.Stat
+		if stat, err = l.ownWrite(ctx, written, nil); err == nil {
+			err = l.client.Delete(ctx, l.node.Path, stat.Version)
+		}
+	}
+	switch {
+	case err == nil, errors.Is(err, zk.ErrNoNode):
+		return nil
+	case errors.Is(err, zk.ErrBadVersion):
+		return fmt.Errorf("%w: %s belongs to another holder now", ErrLost, l.node.Path)
+	}
+	l.client.Logger().Warn("TTL lease node left to the server", "path", l.node.Path, "err", err)
+	return fmt.Errorf("the node is left to the server's TTL: %w", err)
+}
