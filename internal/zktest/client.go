@@ -61,3 +61,13 @@ func WaitClosed(t testing.TB, ch <-chan struct{}, timeout time.Duration, what st
 		t.Fatalf("%s: not closed within %v", what, timeout)
 	}
 }
+
+// Counted returns the address of a proxy to the test binary's shared
+// server, and a function that counts the requests sent through it (see
+// Proxy.Sent). A test that counts what its own client costs connects
+// through it.
+func Counted(t testing.TB) (addr string, requests func() int64) {
+	t.Helper()
+	p := NewProxy(t, Servers(t))
+	return p.Addr(), p.Sent
+}

@@ -12,6 +12,7 @@ const maxFrame = 64 << 20
 
 // ZooKeeper request types (opcodes) that the proxy looks at.
 const (
+	opPing            = 11
 	opCreate          = 1
 	opDelete          = 2
 	opSetData         = 5

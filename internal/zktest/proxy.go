@@ -229,3 +229,17 @@ func (p *Proxy) takeArmed() bool {
 	p.armed--
 	return true
 }
+
+// Sent returns how many requests clients have sent through the proxy,
+// pings and connection handshakes aside: what a test's own client cost,
+// undisturbed by the background work of other tests on a shared server.
+func (p *Proxy) Sent() int64 {
+	var n int64
+	p.requests.Range(func(op, count any) bool {
+		if op.(int32) != opPing {
+			n += count.(*atomic.Int64).Load()
+		}
+		return true
+	})
+	return n
+}

@@ -39,7 +39,7 @@ func TestNew_RejectsBadInput(t *testing.T) {
 }
 
 func TestLease_ReturnDeletesTheNodeOnce(t *testing.T) {
-	servers := zktest.Servers(t)
+	servers, requests := zktest.Counted(t)
 	c := connect(t, servers)
 	ctx := testContext(t)
 	dir := zktest.UniquePath(t)
@@ -50,9 +50,9 @@ func TestLease_ReturnDeletesTheNodeOnce(t *testing.T) {
 	assert.Same(t, c, l.Client())
 	assert.NoError(t, l.Err())
 
-	before := zktest.PacketsReceived(t, servers)
+	before := requests()
 	require.NoError(t, l.Return(ctx))
-	assert.Equal(t, before+2, zktest.PacketsReceived(t, servers), "one delete, and no watch was ever set")
+	assert.Equal(t, before+1, requests(), "one delete, and no watch was ever set")
 	assert.False(t, exists(t, c, l.Path()))
 	require.NoError(t, l.Return(ctx), "returning twice is harmless")
 	require.NoError(t, leases.ReturnAll(ctx, l), "and so is returning it among others")
@@ -133,16 +133,16 @@ func TestLease_MaxHoldReturnsTheLease(t *testing.T) {
 }
 
 func TestReturnAll_OneRequestForLeasesOfOneSession(t *testing.T) {
-	servers := zktest.Servers(t)
+	servers, requests := zktest.Counted(t)
 	c := connect(t, servers)
 	other := connect(t, servers)
 	ctx := testContext(t)
 	dir := zktest.UniquePath(t)
 	ls := []*leases.Lease{newLease(t, c, dir), newLease(t, c, dir), newLease(t, c, dir)}
 
-	before := zktest.PacketsReceived(t, servers)
+	before := requests()
 	require.NoError(t, leases.ReturnAll(ctx, append(ls, nil)...))
-	assert.Equal(t, before+2, zktest.PacketsReceived(t, servers), "one transaction")
+	assert.Equal(t, before+1, requests(), "one transaction")
 	for _, l := range ls {
 		assert.False(t, exists(t, c, l.Path()))
 	}

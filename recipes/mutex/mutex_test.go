@@ -17,8 +17,9 @@ import (
 )
 
 func TestNew_RejectsBadInput(t *testing.T) {
-	c := connect(t, zktest.Servers(t))
-	before := zktest.PacketsReceived(t, zktest.Servers(t))
+	servers, requests := zktest.Counted(t)
+	c := connect(t, servers)
+	before := requests()
 	tests := []struct {
 		name   string
 		client *framework.Client
@@ -44,7 +45,7 @@ func TestNew_RejectsBadInput(t *testing.T) {
 	_, err := m.Acquire(mutex.WithOwner(testContext(t), []int{1}))
 	require.ErrorIs(t, err, mutex.ErrInvalidArgument, "owners must be comparable")
 	require.ErrorIs(t, m.Release(testContext(t)), mutex.ErrNotOwner, "release without a hold")
-	assert.Equal(t, before+1, zktest.PacketsReceived(t, zktest.Servers(t)), "nothing reached the server")
+	assert.Equal(t, before, requests(), "nothing reached the server")
 }
 
 func TestMutex_AcquireReleaseLeavesNothing(t *testing.T) {
@@ -71,7 +72,7 @@ func TestMutex_AcquireReleaseLeavesNothing(t *testing.T) {
 }
 
 func TestMutex_ReentrantAcquireCountsWithoutTheServer(t *testing.T) {
-	servers := zktest.Servers(t)
+	servers, requests := zktest.Counted(t)
 	c := connect(t, servers)
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)
@@ -79,12 +80,12 @@ func TestMutex_ReentrantAcquireCountsWithoutTheServer(t *testing.T) {
 	first, err := m.Acquire(ctx)
 	require.NoError(t, err)
 
-	before := zktest.PacketsReceived(t, servers)
+	before := requests()
 	second, err := m.Acquire(ctx)
 	require.NoError(t, err)
 	assert.Same(t, first, second)
 	require.NoError(t, m.Release(ctx))
-	assert.Equal(t, before+1, zktest.PacketsReceived(t, servers), "re-entry and inner release send nothing")
+	assert.Equal(t, before, requests(), "re-entry and inner release send nothing")
 	assert.Len(t, children(t, c, path), 1, "still held after the inner release")
 
 	require.NoError(t, m.Release(ctx))
@@ -239,7 +240,7 @@ func baseName(p string) string {
 }
 
 func TestMutex_UncontendedAcquireReleaseCostsThreeRequests(t *testing.T) {
-	servers := zktest.Servers(t)
+	servers, requests := zktest.Counted(t)
 	c := connect(t, servers)
 	ctx := context.Background()
 	m := newMutex(t, c, zktest.UniquePath(t))
@@ -247,12 +248,12 @@ func TestMutex_UncontendedAcquireReleaseCostsThreeRequests(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, h.Release(ctx))
 
-	before := zktest.PacketsReceived(t, servers)
+	before := requests()
 	h, err = m.Acquire(ctx)
 	require.NoError(t, err)
 	require.NoError(t, h.Release(ctx))
 	// create, getChildren, delete, and the mntr that counts them.
-	assert.Equal(t, before+4, zktest.PacketsReceived(t, servers))
+	assert.Equal(t, before+3, requests())
 }
 
 // A free lock is taken in one round trip: the listing of the queue leaves

@@ -14,8 +14,9 @@ import (
 )
 
 func TestNew_RejectsBadInput(t *testing.T) {
-	c := connect(t, zktest.Servers(t))
-	before := zktest.PacketsReceived(t, zktest.Servers(t))
+	servers, requests := zktest.Counted(t)
+	c := connect(t, servers)
+	before := requests()
 	tests := []struct {
 		name   string
 		client *framework.Client
@@ -46,7 +47,7 @@ func TestNew_RejectsBadInput(t *testing.T) {
 		require.ErrorIs(t, err, rwlock.ErrInvalidArgument, "owners must be comparable")
 		require.ErrorIs(t, l.Release(ctx), rwlock.ErrNotOwner, "release without a hold")
 	}
-	assert.Equal(t, before+1, zktest.PacketsReceived(t, zktest.Servers(t)), "nothing reached the server")
+	assert.Equal(t, before, requests(), "nothing reached the server")
 }
 
 func TestRWLock_ReadersShareAndAWriterExcludesThem(t *testing.T) {
@@ -167,7 +168,7 @@ func TestRWLock_TwentyReadersHoldWhileEightWritersQueue(t *testing.T) {
 }
 
 func TestRWLock_UpgradeIsRefusedAtOnce(t *testing.T) {
-	servers := zktest.Servers(t)
+	servers, requests := zktest.Counted(t)
 	c := connect(t, servers)
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)
@@ -175,7 +176,7 @@ func TestRWLock_UpgradeIsRefusedAtOnce(t *testing.T) {
 	r, err := rw.ReadLock().Acquire(ctx)
 	require.NoError(t, err)
 
-	before := zktest.PacketsReceived(t, servers)
+	before := requests()
 	for _, acquire := range []func(context.Context) (*rwlock.Hold, error){
 		rw.WriteLock().Acquire, rw.WriteLock().TryAcquire,
 		func(ctx context.Context) (*rwlock.Hold, error) {
@@ -185,7 +186,7 @@ func TestRWLock_UpgradeIsRefusedAtOnce(t *testing.T) {
 		_, err := acquire(ctx)
 		require.ErrorIs(t, err, rwlock.ErrUpgrade)
 	}
-	assert.Equal(t, before+1, zktest.PacketsReceived(t, servers), "nothing reached the server")
+	assert.Equal(t, before, requests(), "nothing reached the server")
 
 	// Another owner may still ask for the write lock, and waits.
 	other := rwlock.WithOwner(ctx, "other")
@@ -311,18 +312,18 @@ func TestRWLock_HoldsCarryFencingTokensAndLoss(t *testing.T) {
 // A free lock, of either kind, is taken and released with three requests:
 // create, the listing that rides along with it, and delete.
 func TestRWLock_UncontendedAcquireReleaseCostsThreeRequests(t *testing.T) {
-	servers := zktest.Servers(t)
+	servers, requests := zktest.Counted(t)
 	rw := newRW(t, connect(t, servers), zktest.UniquePath(t))
 	ctx := context.Background()
 	for _, l := range []*rwlock.Lock{rw.ReadLock(), rw.WriteLock(), rw.ReadLock()} {
 		h, err := l.Acquire(ctx) // the first acquire also creates the directory
 		require.NoError(t, err)
 		require.NoError(t, h.Release(ctx))
-		before := zktest.PacketsReceived(t, servers)
+		before := requests()
 		h, err = l.Acquire(ctx)
 		require.NoError(t, err)
 		require.NoError(t, h.Release(ctx))
 		// create, getChildren, delete, and the mntr that counts them.
-		assert.Equal(t, before+4, zktest.PacketsReceived(t, servers))
+		assert.Equal(t, before+3, requests())
 	}
 }

@@ -16,7 +16,7 @@ import (
 )
 
 func TestAcquireN_CreatesAllLeasesInOneTransaction(t *testing.T) {
-	servers := zktest.Servers(t)
+	servers, requests := zktest.Counted(t)
 	c := connect(t, servers)
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)
@@ -36,13 +36,13 @@ func TestAcquireN_CreatesAllLeasesInOneTransaction(t *testing.T) {
 	require.NoError(t, s.Return(ctx, ls...))
 	assert.Equal(t, 0, nodeCount(t, c, path))
 
-	before := zktest.PacketsReceived(t, servers)
+	before := requests()
 	ls, err = s.AcquireN(ctx, 3)
 	require.NoError(t, err)
 	require.NoError(t, leases.ReturnAll(ctx, ls...))
 	// guard create and list, one transaction, guard delete, and one
 	// transaction returning all three.
-	assert.Equal(t, int64(5), zktest.PacketsReceived(t, servers)-before-1)
+	assert.Equal(t, int64(5), requests()-before)
 }
 
 func TestAcquireN_TimeoutTakesNothing(t *testing.T) {

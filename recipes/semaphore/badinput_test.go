@@ -15,10 +15,10 @@ import (
 )
 
 func TestNew_RejectsBadInputWithoutARequest(t *testing.T) {
-	servers := zktest.Servers(t)
+	servers, requests := zktest.Counted(t)
 	c := connect(t, servers)
 	count := newCount(t, c, "/count", 1)
-	before := zktest.PacketsReceived(t, servers)
+	before := requests()
 	tests := []struct {
 		name string
 		new  func() (any, error)
@@ -43,15 +43,15 @@ func TestNew_RejectsBadInputWithoutARequest(t *testing.T) {
 			require.ErrorIs(t, err, semaphore.ErrInvalidArgument)
 		})
 	}
-	assert.Equal(t, before+1, zktest.PacketsReceived(t, servers), "nothing reached the server")
+	assert.Equal(t, before, requests(), "nothing reached the server")
 }
 
 func TestAcquire_RejectsBadCountsWithoutARequest(t *testing.T) {
-	servers := zktest.Servers(t)
+	servers, requests := zktest.Counted(t)
 	c := connect(t, servers)
 	ctx := testContext(t)
 	s := newSemaphore(t, c, zktest.UniquePath(t), 3)
-	before := zktest.PacketsReceived(t, servers)
+	before := requests()
 
 	for _, n := range []int{0, -1, 4} {
 		_, err := s.AcquireN(ctx, n)
@@ -59,11 +59,11 @@ func TestAcquire_RejectsBadCountsWithoutARequest(t *testing.T) {
 		_, err = s.AcquireNTimeout(ctx, n, time.Second)
 		require.ErrorIs(t, err, semaphore.ErrInvalidArgument, "timed, n=%d", n)
 	}
-	assert.Equal(t, before+1, zktest.PacketsReceived(t, servers), "nothing reached the server")
+	assert.Equal(t, before, requests(), "nothing reached the server")
 }
 
 func TestReturn_RejectsALeaseOfAnotherSemaphore(t *testing.T) {
-	servers := zktest.Servers(t)
+	servers, requests := zktest.Counted(t)
 	c := connect(t, servers)
 	ctx := testContext(t)
 	a := newSemaphore(t, c, zktest.UniquePath(t), 1)
@@ -71,10 +71,10 @@ func TestReturn_RejectsALeaseOfAnotherSemaphore(t *testing.T) {
 	l, err := a.Acquire(ctx)
 	require.NoError(t, err)
 
-	before := zktest.PacketsReceived(t, servers)
+	before := requests()
 	require.ErrorIs(t, b.Return(ctx, l), semaphore.ErrNotOwner)
 	require.ErrorIs(t, b.Return(ctx, nil), semaphore.ErrInvalidArgument, "a nil lease says so")
-	assert.Equal(t, before+1, zktest.PacketsReceived(t, servers), "nothing reached the server")
+	assert.Equal(t, before, requests(), "nothing reached the server")
 	assert.NoError(t, l.Err(), "the lease is still held")
 
 	require.NoError(t, a.Return(ctx, l))
@@ -82,7 +82,7 @@ func TestReturn_RejectsALeaseOfAnotherSemaphore(t *testing.T) {
 }
 
 func TestAcquire_ClosedClientFailsWithoutARequest(t *testing.T) {
-	servers := zktest.Servers(t)
+	servers, requests := zktest.Counted(t)
 	c := connect(t, servers)
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)
@@ -93,7 +93,7 @@ func TestAcquire_ClosedClientFailsWithoutARequest(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, c.Close())
 
-	before := zktest.PacketsReceived(t, servers)
+	before := requests()
 	_, err = s.Acquire(ctx)
 	require.ErrorIs(t, err, framework.ErrClosed)
 	_, err = s.AcquireN(ctx, 2)
@@ -104,7 +104,7 @@ func TestAcquire_ClosedClientFailsWithoutARequest(t *testing.T) {
 	require.ErrorIs(t, err, framework.ErrClosed)
 	_, err = s.Participants(ctx)
 	require.ErrorIs(t, err, framework.ErrClosed)
-	assert.Equal(t, before+1, zktest.PacketsReceived(t, servers), "nothing reached the server")
+	assert.Equal(t, before, requests(), "nothing reached the server")
 }
 
 func TestCounted_MalformedOrNegativeCountFailsAndWritesNothing(t *testing.T) {
@@ -145,11 +145,11 @@ func TestCounted_MalformedOrNegativeCountFailsAndWritesNothing(t *testing.T) {
 // A semaphore mutex released with nothing held says so, and changes
 // nothing.
 func TestMutex_ReleaseWithNothingHeldIsNotOwner(t *testing.T) {
-	servers := zktest.Servers(t)
+	servers, requests := zktest.Counted(t)
 	c := connect(t, servers)
 	m, err := semaphore.NewMutex(c, zktest.UniquePath(t))
 	require.NoError(t, err)
-	before := zktest.PacketsReceived(t, servers)
+	before := requests()
 	require.ErrorIs(t, m.Release(context.Background()), semaphore.ErrNotOwner)
-	assert.Equal(t, before+1, zktest.PacketsReceived(t, servers))
+	assert.Equal(t, before, requests())
 }

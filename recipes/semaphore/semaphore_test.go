@@ -46,7 +46,7 @@ func TestSemaphore_AcquireReturnLeavesNothing(t *testing.T) {
 // list, the lease transaction (create and count), guard delete, and the
 // lease's delete.
 func TestSemaphore_UncontendedAcquireReturnCostsFiveRequests(t *testing.T) {
-	servers := zktest.Servers(t)
+	servers, requests := zktest.Counted(t)
 	c := connect(t, servers)
 	ctx := testContext(t)
 	s := newSemaphore(t, c, zktest.UniquePath(t), 3)
@@ -55,14 +55,13 @@ func TestSemaphore_UncontendedAcquireReturnCostsFiveRequests(t *testing.T) {
 	require.NoError(t, warm.Return(ctx))
 
 	const cycles = 10
-	before := zktest.PacketsReceived(t, servers)
+	before := requests()
 	for range cycles {
 		l, err := s.Acquire(ctx)
 		require.NoError(t, err)
 		require.NoError(t, l.Return(ctx))
 	}
-	requests := zktest.PacketsReceived(t, servers) - before - 1
-	assert.Equal(t, int64(5*cycles), requests, "requests for %d cycles", cycles)
+	assert.Equal(t, int64(5*cycles), requests()-before, "requests for %d cycles", cycles)
 }
 
 func TestSemaphore_ThirdAcquirerWaitsUntilAReturn(t *testing.T) {

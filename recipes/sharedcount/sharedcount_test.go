@@ -17,9 +17,9 @@ import (
 )
 
 func TestNew_RejectsBadInputWithoutARequest(t *testing.T) {
-	servers := zktest.Servers(t)
+	servers, requests := zktest.Counted(t)
 	c := connect(t, servers)
-	before := zktest.PacketsReceived(t, servers)
+	before := requests()
 	for name, f := range map[string]func() (*sharedcount.SharedCount, error){
 		"nil client":    func() (*sharedcount.SharedCount, error) { return sharedcount.New(nil, "/n", 0) },
 		"relative path": func() (*sharedcount.SharedCount, error) { return sharedcount.New(c, "n", 0) },
@@ -30,7 +30,7 @@ func TestNew_RejectsBadInputWithoutARequest(t *testing.T) {
 		require.ErrorIs(t, err, sharedcount.ErrInvalidArgument, name)
 		assert.Nil(t, sc, name)
 	}
-	assert.Equal(t, before+1, zktest.PacketsReceived(t, servers), "nothing reached the server")
+	assert.Equal(t, before, requests(), "nothing reached the server")
 }
 
 func TestSharedCount_FirstReadCreatesTheNodeWithTheSeed(t *testing.T) {
@@ -135,7 +135,7 @@ func TestSharedCount_MalformedNodeIsATypedError(t *testing.T) {
 
 // Cached asks the server only when its watch has fired.
 func TestSharedCount_CachedAsksNothingWhileWatched(t *testing.T) {
-	servers := zktest.Servers(t)
+	servers, requests := zktest.Counted(t)
 	c := connect(t, servers)
 	other := connect(t, servers)
 	ctx := testContext(t)
@@ -145,14 +145,14 @@ func TestSharedCount_CachedAsksNothingWhileWatched(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int32(2), v.Count)
 
-	before := zktest.PacketsReceived(t, servers)
+	before := requests()
 	for range 5 {
 		again, ch, err := sc.Cached(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, v, again)
 		assert.Equal(t, changed, ch)
 	}
-	assert.Equal(t, before+1, zktest.PacketsReceived(t, servers), "no request while the watch stands")
+	assert.Equal(t, before, requests(), "no request while the watch stands")
 
 	require.NoError(t, newCount(t, other, path, 0).Set(ctx, 3))
 	waitClosed(t, changed)
