@@ -54,7 +54,7 @@ func (c *Client) newProtectedCreate(path string, data []byte, mode CreateMode, o
 // call runs the create and answers when it is done or ctx ends, leaving
 // whatever it may have created to be deleted in the background on failure.
 func (pc *protectedCreate) call(ctx context.Context) (Node, error) {
-	node, err, finished := Aside(ctx, func() (Node, error) { return pc.run(ctx) })
+	node, finished, err := Aside(ctx, func() (Node, error) { return pc.run(ctx) })
 	switch {
 	case err == nil:
 		return node, nil

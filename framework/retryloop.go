@@ -124,7 +124,7 @@ func try[T any](ctx context.Context, c *Client, fn attempt[T]) (T, error) {
 	if boundSession(ctx) != nil {
 		fn = inBoundSession(fn)
 	}
-	v, err, _ := Aside(ctx, func() (T, error) { return fn(conn, session) })
+	v, _, err := Aside(ctx, func() (T, error) { return fn(conn, session) })
 	return v, err
 }
 
@@ -134,12 +134,12 @@ func try[T any](ctx context.Context, c *Client, fn attempt[T]) (T, error) {
 // finished is closed at that moment, so that the caller can clean up what
 // it may still make. With a ctx that cannot end, call runs on the caller's
 // goroutine. It is for recipe authors, like the calls of Hooks.
-func Aside[T any](ctx context.Context, call func() (T, error)) (v T, err error, finished <-chan struct{}) {
+func Aside[T any](ctx context.Context, call func() (T, error)) (v T, finished <-chan struct{}, err error) {
 	done := make(chan struct{})
 	if ctx.Done() == nil {
 		defer close(done)
 		v, err = call()
-		return v, err, done
+		return v, done, err
 	}
 	var result struct {
 		v   T
@@ -153,10 +153,10 @@ func Aside[T any](ctx context.Context, call func() (T, error)) (v T, err error, 
 	}()
 	select {
 	case <-done:
-		return result.v, result.err, done
+		return result.v, done, result.err
 	case <-ctx.Done():
 		var zero T
-		return zero, ctx.Err(), done
+		return zero, done, ctx.Err()
 	}
 }
 

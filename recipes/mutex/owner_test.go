@@ -62,7 +62,7 @@ func TestOwnerOf_RejectsOwnersThatCannotExclude(t *testing.T) {
 		_, err := ownerOf(WithOwner(context.Background(), owner))
 		assert.ErrorIs(t, err, ErrInvalidArgument, name)
 	}
-	good := []any{&sized{}, "job-7", 42, wrapper{v: "x"}, struct{}{}}
+	good := []any{&sized{n: 1}, "job-7", 42, wrapper{v: "x"}, struct{}{}}
 	for _, owner := range good {
 		got, err := ownerOf(WithOwner(context.Background(), owner))
 		assert.NoError(t, err, "%#v", owner)

@@ -17,7 +17,7 @@ func (s *Semaphore) multi(ctx context.Context, t *txn) (results []framework.OpRe
 		results []framework.OpResult
 		sent    int
 	}
-	a, err, finished := framework.Aside(ctx, func() (answer, error) {
+	a, finished, err := framework.Aside(ctx, func() (answer, error) {
 		results, sent, err := s.client.Hooks().MultiSent(context.WithoutCancel(ctx), t.ops...)
 		return answer{results, sent}, err
 	})
