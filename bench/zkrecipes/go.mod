@@ -8,6 +8,8 @@ require (
 	zkbench/gokit v0.0.0
 )
 
+require github.com/petermattis/goid v0.0.0-20260820044319-269ab09b5261 // indirect
+
 replace (
 	github.com/zkrecipes/zkrecipes => ../..
 	zkbench/gokit => ../../../shared/bench-anchors/gokit
