@@ -13,9 +13,9 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/zkserver"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
+	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
 // demoConfig is what the demo runs.
@@ -32,7 +32,7 @@ func demo(ctx context.Context, cfg demoConfig, out io.Writer) error {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if len(cfg.servers) == 0 {
 		fmt.Fprintln(out, "starting a local ZooKeeper server...")
-		server, err := zkserver.Start(ctx, zkserver.WithLogger(quiet))
+		server, err := zktesting.Start(ctx, zktesting.WithLogger(quiet))
 		if err != nil {
 			return err
 		}

@@ -14,7 +14,7 @@
 //   - ZK_BACKEND=container: a container from ZK_IMAGE (default zookeeper:3.8)
 //     through testcontainers-go, in host network mode on a free loopback port;
 //   - otherwise (ZK_BACKEND unset or "local"): a local server process of the
-//     installed ZooKeeper, through internal/zkserver.
+//     installed ZooKeeper, through the public package zktesting.
 //
 // A test that needs a server fails, never skips, when none can run: CI
 // installs everything. Under `go test -short` every test that needs a server
