@@ -36,6 +36,9 @@ func StartEnsemble(ctx context.Context, n int, opts ...Option) (*Ensemble, error
 	if err != nil {
 		return nil, err
 	}
+	if o.port != 0 {
+		return nil, fmt.Errorf("%w: an ensemble's ports are picked free", ErrInvalidPort)
+	}
 	ports, err := freePorts(3 * n)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,9 @@ import "errors"
 var (
 	// ErrInvalidTickTime reports a tick time below one millisecond.
 	ErrInvalidTickTime = errors.New("zktesting: tick time must be at least 1ms")
+	// ErrInvalidPort reports a port out of range, or a port given to an
+	// ensemble.
+	ErrInvalidPort = errors.New("zktesting: invalid port")
 	// ErrInvalidSize reports an ensemble of fewer than one server.
 	ErrInvalidSize = errors.New("zktesting: ensemble size must be at least 1")
 	// ErrNoMember reports an ensemble member index out of range.

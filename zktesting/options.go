@@ -15,6 +15,7 @@ type options struct {
 	logger   *slog.Logger
 	jar      string
 	javaOpts []string
+	port     int
 }
 
 // WithTickTime sets ZooKeeper's tickTime, its unit of time: the shortest
@@ -56,10 +57,20 @@ func WithJavaOpts(opts ...string) Option {
 	return func(o *options) { o.javaOpts = append(o.javaOpts, opts...) }
 }
 
+// WithPort makes a standalone server listen on 127.0.0.1:port instead of a
+// free port the kernel picks; StartEnsemble rejects it. The default is 0, a
+// free port.
+func WithPort(port int) Option {
+	return func(o *options) { o.port = port }
+}
+
 func newOptions(opts []Option) (options, error) {
 	o := options{tick: 200 * time.Millisecond, logger: slog.New(slog.DiscardHandler)}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.port < 0 || o.port > 65535 {
+		return o, fmt.Errorf("%w: %d", ErrInvalidPort, o.port)
 	}
 	if o.tick < time.Millisecond {
 		return o, fmt.Errorf("%w: %v", ErrInvalidTickTime, o.tick)

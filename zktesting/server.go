@@ -35,9 +35,11 @@ func Start(ctx context.Context, opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(1)
-	if err != nil {
-		return nil, err
+	ports := []int{o.port}
+	if o.port == 0 {
+		if ports, err = freePorts(1); err != nil {
+			return nil, err
+		}
 	}
 	dir, ownDir, err := serverDir(o.dir, "zktesting-")
 	if err != nil {

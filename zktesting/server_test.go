@@ -2,8 +2,10 @@ package zktesting_test
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -133,6 +135,16 @@ func TestStart_WithDirKeepsTheDirectory(t *testing.T) {
 	assert.Contains(t, string(cfg), "tickTime=100\n")
 }
 
+func TestStart_WithPortListensThere(t *testing.T) {
+	integration(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	s := start(t, zktesting.WithPort(port))
+	assert.Equal(t, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), s.Addr())
+}
+
 func TestStart_FailureCarriesTheLogTail(t *testing.T) {
 	integration(t)
 	_, err := zktesting.Start(testContext(t), zktesting.WithJavaOpts("-Xmx1k"))
@@ -152,6 +164,10 @@ func TestStart_RejectsBadInput(t *testing.T) {
 	assert.ErrorIs(t, err, zktesting.ErrInvalidTickTime)
 	_, err = zktesting.Start(ctx, zktesting.WithJar(filepath.Join(t.TempDir(), "missing.jar")))
 	assert.ErrorIs(t, err, zktesting.ErrNoZooKeeper)
+	_, err = zktesting.Start(ctx, zktesting.WithPort(70000))
+	assert.ErrorIs(t, err, zktesting.ErrInvalidPort)
+	_, err = zktesting.StartEnsemble(ctx, 3, zktesting.WithPort(2181))
+	assert.ErrorIs(t, err, zktesting.ErrInvalidPort)
 	_, err = zktesting.FourLetterWord(ctx, "127.0.0.1:1", "toolong")
 	assert.Error(t, err)
 }
