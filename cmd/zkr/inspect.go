@@ -1,0 +1,313 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes/sharedcount"
+)
+
+// What inspect reports as the recipe at a path.
+const (
+	recipeMutex     = "mutex"     // <path>/_c_<uuid>-lock-<seq>
+	recipeSemaphore = "semaphore" // <path>/locks and <path>/leases
+	recipeRWLock    = "rwlock"    // <path>/_c_<uuid>-__READ__<seq>, -__WRIT__<seq>
+	recipeEmpty     = "empty"     // the node exists and has no children
+	recipeNone      = "none"      // there is no node at the path
+	recipeUnknown   = "unknown"   // children of no known recipe
+)
+
+// Report is what `zkr inspect --json` prints: one JSON object per look.
+// Its shape is stable; fields may be added, none removed or renamed.
+type Report struct {
+	Path   string `json:"path"`   // the path inspected, as given
+	Recipe string `json:"recipe"` // mutex, semaphore, rwlock, empty, none or unknown
+	// Max is the semaphore's maximum, from --count-path or --leases; 0 when
+	// unknown.
+	Max       int    `json:"max,omitempty"`
+	CountPath string `json:"count_path,omitempty"`
+	// Holders hold the lock or a lease, in queue order.
+	Holders []Node `json:"holders"`
+	// Waiters wait, in queue order: a semaphore's lease nodes beyond the
+	// maximum, then its guard queue (under locks/), whose first node is
+	// the acquirer taking a lease right now.
+	Waiters []Node `json:"waiters"`
+	// Others are children of no known recipe, which never hold.
+	Others []Node `json:"others"`
+}
+
+// Node is one lock or lease node.
+type Node struct {
+	Name         string `json:"name"`          // the node's name
+	Path         string `json:"path"`          // its full path
+	ProtectionID string `json:"protection_id"` // the UUID of a protected name, or ""
+	Sequence     int64  `json:"sequence"`      // the server's sequence suffix, or -1
+	Kind         string `json:"kind"`          // lock, lease, read, write or other
+	Role         string `json:"role"`          // holder, waiter, acquiring or other
+	Session      string `json:"session"`       // the owner session id in hex, "0x0" if not ephemeral
+	Created      string `json:"created"`       // creation time, RFC 3339
+	AgeMS        int64  `json:"age_ms"`        // milliseconds since creation
+	Data         string `json:"data"`          // the data when printable UTF-8, else ""
+	DataHex      string `json:"data_hex"`      // the data in hex
+}
+
+// setupInspect is `zkr inspect PATH`.
+func setupInspect(fs *flag.FlagSet, conn *connFlags) runFunc {
+	asJSON := fs.Bool("json", false, "print one JSON object (see the README for its shape) instead of a table")
+	watch := fs.Bool("watch", false, "look again on every change until interrupted")
+	countPath := fs.String("count-path", "", "a semaphore's shared count `path`, for its maximum")
+	max := fs.Int("leases", 0, "a semaphore's maximum `N`, when it has no count node")
+	return func(ctx context.Context, e *env, args, _ []string) error {
+		if *max < 0 {
+			return usagef("--leases must not be negative")
+		}
+		client, err := conn.newClient(e)
+		if err != nil {
+			return err
+		}
+		defer client.Close()
+		if _, err := client.ServerPath(args[0]); err != nil {
+			return err
+		}
+		ctx, stop := cancelOnSignal(ctx, e)
+		defer stop()
+		if err := conn.waitConnected(ctx, e, client); err != nil {
+			return interrupted(ctx, err)
+		}
+		in := inspector{client: client, path: args[0], countPath: *countPath, max: *max}
+		for {
+			r, changed, err := in.look(ctx, *watch)
+			if err != nil {
+				return interrupted(ctx, err)
+			}
+			if *asJSON {
+				err = printJSON(e.stdout, r, *watch)
+			} else {
+				if *watch && e.terminal {
+					fmt.Fprint(e.stdout, "\x1b[H\x1b[2J")
+				} else if *watch {
+					fmt.Fprintf(e.stdout, "--- %s\n", time.Now().Format(time.TimeOnly))
+				}
+				err = printTable(e.stdout, r)
+			}
+			if err != nil || !*watch {
+				return err
+			}
+			select {
+			case <-changed:
+			case <-ctx.Done():
+				if errors.Is(context.Cause(ctx), errInterrupted) {
+					return nil // --watch ends with Ctrl-C
+				}
+				return ctx.Err()
+			}
+		}
+	}
+}
+
+// inspector reads what a path holds.
+type inspector struct {
+	client    *framework.Client
+	path      string
+	countPath string
+	max       int
+}
+
+// look reads the path once; with watch, the channel is closed on the next
+// change of anything it read.
+func (in *inspector) look(ctx context.Context, watch bool) (Report, <-chan struct{}, error) {
+	w := newWatcher(ctx)
+	r := Report{Path: in.path, Holders: []Node{}, Waiters: []Node{}, Others: []Node{}}
+	names, err := in.children(ctx, in.path, watch, w)
+	if err != nil {
+		return r, nil, err
+	}
+	switch {
+	case names == nil:
+		r.Recipe = recipeNone
+	case len(names) == 0:
+		r.Recipe = recipeEmpty
+	case contains(names, "leases") || contains(names, "locks"):
+		r.Recipe = recipeSemaphore
+		err = in.semaphore(ctx, &r, watch, w)
+	case anyContains(names, readMarker, writeMarker):
+		r.Recipe = recipeRWLock
+		err = in.queue(ctx, &r, in.path, names, rwRoles, readMarker, writeMarker)
+	case anyContains(names, lockMarker):
+		r.Recipe = recipeMutex
+		err = in.queue(ctx, &r, in.path, names, mutexRoles, lockMarker)
+	default:
+		r.Recipe = recipeUnknown
+		err = in.queue(ctx, &r, in.path, names, mutexRoles)
+	}
+	return r, w.changed, err
+}
+
+// children lists path, setting a watch if asked: nil, nil if it does not
+// exist (the watch then waits for its creation).
+func (in *inspector) children(ctx context.Context, path string, watch bool, w *watcher) ([]string, error) {
+	if !watch {
+		names, _, err := in.client.Children(ctx, path)
+		if errors.Is(err, zk.ErrNoNode) {
+			return nil, nil
+		}
+		return nonNil(names), err
+	}
+	names, _, ch, err := in.client.ChildrenW(ctx, path)
+	if errors.Is(err, zk.ErrNoNode) {
+		ok, _, ech, err := in.client.ExistsW(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		w.add(ech)
+		if ok { // created in between: look again at once
+			w.add(closedEvent())
+		}
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	w.add(ch)
+	return nonNil(names), nil
+}
+
+// semaphore fills r from <path>/leases and <path>/locks.
+func (in *inspector) semaphore(ctx context.Context, r *Report, watch bool, w *watcher) error {
+	r.Max, r.CountPath = in.max, in.countPath
+	if in.countPath != "" {
+		data, _, err := in.client.Get(ctx, in.countPath)
+		if err != nil {
+			return fmt.Errorf("count %s: %w", in.countPath, err)
+		}
+		n, err := sharedcount.Decode(data)
+		if err != nil {
+			return fmt.Errorf("count %s: %w", in.countPath, err)
+		}
+		r.Max = int(n)
+	}
+	leasesDir, locksDir := joinPath(in.path, "leases"), joinPath(in.path, "locks")
+	leaseNames, err := in.children(ctx, leasesDir, watch, w)
+	if err != nil {
+		return err
+	}
+	max := r.Max
+	if max == 0 {
+		max = len(leaseNames) // unknown maximum: every lease holds
+	}
+	if err := in.queue(ctx, r, leasesDir, leaseNames, semaphoreRoles(max), leaseMarker); err != nil {
+		return err
+	}
+	lockNames, err := in.children(ctx, locksDir, watch, w)
+	if err != nil {
+		return err
+	}
+	return in.queue(ctx, r, locksDir, lockNames, guardRoles, lockMarker)
+}
+
+// roleFunc judges node i of the sorted queue nodes.
+type roleFunc func(nodes []Node, i int) string
+
+// queue reads the children names of dir, sorts them by the markers, judges
+// each with role and adds them to r.
+func (in *inspector) queue(ctx context.Context, r *Report, dir string, names []string, role roleFunc, markers ...string) error {
+	sort.SliceStable(names, func(i, j int) bool { return sortKey(names[i], markers) < sortKey(names[j], markers) })
+	var nodes []Node
+	for _, name := range names {
+		path := joinPath(dir, name)
+		data, stat, err := in.client.Get(ctx, path)
+		if errors.Is(err, zk.ErrNoNode) {
+			continue // gone since the listing
+		}
+		if err != nil {
+			return err
+		}
+		nodes = append(nodes, newNode(path, name, data, stat, markers))
+	}
+	for i := range nodes {
+		switch nodes[i].Role = role(nodes, i); nodes[i].Role {
+		case "holder":
+			r.Holders = append(r.Holders, nodes[i])
+		case "other":
+			r.Others = append(r.Others, nodes[i])
+		default:
+			r.Waiters = append(r.Waiters, nodes[i])
+		}
+	}
+	return nil
+}
+
+// mutexRoles: the first lock node holds, the others wait.
+func mutexRoles(nodes []Node, i int) string {
+	switch {
+	case nodes[i].Kind == "other":
+		return "other"
+	case firstOfKind(nodes, "lock") == i:
+		return "holder"
+	default:
+		return "waiter"
+	}
+}
+
+// guardRoles: the first node of a semaphore's guard queue is acquiring a
+// lease, the others wait for the guard.
+func guardRoles(nodes []Node, i int) string {
+	if r := mutexRoles(nodes, i); r != "holder" {
+		return r
+	}
+	return "acquiring"
+}
+
+// semaphoreRoles: the first max lease nodes hold.
+func semaphoreRoles(max int) roleFunc {
+	return func(nodes []Node, i int) string {
+		switch {
+		case nodes[i].Kind == "other":
+			return "other"
+		case i < max:
+			return "holder"
+		default:
+			return "waiter"
+		}
+	}
+}
+
+// rwRoles judges a read/write queue as Curator's drivers do: a writer
+// holds at the head; a reader holds when no writer is before it, or when the
+// writer before it is of its own session (a downgrade, as zkr sees it).
+func rwRoles(nodes []Node, i int) string {
+	n := nodes[i]
+	switch n.Kind {
+	case "write":
+		if i == 0 {
+			return "holder"
+		}
+		return "waiter"
+	case "read":
+		for j := range i {
+			if nodes[j].Kind == "write" && (j != 0 || nodes[j].Session != n.Session) {
+				return "waiter"
+			}
+		}
+		return "holder"
+	default:
+		return "other"
+	}
+}
+
+// firstOfKind returns the index of the first node of kind, or -1.
+func firstOfKind(nodes []Node, kind string) int {
+	for i, n := range nodes {
+		if n.Kind == kind {
+			return i
+		}
+	}
+	return -1
+}
