@@ -50,6 +50,7 @@ func runHolding(e *env, h held, argv []string, f childFlags) error {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stdout, e.stderr
 	cmd.Env = append(os.Environ(), h.env...)
+	cmd.SysProcAttr = childProcAttr()
 	if err := cmd.Start(); err != nil {
 		releaseHeld(e, h)
 		return fmt.Errorf("%w: %w", errNoCommand, err)

@@ -109,7 +109,7 @@ func cancelOnSignal(ctx context.Context, e *env) (context.Context, func()) {
 		defer close(stopped)
 		select {
 		case s := <-e.signals:
-			cancel(fmt.Errorf("%w by %v", errInterrupted, s))
+			cancel(fmt.Errorf("%w (%v)", errInterrupted, s))
 		case <-done:
 		}
 	}()
