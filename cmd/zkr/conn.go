@@ -28,11 +28,11 @@ type connFlags struct {
 // registerConnFlags registers the common connection flags on fs.
 func registerConnFlags(fs *flag.FlagSet) *connFlags {
 	c := &connFlags{}
-	fs.StringVar(&c.servers, "servers", "", "ZooKeeper connect `host:port,...` (default $ZK_SERVERS, else "+defaultServers+")")
+	fs.StringVar(&c.servers, "servers", "", "ZooKeeper `host:port,...` to connect to (default $ZK_SERVERS, else "+defaultServers+")")
 	fs.DurationVar(&c.sessionTimeout, "session-timeout", 10*time.Second, "session timeout: how long a hold outlives a vanished zkr")
-	fs.DurationVar(&c.connectTimeout, "connect-timeout", 10*time.Second, "give up (status 3) when no session is established within this `duration`")
-	fs.StringVar(&c.namespace, "namespace", "", "prefix every path with this namespace `path` (Curator's usingNamespace)")
-	fs.StringVar(&c.auth, "auth", "", "digest credentials `user:password` (never printed)")
+	fs.DurationVar(&c.connectTimeout, "connect-timeout", 10*time.Second, "give up with status 3 when no session is up within this `duration`")
+	fs.StringVar(&c.namespace, "namespace", "", "prefix every path with this `namespace` (Curator's usingNamespace)")
+	fs.StringVar(&c.auth, "auth", "", "digest credentials `user:password`, never printed")
 	return c
 }
 

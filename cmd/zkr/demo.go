@@ -16,6 +16,9 @@ import (
 	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
+// demoConnectTimeout bounds the wait for the workers' sessions.
+const demoConnectTimeout = 10 * time.Second
+
 // demoConfig is what the demo runs.
 type demoConfig struct {
 	servers        []string // empty: start a local server
@@ -26,6 +29,17 @@ type demoConfig struct {
 	sessionTimeout time.Duration
 	kill           bool // kill a holder's session midway
 }
+
+// demoHelp is the longer help of `zkr demo`.
+const demoHelp = `Starts a local ZooKeeper (unless --servers names one; $ZK_SERVERS is not
+read), then lets workers, each with a session of its own, take a mutex in
+turn and then share a semaphore. Midway through each, the demo cuts one
+holder off from ZooKeeper: the output shows the holder told of its loss,
+then the server expiring its session and the next waiter taking its place.
+A summary per recipe ends it: acquisitions, waits, the most holders at once
+against the limit, fencing tokens in order, violations (should be 0) and
+nodes left behind (should be 0). It stops the server it started and removes
+its files, also on Ctrl-C.`
 
 // setupDemo is `zkr demo`.
 func setupDemo(fs *flag.FlagSet, _ *connFlags) runFunc {
@@ -80,15 +94,19 @@ func demo(ctx context.Context, cfg demoConfig, e *env) error {
 		defer c.Close()
 		workers[i] = &demoWorker{id: i + 1, client: c, faults: faults}
 	}
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	fmt.Fprintf(out, "Connecting %d workers to %s...\n", cfg.workers, strings.Join(cfg.servers, ","))
+	cctx, cancel := context.WithTimeout(ctx, demoConnectTimeout)
 	defer cancel()
 	for _, w := range workers {
 		if err := w.client.WaitConnected(cctx); err != nil {
-			return fmt.Errorf("%w: no session with %s: %w", errUnreachable, strings.Join(cfg.servers, ","), err)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("%w: no session with %s within %v", errUnreachable, strings.Join(cfg.servers, ","), demoConnectTimeout)
 		}
 	}
-	fmt.Fprintf(out, "%d workers, each with its own session (timeout %v), on %s, under %s\n\n",
-		cfg.workers, cfg.sessionTimeout, strings.Join(cfg.servers, ","), root)
+	fmt.Fprintf(out, "Each worker has a session of its own (timeout %v); the recipes live under %s.\n\n",
+		cfg.sessionTimeout, root)
 
 	var results []*tracker
 	for _, r := range []demoRecipe{mutexRecipe(cfg), semaphoreRecipe(cfg)} {

@@ -58,14 +58,29 @@ type Node struct {
 	DataHex      string `json:"data_hex"`      // the data in hex
 }
 
+// inspectHelp is the longer help of `zkr inspect`.
+const inspectHelp = `Reads PATH and tells what it holds, from the node names alone: a mutex
+queue (_c_<uuid>-lock-<seq>), a semaphore (PATH/leases and PATH/locks), or a
+read/write lock queue (_c_<uuid>-__READ__<seq>, _c_<uuid>-__WRIT__<seq>).
+It lists holders, then waiters, in queue order, each with its position,
+role, kind, sequence, owner session (hex), age, protection id, node name
+and data (quoted text, or hex). For a semaphore, give --count-path or
+--leases for its maximum. It writes nothing.
+
+--json prints one object: {"path", "recipe" (mutex, semaphore, rwlock,
+empty, none, unknown), "max", "count_path", "holders", "waiters", "others"},
+each node {"name", "path", "protection_id", "sequence", "kind", "role",
+"session", "created", "age_ms", "data", "data_hex"}. Under --watch it prints
+one such object per line on every change; Ctrl-C ends it with status 0.`
+
 // setupInspect is `zkr inspect PATH`.
 func setupInspect(fs *flag.FlagSet, conn *connFlags) runFunc {
 	asJSON := fs.Bool("json", false, "print one JSON object (see the README for its shape) instead of a table")
 	watch := fs.Bool("watch", false, "look again on every change until interrupted")
 	countPath := fs.String("count-path", "", "a semaphore's shared count `path`, for its maximum")
-	max := fs.Int("leases", 0, "a semaphore's maximum `N`, when it has no count node")
+	leaseCount := fs.Int("leases", 0, "a semaphore's maximum `N`, when it has no count node")
 	return func(ctx context.Context, e *env, args, _ []string) error {
-		if *max < 0 {
+		if *leaseCount < 0 {
 			return usagef("--leases must not be negative")
 		}
 		client, err := conn.newClient(e)
@@ -81,9 +96,12 @@ func setupInspect(fs *flag.FlagSet, conn *connFlags) runFunc {
 		if err := conn.waitConnected(ctx, e, client); err != nil {
 			return interrupted(ctx, err)
 		}
-		in := inspector{client: client, path: args[0], countPath: *countPath, max: *max}
+		in := inspector{client: client, path: args[0], countPath: *countPath, maxLeases: *leaseCount}
 		for {
 			r, changed, err := in.look(ctx, *watch)
+			if *watch && errors.Is(context.Cause(ctx), errInterrupted) {
+				return nil // --watch ends with Ctrl-C
+			}
 			if err != nil {
 				return interrupted(ctx, err)
 			}
@@ -117,7 +135,7 @@ type inspector struct {
 	client    *framework.Client
 	path      string
 	countPath string
-	max       int
+	maxLeases int
 }
 
 // look reads the path once; with watch, the channel is closed on the next
@@ -181,7 +199,7 @@ func (in *inspector) children(ctx context.Context, path string, watch bool, w *w
 
 // semaphore fills r from <path>/leases and <path>/locks.
 func (in *inspector) semaphore(ctx context.Context, r *Report, watch bool, w *watcher) error {
-	r.Max, r.CountPath = in.max, in.countPath
+	r.Max, r.CountPath = in.maxLeases, in.countPath
 	if in.countPath != "" {
 		data, _, err := in.client.Get(ctx, in.countPath)
 		if err != nil {
@@ -198,11 +216,11 @@ func (in *inspector) semaphore(ctx context.Context, r *Report, watch bool, w *wa
 	if err != nil {
 		return err
 	}
-	max := r.Max
-	if max == 0 {
-		max = len(leaseNames) // unknown maximum: every lease holds
+	holding := r.Max
+	if holding == 0 {
+		holding = len(leaseNames) // unknown maximum: every lease holds
 	}
-	if err := in.queue(ctx, r, leasesDir, leaseNames, semaphoreRoles(max), leaseMarker); err != nil {
+	if err := in.queue(ctx, r, leasesDir, leaseNames, semaphoreRoles(holding), leaseMarker); err != nil {
 		return err
 	}
 	lockNames, err := in.children(ctx, locksDir, watch, w)
@@ -265,13 +283,13 @@ func guardRoles(nodes []Node, i int) string {
 	return "acquiring"
 }
 
-// semaphoreRoles: the first max lease nodes hold.
-func semaphoreRoles(max int) roleFunc {
+// semaphoreRoles: the first n lease nodes hold.
+func semaphoreRoles(n int) roleFunc {
 	return func(nodes []Node, i int) string {
 		switch {
 		case nodes[i].Kind == "other":
 			return "other"
-		case i < max:
+		case i < n:
 			return "holder"
 		default:
 			return "waiter"

@@ -115,13 +115,21 @@ func age(ms int64) string {
 	return d.Round(time.Second).String()
 }
 
-// shownData is a node's data for the table: quoted text, or hex.
+// maxShownData bounds the data shown in a table cell; --json has it all.
+const maxShownData = 60
+
+// shownData is a node's data for the table: quoted text, or hex, cut short.
 func shownData(n Node) string {
 	switch {
 	case n.DataHex == "":
 		return "-"
 	case n.Data != "":
+		if r := []rune(n.Data); len(r) > maxShownData {
+			return fmt.Sprintf("%q...", string(r[:maxShownData]))
+		}
 		return fmt.Sprintf("%q", n.Data)
+	case len(n.DataHex) > maxShownData:
+		return "0x" + n.DataHex[:maxShownData] + "..."
 	default:
 		return "0x" + n.DataHex
 	}

@@ -12,6 +12,24 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 )
 
+// lockHelp is the longer help of `zkr lock`.
+const lockHelp = `Waits for the mutex at PATH, runs COMMAND while it holds it, releases it
+when COMMAND exits, and exits with COMMAND's status. The mutex is Curator's
+InterProcessMutex: Go and Java (Curator 5.x) processes on the same PATH
+exclude zkr, and zkr excludes them. SIGINT and SIGTERM are passed on to
+COMMAND; if zkr itself dies, COMMAND gets SIGTERM (Linux).
+
+COMMAND's environment has
+  ZKR_FENCING_TOKEN  the lock node's creation zxid: it grows from one holder
+                     to the next, so the resource COMMAND guards can refuse a
+                     stale holder that still believes it holds the lock
+  ZKR_LOCK_NODE      the lock node's path (for zkr revoke)
+
+The hold is lost when the connection is suspended (about two thirds of
+--session-timeout without the server), the session expires, or someone
+deletes the node. With --on-lost=term (the default) COMMAND then gets
+SIGTERM, SIGKILL after --grace, and zkr exits 5.`
+
 // acquireFlags are the flags of every command that waits for a hold.
 type acquireFlags struct {
 	timeout    time.Duration
@@ -30,7 +48,7 @@ func (a *acquireFlags) register(fs *flag.FlagSet) {
 			a.timeout, a.hasTimeout = d, true
 			return nil
 		})
-	fs.StringVar(&a.onLost, "on-lost", "term", "when the hold is lost while COMMAND runs: `term` stops COMMAND and exits 5, ignore lets it run")
+	fs.StringVar(&a.onLost, "on-lost", "term", "`action` when the hold is lost while COMMAND runs: term (stop COMMAND, exit 5) or ignore")
 	fs.DurationVar(&a.grace, "grace", 10*time.Second, "after SIGTERM, wait this `duration` before SIGKILL")
 }
 
@@ -38,7 +56,7 @@ func (a *acquireFlags) register(fs *flag.FlagSet) {
 func setupLock(fs *flag.FlagSet, conn *connFlags) runFunc {
 	var a acquireFlags
 	a.register(fs)
-	revocable := fs.Bool("revocable", false, "stop COMMAND and release (status 6) when `zkr revoke` asks")
+	revocable := fs.Bool("revocable", false, "stop COMMAND and release, exiting 6, when 'zkr revoke' asks")
 	return func(ctx context.Context, e *env, args, child []string) error {
 		if err := a.check(); err != nil {
 			return err

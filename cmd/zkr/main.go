@@ -61,6 +61,7 @@ type command struct {
 	name     string
 	synopsis string // what follows "zkr name" in the usage line
 	summary  string
+	help     string // more, for `zkr COMMAND -h`
 	// connects says the command takes the common connection flags.
 	connects bool
 	// nargs is the number of arguments before "--"; child says the command
@@ -77,17 +78,17 @@ type runFunc func(ctx context.Context, e *env, args, child []string) error
 // commands is zkr's command table, in the order help lists it.
 var commands = []command{
 	{name: "lock", synopsis: "[flags] PATH -- COMMAND [ARGS]", summary: "hold the mutex at PATH while COMMAND runs",
-		connects: true, nargs: 1, child: true, setup: setupLock},
+		connects: true, nargs: 1, child: true, setup: setupLock, help: lockHelp},
 	{name: "semaphore", synopsis: "[flags] PATH --leases N -- COMMAND [ARGS]", summary: "hold one lease of the semaphore at PATH while COMMAND runs",
-		connects: true, nargs: 1, child: true, setup: setupSemaphore},
+		connects: true, nargs: 1, child: true, setup: setupSemaphore, help: semaphoreHelp},
 	{name: "inspect", synopsis: "[flags] PATH", summary: "show the holders and waiters of the lock or semaphore at PATH (reads only)",
-		connects: true, nargs: 1, setup: setupInspect},
+		connects: true, nargs: 1, setup: setupInspect, help: inspectHelp},
 	{name: "revoke", synopsis: "[flags] NODE", summary: "ask the holder of lock node NODE to release it (Curator's revocation)",
 		connects: true, nargs: 1, setup: setupRevoke},
 	{name: "server", synopsis: "[--port P] [--data DIR]", summary: "run a local ZooKeeper for development until interrupted",
-		setup: setupServer},
+		setup: setupServer, help: serverHelp},
 	{name: "demo", synopsis: "[flags]", summary: "workers contend for a mutex and a semaphore on a local ZooKeeper; one session is killed midway",
-		setup: setupDemo},
+		setup: setupDemo, help: demoHelp},
 }
 
 // run parses the command line and runs the command.
@@ -190,7 +191,11 @@ func usage(w io.Writer) {
 
 // commandUsage writes one command's help.
 func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "Usage: zkr %s %s\n\n%s.\n\nFlags:\n", c.name, c.synopsis, upperFirst(c.summary))
+	fmt.Fprintf(w, "Usage: zkr %s %s\n\n%s.\n", c.name, c.synopsis, upperFirst(c.summary))
+	if c.help != "" {
+		fmt.Fprintf(w, "\n%s\n", c.help)
+	}
+	fmt.Fprintln(w, "\nFlags:")
 	printFlags(w, fs)
 	fmt.Fprintln(w, "\n"+exitStatuses)
 }
@@ -207,7 +212,7 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
 			def = fmt.Sprintf(" (default %s)", f.DefValue)
 		}
-		fmt.Fprintf(w, "%-28s %s%s\n", line, text, def)
+		fmt.Fprintf(w, "%-30s %s%s\n", line, text, def)
 	})
 }
 

@@ -12,17 +12,31 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/sharedcount"
 )
 
+// semaphoreHelp is the longer help of `zkr semaphore`.
+const semaphoreHelp = `Waits for one lease of the semaphore at PATH, runs COMMAND while it holds
+it, returns the lease when COMMAND exits, and exits with COMMAND's status.
+The semaphore is Curator's InterProcessSemaphoreV2 (leases under
+PATH/leases, a guard lock under PATH/locks): at most N holders at once,
+across zkr, Go and Java processes. The maximum is --leases N, or the
+shared count at --count-path (Curator's SharedCount; --leases then seeds
+it if it is missing). Signals, --timeout, --on-lost and --grace work as
+for zkr lock.
+
+COMMAND's environment has
+  ZKR_FENCING_TOKEN  the lease node's creation zxid
+  ZKR_LEASE_NODE     the lease node's path`
+
 // setupSemaphore is `zkr semaphore PATH --leases N -- COMMAND`.
 func setupSemaphore(fs *flag.FlagSet, conn *connFlags) runFunc {
 	var a acquireFlags
 	a.register(fs)
-	max := fs.Int("leases", 0, "the semaphore's maximum `N` of leases (with --count-path: the count's value if it must be created)")
+	leaseCount := fs.Int("leases", 0, "the semaphore's maximum `N` of leases (with --count-path: the count's value if it must be created)")
 	countPath := fs.String("count-path", "", "read the maximum from the shared count at `path` (Curator's SharedCount)")
 	return func(ctx context.Context, e *env, args, child []string) error {
 		if err := a.check(); err != nil {
 			return err
 		}
-		if *countPath == "" && *max < 1 {
+		if *countPath == "" && *leaseCount < 1 {
 			return usagef("semaphore needs --leases N (at least 1) or --count-path")
 		}
 		client, err := conn.newClient(e)
@@ -30,7 +44,7 @@ func setupSemaphore(fs *flag.FlagSet, conn *connFlags) runFunc {
 			return err
 		}
 		defer client.Close()
-		sem, err := newSemaphore(client, args[0], *max, *countPath, nodeData(child))
+		sem, err := newSemaphore(client, args[0], *leaseCount, *countPath, nodeData(child))
 		if err != nil {
 			return err
 		}
@@ -60,16 +74,17 @@ func setupSemaphore(fs *flag.FlagSet, conn *connFlags) runFunc {
 }
 
 // newSemaphore returns the semaphore at path, with a fixed maximum or the
-// one of the count at countPath (created with max if missing and max > 0).
-func newSemaphore(client *framework.Client, path string, max int, countPath string, data []byte) (*semaphore.Semaphore, error) {
+// one of the count at countPath (created with maxLeases if missing and
+// maxLeases > 0).
+func newSemaphore(client *framework.Client, path string, maxLeases int, countPath string, data []byte) (*semaphore.Semaphore, error) {
 	if countPath == "" {
-		return semaphore.New(client, path, max, semaphore.WithData(data))
+		return semaphore.New(client, path, maxLeases, semaphore.WithData(data))
 	}
 	var opts []sharedcount.Option
-	if max < 1 {
+	if maxLeases < 1 {
 		opts = append(opts, sharedcount.WithoutCreate())
 	}
-	count, err := sharedcount.New(client, countPath, int32(max), opts...)
+	count, err := sharedcount.New(client, countPath, int32(maxLeases), opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,16 @@ import (
 	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
+// serverHelp is the longer help of `zkr server`.
+const serverHelp = `Runs a standalone ZooKeeper from the installed one (Debian's zookeeper
+package, or the jar in $ZOOKEEPER_JAR, with java from PATH) on 127.0.0.1,
+prints its connect string on stdout, and stops it on SIGINT or SIGTERM,
+removing its files unless --data names a directory to keep. Settings suit
+development: a 200 ms tick, so sessions may be as short as 400 ms; no fsync.
+It is the server of the Go package zktesting, which tests can start too:
+
+  export ZK_SERVERS=$(zkr server 2>/dev/null &)   # or in another terminal`
+
 // setupServer is `zkr server [--port P] [--data DIR]`.
 func setupServer(fs *flag.FlagSet, _ *connFlags) runFunc {
 	port := fs.Int("port", 0, "listen on 127.0.0.1:`P` (default: a free port)")
