@@ -89,8 +89,18 @@ func headline(r Report) string {
 		return fmt.Sprintf("%s: empty (nobody holds or waits)", r.Path)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s, %d holding, %d waiting", r.Path, r.Recipe, len(r.Holders), len(r.Waiters))
-	if r.Recipe == recipeSemaphore {
+	if r.Recipe != recipeSemaphore {
+		fmt.Fprintf(&b, "%s: %s, %d holding, %d waiting", r.Path, r.Recipe, len(r.Holders), len(r.Waiters))
+	} else {
+		// Each acquirer queues for the guard lock (under locks/) and, at its
+		// head, keeps it while its lease node waits: count the guard queue.
+		acquirers := 0
+		for _, n := range r.Waiters {
+			if n.Kind == "lock" {
+				acquirers++
+			}
+		}
+		fmt.Fprintf(&b, "%s: semaphore, %d lease(s) held, %d acquirer(s) waiting", r.Path, len(r.Holders), acquirers)
 		switch {
 		case r.CountPath != "":
 			fmt.Fprintf(&b, ", max %d (count %s)", r.Max, r.CountPath)

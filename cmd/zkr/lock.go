@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/zkrecipes/zkrecipes"
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 )
@@ -76,7 +78,7 @@ func setupLock(fs *flag.FlagSet, conn *connFlags) runFunc {
 		if err != nil {
 			return err
 		}
-		hold, err := waitFor(ctx, e, conn, client, a, func(ctx context.Context) (*mutex.Hold, error) {
+		hold, err := waitFor(ctx, e, conn, client, a, "lock "+args[0], func(ctx context.Context) (*mutex.Hold, error) {
 			if a.hasTimeout {
 				return m.AcquireTimeout(ctx, a.timeout)
 			}
@@ -106,7 +108,7 @@ func setupLock(fs *flag.FlagSet, conn *connFlags) runFunc {
 // waitFor connects the client and runs acquire until it returns or zkr is
 // interrupted.
 func waitFor[T any](ctx context.Context, e *env, conn *connFlags, client *framework.Client, a acquireFlags,
-	acquire func(context.Context) (T, error)) (T, error) {
+	what string, acquire func(context.Context) (T, error)) (T, error) {
 	var zero T
 	ctx, stop := cancelOnSignal(ctx, e)
 	defer stop()
@@ -114,6 +116,9 @@ func waitFor[T any](ctx context.Context, e *env, conn *connFlags, client *framew
 		return zero, interrupted(ctx, err)
 	}
 	got, err := acquire(ctx)
+	if errors.Is(err, zkrecipes.ErrNotAcquired) {
+		return zero, fmt.Errorf("%s: %w within %v: held by others", what, zkrecipes.ErrNotAcquired, a.timeout)
+	}
 	if err != nil {
 		return zero, interrupted(ctx, err)
 	}

@@ -48,7 +48,7 @@ func setupSemaphore(fs *flag.FlagSet, conn *connFlags) runFunc {
 		if err != nil {
 			return err
 		}
-		lease, err := waitFor(ctx, e, conn, client, a, func(ctx context.Context) (*leases.Lease, error) {
+		lease, err := waitFor(ctx, e, conn, client, a, "semaphore "+args[0], func(ctx context.Context) (*leases.Lease, error) {
 			if a.hasTimeout {
 				return sem.AcquireTimeout(ctx, a.timeout)
 			}
