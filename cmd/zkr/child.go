@@ -64,7 +64,7 @@ func runHolding(e *env, h held, argv []string, f childFlags) error {
 	lost, revoked := h.lost, h.revoked
 	stop := func(reason error) {
 		fmt.Fprintf(e.stderr, "zkr: %s; stopping COMMAND (SIGTERM, SIGKILL after %v)\n", oneLine(reason), f.grace)
-		stopped = reason
+		stopped = fmt.Errorf("%w; COMMAND stopped", reason)
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		kill = time.After(f.grace)
 	}

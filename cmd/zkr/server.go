@@ -15,9 +15,12 @@ package, or the jar in $ZOOKEEPER_JAR, with java from PATH) on 127.0.0.1,
 prints its connect string on stdout, and stops it on SIGINT or SIGTERM,
 removing its files unless --data names a directory to keep. Settings suit
 development: a 200 ms tick, so sessions may be as short as 400 ms; no fsync.
-It is the server of the Go package zktesting, which tests can start too:
+It is the server of the Go package zktesting, which tests can start too.
 
-  export ZK_SERVERS=$(zkr server 2>/dev/null &)   # or in another terminal`
+On ZooKeeper's own port, every other zkr command finds it without flags:
+
+  zkr server --port 2181 &
+  zkr lock /locks/report -- ./report.sh`
 
 // setupServer is `zkr server [--port P] [--data DIR]`.
 func setupServer(fs *flag.FlagSet, _ *connFlags) runFunc {
