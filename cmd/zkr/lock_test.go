@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+	"github.com/zkrecipes/zkrecipes/recipes/sharedcount"
 )
 
 // lockArgs is `zkr lock --servers S [flags] PATH -- argv`.
@@ -182,4 +183,30 @@ func TestSemaphore_HoldsOneLeaseOfN(t *testing.T) {
 	assert.Equal(t, 0, p1.wait(t, time.Minute))
 	assert.Equal(t, 4, p2.wait(t, time.Minute))
 	assert.Empty(t, zktest.Children(t, client(t), path+"/leases"))
+}
+
+func TestSemaphore_CountPathGivesTheMaximum(t *testing.T) {
+	t.Parallel()
+	path := zktest.UniquePath(t)
+	countPath := path + "-max"
+	count, err := sharedcount.New(client(t), countPath, 1)
+	require.NoError(t, err)
+	require.NoError(t, count.Set(ctxOf(t), 1))
+	semArgs := func(flags []string, argv ...string) []string {
+		args := append([]string{"semaphore", "--servers", zktest.Servers(t), "--count-path", countPath}, flags...)
+		return append(append(args, path, "--"), argv...)
+	}
+	g := newGate(t)
+	p := startZkr(t, nil, semArgs(nil, g.argv("exit 0")...)...)
+	require.Eventually(t, g.started, time.Minute, 20*time.Millisecond)
+	code, _, stderr := runZkr(t, semArgs([]string{"--timeout", "300ms"}, "true")...)
+	assert.Equal(t, exitNotAcquired, code, "a second lease of a count of 1: %s", stderr)
+	r := inspectJSON(t, path, "--count-path", countPath)
+	assert.Equal(t, 1, r.Max)
+	assert.Len(t, r.Holders, 1)
+	g.open(t)
+	assert.Equal(t, 0, p.wait(t, time.Minute))
+
+	code, _, stderr = runZkr(t, "semaphore", "--servers", zktest.Servers(t), "--count-path", path+"-none", path, "--", "true")
+	assert.Equal(t, exitError, code, "a missing count node is not created without --leases: %s", stderr)
 }
