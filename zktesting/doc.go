@@ -36,6 +36,7 @@
 // make its session expire (ExpireSession) while the server keeps running.
 //
 // The package pulls in no container runtime: importing it costs a command
-// nothing beyond go-zookeeper. (The project's own tests can also run against
-// a container, through their internal test support.)
+// nothing beyond go-zookeeper. On a machine with Docker and no ZooKeeper,
+// the sub-package zkcontainer runs the server in a container through
+// testcontainers-go instead (New, Start, Stop, Restart).
 package zktesting
