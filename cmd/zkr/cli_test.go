@@ -47,6 +47,7 @@ func TestZkr_BadInputGivesOneLineAndStatus2(t *testing.T) {
 
 func TestZkr_UnreachableServerFailsInBoundedTimeWithStatus3(t *testing.T) {
 	t.Parallel()
+	zktest.Integration(t)
 	for _, args := range [][]string{
 		{"lock", "/a", "--", "true"},
 		{"semaphore", "--leases", "2", "/a", "--", "true"},
@@ -106,6 +107,7 @@ func TestZkr_HelpListsFlagsAndExitStatuses(t *testing.T) {
 
 func TestServer_ServesUntilInterruptedAndLeavesNothing(t *testing.T) {
 	t.Parallel()
+	zktest.Integration(t)
 	tmp := t.TempDir()
 	p := startZkr(t, []string{"TMPDIR=" + tmp}, "server")
 	var addr string

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
 )
 
 // summaryRow returns the fields of the summary row of recipe.
@@ -25,6 +27,7 @@ func summaryRow(t *testing.T, out, recipe string) []string {
 
 func TestDemo_FinishesWithoutViolationsAndLeavesNothing(t *testing.T) {
 	t.Parallel()
+	zktest.Integration(t)
 	tmp := t.TempDir()
 	p := startZkr(t, []string{"TMPDIR=" + tmp}, "demo")
 	code := p.wait(t, 3*time.Minute)
@@ -55,6 +58,7 @@ func TestDemo_FinishesWithoutViolationsAndLeavesNothing(t *testing.T) {
 
 func TestDemo_CtrlCStopsTheServerAndLeavesNothing(t *testing.T) {
 	t.Parallel()
+	zktest.Integration(t)
 	tmp := t.TempDir()
 	p := startZkr(t, []string{"TMPDIR=" + tmp}, "demo")
 	require.Eventually(t, func() bool { return strings.Contains(p.stdout.String(), "== mutex") },
@@ -69,6 +73,7 @@ func TestDemo_CtrlCStopsTheServerAndLeavesNothing(t *testing.T) {
 
 func TestDemo_UnreachableServerFailsInBoundedTime(t *testing.T) {
 	t.Parallel()
+	zktest.Integration(t)
 	code, stdout, stderr := runZkr(t, "demo", "--servers", "127.0.0.1:1")
 	assert.Equal(t, exitUnreachable, code, stderr)
 	assert.Contains(t, stdout, "Connecting 5 workers to 127.0.0.1:1")
