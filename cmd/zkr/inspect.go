@@ -97,35 +97,41 @@ func setupInspect(fs *flag.FlagSet, conn *connFlags) runFunc {
 			return interrupted(ctx, err)
 		}
 		in := inspector{client: client, path: args[0], countPath: *countPath, maxLeases: *leaseCount}
-		for {
-			r, changed, err := in.look(ctx, *watch)
-			if *watch && errors.Is(context.Cause(ctx), errInterrupted) {
+		return in.show(ctx, e, *asJSON, *watch)
+	}
+}
+
+// show prints what the path holds, once or, with watch, on every change
+// until zkr is interrupted.
+func (in *inspector) show(ctx context.Context, e *env, asJSON, watch bool) error {
+	for {
+		r, changed, err := in.look(ctx, watch)
+		if watch && errors.Is(context.Cause(ctx), errInterrupted) {
+			return nil // --watch ends with Ctrl-C
+		}
+		if err != nil {
+			return interrupted(ctx, err)
+		}
+		if asJSON {
+			err = printJSON(e.stdout, r, watch)
+		} else {
+			if watch && e.terminal {
+				fmt.Fprint(e.stdout, "\x1b[H\x1b[2J")
+			} else if watch {
+				fmt.Fprintf(e.stdout, "--- %s\n", time.Now().Format(time.TimeOnly))
+			}
+			err = printTable(e.stdout, r)
+		}
+		if err != nil || !watch {
+			return err
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			if errors.Is(context.Cause(ctx), errInterrupted) {
 				return nil // --watch ends with Ctrl-C
 			}
-			if err != nil {
-				return interrupted(ctx, err)
-			}
-			if *asJSON {
-				err = printJSON(e.stdout, r, *watch)
-			} else {
-				if *watch && e.terminal {
-					fmt.Fprint(e.stdout, "\x1b[H\x1b[2J")
-				} else if *watch {
-					fmt.Fprintf(e.stdout, "--- %s\n", time.Now().Format(time.TimeOnly))
-				}
-				err = printTable(e.stdout, r)
-			}
-			if err != nil || !*watch {
-				return err
-			}
-			select {
-			case <-changed:
-			case <-ctx.Done():
-				if errors.Is(context.Cause(ctx), errInterrupted) {
-					return nil // --watch ends with Ctrl-C
-				}
-				return ctx.Err()
-			}
+			return ctx.Err()
 		}
 	}
 }
@@ -230,9 +236,6 @@ func (in *inspector) semaphore(ctx context.Context, r *Report, watch bool, w *wa
 	return in.queue(ctx, r, locksDir, lockNames, guardRoles, lockMarker)
 }
 
-// roleFunc judges node i of the sorted queue nodes.
-type roleFunc func(nodes []Node, i int) string
-
 // queue reads the children names of dir, sorts them by the markers, judges
 // each with role and adds them to r.
 func (in *inspector) queue(ctx context.Context, r *Report, dir string, names []string, role roleFunc, markers ...string) error {
@@ -260,72 +263,4 @@ func (in *inspector) queue(ctx context.Context, r *Report, dir string, names []s
 		}
 	}
 	return nil
-}
-
-// mutexRoles: the first lock node holds, the others wait.
-func mutexRoles(nodes []Node, i int) string {
-	switch {
-	case nodes[i].Kind == "other":
-		return "other"
-	case firstOfKind(nodes, "lock") == i:
-		return "holder"
-	default:
-		return "waiter"
-	}
-}
-
-// guardRoles: the first node of a semaphore's guard queue is acquiring a
-// lease, the others wait for the guard.
-func guardRoles(nodes []Node, i int) string {
-	if r := mutexRoles(nodes, i); r != "holder" {
-		return r
-	}
-	return "acquiring"
-}
-
-// semaphoreRoles: the first n lease nodes hold.
-func semaphoreRoles(n int) roleFunc {
-	return func(nodes []Node, i int) string {
-		switch {
-		case nodes[i].Kind == "other":
-			return "other"
-		case i < n:
-			return "holder"
-		default:
-			return "waiter"
-		}
-	}
-}
-
-// rwRoles judges a read/write queue as Curator's drivers do: a writer
-// holds at the head; a reader holds when no writer is before it, or when the
-// writer before it is of its own session (a downgrade, as zkr sees it).
-func rwRoles(nodes []Node, i int) string {
-	n := nodes[i]
-	switch n.Kind {
-	case "write":
-		if i == 0 {
-			return "holder"
-		}
-		return "waiter"
-	case "read":
-		for j := range i {
-			if nodes[j].Kind == "write" && (j != 0 || nodes[j].Session != n.Session) {
-				return "waiter"
-			}
-		}
-		return "holder"
-	default:
-		return "other"
-	}
-}
-
-// firstOfKind returns the index of the first node of kind, or -1.
-func firstOfKind(nodes []Node, kind string) int {
-	for i, n := range nodes {
-		if n.Kind == kind {
-			return i
-		}
-	}
-	return -1
 }
