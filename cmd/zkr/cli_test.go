@@ -32,6 +32,7 @@ func TestZkr_BadInputGivesOneLineAndStatus2(t *testing.T) {
 		{"inspect", "--servers", servers, "/a//b"},
 		{"inspect", "--servers", servers, "/a", "--", "true"},
 		{"revoke", "--servers", servers},
+		{"revoke", "--servers", servers, "/locks/job"},
 		{"server", "--port", "-1"},
 		{"demo", "--workers", "1"},
 	} {

@@ -162,6 +162,9 @@ func TestRevoke_StopsARevocableHolder(t *testing.T) {
 	assert.Contains(t, stdout, "revocation requested")
 	assert.Equal(t, exitRevoked, p.wait(t, time.Minute), p.stderr.String())
 	assert.Empty(t, zktest.Children(t, client(t), path))
+	code, stdout, stderr = runZkr(t, "revoke", "--servers", zktest.Servers(t), path+"/"+nodes[0])
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "nothing to revoke")
 }
 
 func TestSemaphore_HoldsOneLeaseOfN(t *testing.T) {
