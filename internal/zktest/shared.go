@@ -105,7 +105,8 @@ func startShared() (string, func() error, error) {
 
 // ExampleServers is Servers for runnable Example functions, which have no
 // testing.TB: it returns the shared server's connect string and panics if
-// none can start.
+// none can start. New examples read ZK_SERVERS instead, which Main exports,
+// so that users can copy them as they are.
 func ExampleServers() string {
 	addr, err := sharedServer()
 	if err != nil {
