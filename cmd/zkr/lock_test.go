@@ -213,3 +213,20 @@ func TestSemaphore_CountPathGivesTheMaximum(t *testing.T) {
 	code, _, stderr = runZkr(t, "semaphore", "--servers", zktest.Servers(t), "--count-path", path+"-none", path, "--", "true")
 	assert.Equal(t, exitError, code, "a missing count node is not created without --leases: %s", stderr)
 }
+
+func TestLock_PartitionFromZooKeeperStopsTheCommand(t *testing.T) {
+	t.Parallel()
+	path := zktest.UniquePath(t)
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	g := newGate(t)
+	argv := g.argv("")
+	argv[2] = `trap 'touch "$1/term"; exit 0' TERM; ` + argv[2]
+	args := append([]string{"lock", "--servers", proxy.Addr(), "--session-timeout", "2s", path, "--"}, argv...)
+	p := startZkr(t, nil, args...)
+	require.Eventually(t, g.started, time.Minute, 20*time.Millisecond)
+	proxy.Pause()
+	assert.Equal(t, exitLost, p.wait(t, time.Minute), p.stderr.String())
+	assert.True(t, g.file("term"), "the command got SIGTERM")
+	assert.Contains(t, p.stderr.String(), "connection suspended")
+	proxy.Resume()
+}
