@@ -1,6 +1,7 @@
 # Targets of zkrecipes. Tests need a ZooKeeper server: `make deps` installs
 # Debian's (as root), and the tests start their own on free loopback ports.
-# See internal/zktest for ZK_SERVERS, ZK_BACKEND and ZK_IMAGE.
+# See internal/zktest for ZK_SERVERS, ZK_BACKEND and ZK_IMAGE. `make demo`
+# needs only ZooKeeper.
 
 SHELL := /bin/bash
 GO ?= go
@@ -44,7 +45,7 @@ test-container: deps
 	./.ci/dockerd.sh start $(DOCKER_DIR) && \
 	./.ci/zk-image.sh $(ZK_IMAGE) && \
 	ZK_BACKEND=container ZK_IMAGE=$(ZK_IMAGE) \
-		$(GO) test -race -count=1 -timeout 20m ./framework/... ./internal/zktest/...
+		$(GO) test -race -count=1 -timeout 20m ./framework/... ./internal/zktest/... ./zktesting/...
 
 ## lint: go vet, staticcheck, gofmt
 lint: deps
@@ -62,6 +63,7 @@ cover: deps
 bench: deps
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
 
-## demo: the recipes at work on a local ZooKeeper (zkr demo)
-demo: deps
+## demo: the recipes at work on a local ZooKeeper (zkr demo); needs only ZooKeeper
+demo:
+	./.ci/deps.sh zookeeper
 	$(GO) run ./cmd/zkr demo

@@ -14,6 +14,11 @@
 //   - recipes/semaphore: SemaphoreV2 and the semaphore mutex.
 //   - recipes/leases: the lease a semaphore hands out.
 //   - recipes/sharedcount: a versioned count, for a semaphore's maximum.
+//   - zktesting: local ZooKeeper servers and ensembles for your own tests,
+//     bound to a testing.TB, and connection faults that expire a session.
+//   - cmd/zkr: the command. Locks and semaphore leases around a shell
+//     command, `zkr inspect` to see who holds what, revocation, a local
+//     server, and a demo (go install github.com/zkrecipes/zkrecipes/cmd/zkr@latest).
 //
 // The shortest use:
 //
@@ -33,4 +38,9 @@
 //	defer hold.Release(ctx)
 //
 // Every hold says when it is lost (Lost, Err) and carries a fencing token.
+//
+// In tests, start a server of your own:
+//
+//	server := zktesting.NewServer(t)
+//	client, err := framework.Connect(ctx, []string{server.Addr()})
 package zkrecipes

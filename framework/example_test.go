@@ -3,10 +3,11 @@ package framework_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/zktest"
 )
 
 // Connect, follow the connection's states, and create a protected
@@ -15,7 +16,7 @@ import (
 func ExampleConnect() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	client, err := framework.Connect(ctx, []string{zktest.ExampleServers()}, // e.g. "127.0.0.1:2181"
+	client, err := framework.Connect(ctx, strings.Split(os.Getenv("ZK_SERVERS"), ","), // e.g. "127.0.0.1:2181"
 		framework.WithSessionTimeout(10*time.Second),
 		framework.WithNamespace("/examples/framework"),
 		framework.WithRetryPolicy(framework.ExponentialBackoff(100*time.Millisecond, 2*time.Second, 5)))

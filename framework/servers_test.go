@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/zkserver"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
 // A server restart within the session timeout is a suspension, not a loss:
@@ -86,7 +86,7 @@ func connectedMember(t *testing.T, addrs []string, c *framework.Client) int {
 	t.Helper()
 	id := c.Session().ID()
 	for i, addr := range addrs {
-		cons, err := zkserver.FourLetterWord(testContext(t), addr, "cons")
+		cons, err := zktesting.FourLetterWord(testContext(t), addr, "cons")
 		require.NoError(t, err)
 		if strings.Contains(cons, fmt.Sprintf("sid=0x%x", id)) {
 			return i

@@ -3,163 +3,222 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
-	"io"
 	"log/slog"
+	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/zkserver"
-	"github.com/zkrecipes/zkrecipes/recipes/mutex"
-	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
+	"github.com/zkrecipes/zkrecipes/zktesting"
 )
+
+// demoConnectTimeout bounds the wait for the workers' sessions.
+const demoConnectTimeout = 10 * time.Second
 
 // demoConfig is what the demo runs.
 type demoConfig struct {
-	servers                 []string // empty: start a local server
-	workers, rounds, leases int
+	servers        []string // empty: start a local server
+	workers        int
+	rounds         int // acquisitions per worker and recipe
+	leases         int
+	work           time.Duration // the mutex holder's work; the semaphore's is three times as long
+	sessionTimeout time.Duration
+	kill           bool // kill a holder's session midway
 }
 
-// demoRoot is where the demo's recipes live.
-const demoRoot = "/zkr-demo"
+// demoHelp is the longer help of `zkr demo`.
+const demoHelp = `Starts a local ZooKeeper (unless --servers names one; $ZK_SERVERS is not
+read), then lets workers, each with a session of its own, take a mutex in
+turn and then share a semaphore. Midway through each, the demo cuts one
+holder off from ZooKeeper: the output shows the holder told of its loss,
+then the server expiring its session and the next waiter taking its place.
+A summary per recipe ends it: acquisitions, waits, the most holders at once
+against the limit, fencing tokens in order, violations (should be 0) and
+nodes left behind (should be 0). It stops the server it started and removes
+its files, also on Ctrl-C.`
 
-// demo runs the mutex and semaphore rounds and reports what they kept.
-func demo(ctx context.Context, cfg demoConfig, out io.Writer) error {
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if len(cfg.servers) == 0 {
-		fmt.Fprintln(out, "starting a local ZooKeeper server...")
-		server, err := zkserver.Start(ctx, zkserver.WithLogger(quiet))
-		if err != nil {
-			return err
+// setupDemo is `zkr demo`.
+func setupDemo(fs *flag.FlagSet, _ *connFlags) runFunc {
+	servers := fs.String("servers", "", "run against these `host:port,...` (default: start a local ZooKeeper, and stop it at the end)")
+	cfg := demoConfig{}
+	fs.IntVar(&cfg.workers, "workers", 5, "workers, each with its own session")
+	fs.IntVar(&cfg.rounds, "rounds", 10, "acquisitions per worker and recipe")
+	fs.IntVar(&cfg.leases, "leases", 3, "the semaphore's leases")
+	fs.DurationVar(&cfg.work, "work", 60*time.Millisecond, "how long a mutex holder works (a lease holder: three times as long)")
+	fs.DurationVar(&cfg.sessionTimeout, "session-timeout", 2*time.Second, "the workers' session timeout: how long a killed holder blocks the others")
+	fs.BoolVar(&cfg.kill, "kill", true, "kill a holder's session midway through each recipe")
+	return func(ctx context.Context, e *env, _, _ []string) error {
+		if cfg.workers < 2 || cfg.rounds < 1 || cfg.leases < 1 || cfg.work < 0 || cfg.sessionTimeout <= 0 {
+			return usagef("demo needs --workers of at least 2, --rounds and --leases of at least 1, and positive durations")
 		}
-		defer server.Close()
+		if *servers != "" {
+			cfg.servers = strings.Split(*servers, ",")
+		}
+		ctx, stop := cancelOnSignal(ctx, e)
+		defer stop()
+		return interrupted(ctx, demo(ctx, cfg, e))
+	}
+}
+
+// demo starts the server if need be, runs the mutex and the semaphore
+// scenarios, and prints their summary.
+func demo(ctx context.Context, cfg demoConfig, e *env) error {
+	quiet := slog.New(slog.DiscardHandler)
+	out := e.stdout
+	if len(cfg.servers) == 0 {
+		fmt.Fprintln(out, "Starting a local ZooKeeper (the installed one, on a free loopback port)...")
+		server, err := zktesting.Start(ctx, zktesting.WithLogger(quiet))
+		if err != nil {
+			return fmt.Errorf("start ZooKeeper: %w", err)
+		}
+		defer func() {
+			_ = server.Close()
+			fmt.Fprintln(out, "Stopped the local ZooKeeper and removed its files.")
+		}()
 		cfg.servers = []string{server.Addr()}
 	}
-	clients := make([]*framework.Client, cfg.workers)
-	for i := range clients {
-		c, err := framework.Connect(ctx, cfg.servers, framework.WithLogger(quiet), framework.WithNamespace(demoRoot))
+	root := fmt.Sprintf("/zkr-demo/run-%d", time.Now().UnixNano())
+	workers := make([]*demoWorker, cfg.workers)
+	for i := range workers {
+		faults := zktesting.NewFaults()
+		c, err := framework.New(cfg.servers, framework.WithLogger(quiet), framework.WithNamespace(root),
+			framework.WithSessionTimeout(cfg.sessionTimeout),
+			framework.WithZKOptions(zk.WithDialer(faults.Dial)))
 		if err != nil {
 			return err
 		}
 		defer c.Close()
-		clients[i] = c
+		workers[i] = &demoWorker{id: i + 1, client: c, faults: faults}
 	}
-	fmt.Fprintf(out, "%d workers connected to %v, each with its own session\n", cfg.workers, cfg.servers)
-	path := fmt.Sprintf("/run-%d", time.Now().UnixNano())
-	if err := mutexRounds(ctx, clients, path+"/mutex", cfg.rounds, out); err != nil {
-		return err
-	}
-	if err := semaphoreRounds(ctx, clients, path+"/semaphore", cfg, out); err != nil {
-		return err
-	}
-	left := 0
-	for _, dir := range []string{"/mutex", "/semaphore/locks", "/semaphore/leases"} {
-		children, _, err := clients[0].Children(ctx, path+dir)
-		if err != nil && !errors.Is(err, zk.ErrNoNode) {
-			return err
+	fmt.Fprintf(out, "Connecting %d workers to %s...\n", cfg.workers, strings.Join(cfg.servers, ","))
+	cctx, cancel := context.WithTimeout(ctx, demoConnectTimeout)
+	defer cancel()
+	for _, w := range workers {
+		if err := w.client.WaitConnected(cctx); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("%w: no session with %s within %v", errUnreachable, strings.Join(cfg.servers, ","), demoConnectTimeout)
 		}
-		left += len(children)
 	}
-	fmt.Fprintf(out, "nodes left behind: %d\n", left)
-	return nil
-}
+	fmt.Fprintf(out, "Each worker has a session of its own (timeout %v); the recipes live under %s.\n\n",
+		cfg.sessionTimeout, root)
 
-// mutexRounds lets every worker take the mutex rounds times, and checks
-// that holders never overlap and fencing tokens only grow.
-func mutexRounds(ctx context.Context, clients []*framework.Client, path string, rounds int, out io.Writer) error {
-	var mu sync.Mutex // guards lastToken and the check
-	var lastToken int64
-	var holders, overlaps, regressions atomic.Int64
-	err := forEachWorker(clients, func(i int, c *framework.Client) error {
-		m, err := mutex.New(c, path)
+	var results []*tracker
+	for _, r := range []demoRecipe{mutexRecipe(cfg), semaphoreRecipe(cfg)} {
+		t, err := runScenario(ctx, cfg, e, workers, r)
 		if err != nil {
 			return err
 		}
-		for range rounds {
-			hold, err := m.AcquireTimeout(ctx, time.Minute)
-			if err != nil {
-				return err
-			}
-			if holders.Add(1) != 1 {
-				overlaps.Add(1)
-			}
-			token, err := hold.FencingToken(ctx)
-			if err != nil {
-				return err
-			}
-			mu.Lock()
-			if token <= lastToken {
-				regressions.Add(1)
-			}
-			lastToken = token
-			mu.Unlock()
-			time.Sleep(time.Millisecond) // the guarded work
-			holders.Add(-1)
-			if err := hold.Release(ctx); err != nil {
-				return err
-			}
+		t.nodesLeft, err = nodesLeft(ctx, workers[0].client, r.dirs)
+		if err != nil {
+			return err
 		}
-		return nil
-	})
-	if err != nil {
-		return err
+		results = append(results, t)
 	}
-	fmt.Fprintf(out, "mutex: %d acquisitions, overlapping holders: %d, fencing tokens out of order: %d\n",
-		len(clients)*rounds, overlaps.Load(), regressions.Load())
+	fmt.Fprintln(out)
+	printSummary(out, results)
 	return nil
 }
 
-// semaphoreRounds lets every worker take a lease rounds times, and records
-// the most leases held at once.
-func semaphoreRounds(ctx context.Context, clients []*framework.Client, path string, cfg demoConfig, out io.Writer) error {
-	var holders, peak atomic.Int64
-	err := forEachWorker(clients, func(i int, c *framework.Client) error {
-		s, err := semaphore.New(c, path, cfg.leases, semaphore.WithData(fmt.Appendf(nil, "worker-%d", i)))
+// demoWorker is one worker: a client with a session of its own, and the
+// faults of its connection, through which the demo kills its session.
+type demoWorker struct {
+	id     int
+	client *framework.Client
+	faults *zktesting.Faults
+}
+
+// demoHold is a hold on either recipe, as a worker sees it.
+type demoHold struct {
+	lost    <-chan struct{}
+	err     func() error
+	token   int64 // fencing token; 0 if the recipe has none
+	release func(ctx context.Context) error
+}
+
+// demoRecipe is one recipe the demo runs.
+type demoRecipe struct {
+	name  string
+	limit int           // most holders allowed at once
+	work  time.Duration // a holder's work
+	dirs  []string      // where its nodes live, to count what is left
+	// acquirer returns worker w's acquire function.
+	acquirer func(w *demoWorker) (func(ctx context.Context) (demoHold, error), error)
+}
+
+// nodesLeft counts the children of dirs, waiting a little for clean-ups
+// still under way.
+func nodesLeft(ctx context.Context, c *framework.Client, dirs []string) (int, error) {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		left := 0
+		for _, dir := range dirs {
+			children, _, err := c.Children(ctx, dir)
+			if err != nil && !errors.Is(err, zk.ErrNoNode) {
+				return 0, err
+			}
+			left += len(children)
+		}
+		if left == 0 || time.Now().After(deadline) {
+			return left, nil
+		}
+		select {
+		case <-ctx.Done():
+			return left, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// runScenario runs one recipe with every worker, kills a holder's session
+// midway, and returns what it recorded.
+func runScenario(ctx context.Context, cfg demoConfig, e *env, workers []*demoWorker, r demoRecipe) (*tracker, error) {
+	t := newTracker(r.name, r.limit, cfg.workers*cfg.rounds, e.stdout)
+	fmt.Fprintf(e.stdout, "== %s: %d workers, %d acquisitions each, at most %d holder(s) at once\n", r.name, cfg.workers, cfg.rounds, r.limit)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	progressDone := t.showProgress(ctx, e.terminal)
+	var killer sync.WaitGroup
+	if cfg.kill {
+		// Ends after the kill, or when the scenario ends.
+		killer.Go(func() { t.killMidway(ctx, workers, strings.Join(cfg.servers, ","), cfg.sessionTimeout) })
+	}
+	err := forEachWorker(workers, func(w *demoWorker) error {
+		acquire, err := r.acquirer(w)
 		if err != nil {
 			return err
 		}
 		for range cfg.rounds {
-			lease, err := s.AcquireTimeout(ctx, time.Minute)
-			if err != nil {
-				return err
-			}
-			n := holders.Add(1)
-			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
-			}
-			time.Sleep(20 * time.Millisecond) // the count-limited work
-			holders.Add(-1)
-			if err := lease.Return(ctx); err != nil {
+			if err := t.round(ctx, w, acquire, r.work); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "semaphore: %d leases taken, at most %d held at once (limit %d)\n",
-		len(clients)*cfg.rounds, peak.Load(), cfg.leases)
-	return nil
+	cancel()
+	killer.Wait()
+	<-progressDone
+	return t, err
 }
 
-// forEachWorker runs fn for every client on a goroutine of its own and
+// forEachWorker runs fn for every worker on a goroutine of its own and
 // returns the first error.
-func forEachWorker(clients []*framework.Client, fn func(i int, c *framework.Client) error) error {
-	errs := make(chan error, len(clients))
+func forEachWorker(workers []*demoWorker, fn func(w *demoWorker) error) error {
+	errs := make(chan error, len(workers))
 	var wg sync.WaitGroup
-	for i, c := range clients {
-		wg.Go(func() { errs <- fn(i, c) })
+	for _, w := range workers {
+		wg.Go(func() { errs <- fn(w) }) // ends when the worker's rounds do
 	}
 	wg.Wait()
 	close(errs)
+	var all []error
 	for err := range errs {
-		if err != nil {
-			return err
-		}
+		all = append(all, err)
 	}
-	return nil
+	return errors.Join(all...)
 }

@@ -1,12 +1,23 @@
-// Command zkr shows the zkrecipes recipes at work.
+// Command zkr runs the zkrecipes recipes from the shell, shows who holds
+// what, runs a local ZooKeeper for development, and shows the recipes at
+// work in a demo.
 //
-//	zkr demo [-servers host:port,...] [-workers N] [-rounds N] [-leases N]
+//	zkr lock PATH -- COMMAND [ARGS]          hold a mutex while COMMAND runs
+//	zkr semaphore PATH --leases N -- COMMAND hold one lease of N while COMMAND runs
+//	zkr inspect PATH                         show the holders and waiters of PATH
+//	zkr revoke NODE                          ask a revocable holder to release
+//	zkr server [--port P] [--data DIR]       run a local ZooKeeper in the foreground
+//	zkr demo                                 watch the recipes at work
 //
-// demo starts a local ZooKeeper server (the installed Debian package)
-// unless -servers names one, then lets workers, each with its own session,
-// take a mutex in turn and share a semaphore, and reports what each recipe
-// guaranteed: one holder at a time with growing fencing tokens, never more
-// than the semaphore's leases, and no node left behind.
+// Every command that talks to ZooKeeper takes --servers (default
+// $ZK_SERVERS, else 127.0.0.1:2181), --session-timeout, --connect-timeout,
+// --namespace and --auth user:password. `zkr help` and `zkr COMMAND -h` list
+// the flags and the exit statuses: 0 done (or COMMAND's own status), 1 other
+// failure, 2 usage, 3 unreachable, 4 not acquired in time, 5 hold lost, 6
+// revoked, 127 COMMAND not started, 130 interrupted.
+//
+// zkr uses the library's public API only; its local server is the public
+// package zktesting.
 package main
 
 import (
@@ -18,40 +29,214 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "zkr:", err)
-		os.Exit(1)
+	signals := make(chan os.Signal, 4)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	e := &env{
+		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
+		getenv: os.Getenv, signals: signals,
+		terminal: isTerminal(os.Stdout),
+	}
+	err := run(context.Background(), e, os.Args[1:])
+	if err != nil && !isQuiet(err) {
+		fmt.Fprintln(os.Stderr, "zkr:", oneLine(err))
+	}
+	os.Exit(exitCode(err))
+}
+
+// env is what a command reads and writes besides its arguments.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	signals        <-chan os.Signal // SIGINT and SIGTERM to zkr
+	terminal       bool             // stdout is a terminal
+}
+
+// command is one entry of zkr's command table.
+type command struct {
+	name     string
+	synopsis string // what follows "zkr name" in the usage line
+	summary  string
+	help     string // more, for `zkr COMMAND -h`
+	// connects says the command takes the common connection flags.
+	connects bool
+	// nargs is the number of arguments before "--"; child says the command
+	// runs "-- COMMAND [ARGS]".
+	nargs int
+	child bool
+	// setup registers the command's own flags and returns its body.
+	setup func(fs *flag.FlagSet, c *connFlags) runFunc
+}
+
+// runFunc is a command's body, given its arguments and COMMAND [ARGS].
+type runFunc func(ctx context.Context, e *env, args, child []string) error
+
+// commands is zkr's command table, in the order help lists it.
+var commands = []command{
+	{name: "lock", synopsis: "[flags] PATH -- COMMAND [ARGS]", summary: "hold the mutex at PATH while COMMAND runs",
+		connects: true, nargs: 1, child: true, setup: setupLock, help: lockHelp},
+	{name: "semaphore", synopsis: "[flags] PATH --leases N -- COMMAND [ARGS]", summary: "hold one lease of the semaphore at PATH while COMMAND runs",
+		connects: true, nargs: 1, child: true, setup: setupSemaphore, help: semaphoreHelp},
+	{name: "inspect", synopsis: "[flags] PATH", summary: "show the holders and waiters of the lock or semaphore at PATH (reads only)",
+		connects: true, nargs: 1, setup: setupInspect, help: inspectHelp},
+	{name: "revoke", synopsis: "[flags] NODE", summary: "ask the holder of lock node NODE to release it (Curator's revocation)",
+		connects: true, nargs: 1, setup: setupRevoke},
+	{name: "server", synopsis: "[--port P] [--data DIR]", summary: "run a local ZooKeeper for development until interrupted",
+		setup: setupServer, help: serverHelp},
+	{name: "demo", synopsis: "[flags]", summary: "workers contend for a mutex and a semaphore on a local ZooKeeper; one session is killed midway",
+		setup: setupDemo, help: demoHelp},
+}
+
+// run parses the command line and runs the command.
+func run(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 {
+		usage(e.stderr)
+		return usagef("no command")
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			if c := lookup(args[1]); c != nil {
+				fs, _ := c.flags()
+				commandUsage(e.stdout, c, fs)
+				return nil
+			}
+			return usagef("unknown command %q (see zkr help)", args[1])
+		}
+		usage(e.stdout)
+		return nil
+	}
+	c := lookup(args[0])
+	if c == nil {
+		return usagef("unknown command %q (see zkr help)", args[0])
+	}
+	fs, body := c.flags()
+	pos, child, err := parseArgs(fs, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		commandUsage(e.stdout, c, fs)
+		return nil
+	}
+	if err != nil {
+		return usagef("%s: %v (see zkr %s -h)", c.name, err, c.name)
+	}
+	if len(pos) != c.nargs {
+		return usagef("%s takes %d argument(s), got %d: zkr %s %s", c.name, c.nargs, len(pos), c.name, c.synopsis)
+	}
+	if c.child && len(child) == 0 {
+		return usagef("%s needs -- COMMAND [ARGS]: zkr %s %s", c.name, c.name, c.synopsis)
+	}
+	if !c.child && child != nil {
+		return usagef("%s runs no COMMAND: zkr %s %s", c.name, c.name, c.synopsis)
+	}
+	return body(ctx, e, pos, child)
+}
+
+// lookup returns the command named name, or nil.
+func lookup(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
+}
+
+// flags returns the command's flag set and body.
+func (c *command) flags() (*flag.FlagSet, runFunc) {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var conn *connFlags
+	if c.connects {
+		conn = registerConnFlags(fs)
+	}
+	return fs, c.setup(fs, conn)
+}
+
+// parseArgs parses flags anywhere among the arguments up to "--", and
+// returns the other arguments and what follows "--" (nil if no "--").
+func parseArgs(fs *flag.FlagSet, args []string) (pos, child []string, err error) {
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, nil, err
+		}
+		rest := fs.Args()
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return pos, append([]string{}, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
 	}
 }
 
-// errUsage is returned for a command line zkr does not understand.
-var errUsage = errors.New("usage: zkr demo [-servers host:port,...] [-workers N] [-rounds N] [-leases N]")
+// usage writes zkr's help.
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "zkr: ZooKeeper locks, semaphores and leases from the shell (zkrecipes, Curator-compatible)")
+	fmt.Fprintln(w, "\nUsage:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  zkr %-9s %s\n      %s\n", c.name, c.synopsis, c.summary)
+	}
+	fmt.Fprintln(w, "  zkr help [COMMAND]\n\nCommon flags of lock, semaphore, inspect and revoke:")
+	fs := flag.NewFlagSet("common", flag.ContinueOnError)
+	registerConnFlags(fs)
+	printFlags(w, fs)
+	fmt.Fprintln(w, "\n"+exitStatuses)
+}
 
-// run parses the command line and runs the command, writing to out.
-func run(ctx context.Context, args []string, out io.Writer) error {
-	if len(args) == 0 || args[0] != "demo" {
-		return errUsage
+// commandUsage writes one command's help.
+func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "Usage: zkr %s %s\n\n%s.\n", c.name, c.synopsis, upperFirst(c.summary))
+	if c.help != "" {
+		fmt.Fprintf(w, "\n%s\n", c.help)
 	}
-	flags := flag.NewFlagSet("demo", flag.ContinueOnError)
-	flags.SetOutput(io.Discard)
-	servers := flags.String("servers", "", "ZooKeeper connect string; default: start a local server")
-	cfg := demoConfig{}
-	flags.IntVar(&cfg.workers, "workers", 4, "workers, each its own session")
-	flags.IntVar(&cfg.rounds, "rounds", 5, "mutex and semaphore rounds per worker")
-	flags.IntVar(&cfg.leases, "leases", 2, "the semaphore's leases")
-	if err := flags.Parse(args[1:]); err != nil || flags.NArg() > 0 {
-		return errUsage
+	fmt.Fprintln(w, "\nFlags:")
+	printFlags(w, fs)
+	fmt.Fprintln(w, "\n"+exitStatuses)
+}
+
+// printFlags lists the flags of fs, GNU style.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		name, text := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		def := ""
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
+			def = fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "%-30s %s%s\n", line, text, def)
+	})
+}
+
+// upperFirst capitalises the first letter of s.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
 	}
-	if cfg.workers < 1 || cfg.rounds < 1 || cfg.leases < 1 {
-		return fmt.Errorf("%w: workers, rounds and leases must be at least 1", errUsage)
-	}
-	if *servers != "" {
-		cfg.servers = strings.Split(*servers, ",")
-	}
-	return demo(ctx, cfg, out)
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// oneLine returns err's message on one line.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ")), " ")
+}
+
+// isQuiet tells whether err needs no message: COMMAND's own status.
+func isQuiet(err error) bool {
+	var status exitStatus
+	return errors.As(err, &status)
+}
+
+// isTerminal tells whether f is a terminal (a character device).
+func isTerminal(f *os.File) bool {
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }

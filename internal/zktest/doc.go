@@ -12,9 +12,10 @@
 //
 //   - ZK_SERVERS, a connect string of servers already running;
 //   - ZK_BACKEND=container: a container from ZK_IMAGE (default zookeeper:3.8)
-//     through testcontainers-go, in host network mode on a free loopback port;
+//     through the public package zktesting/zkcontainer, in host network mode
+//     on a free loopback port;
 //   - otherwise (ZK_BACKEND unset or "local"): a local server process of the
-//     installed ZooKeeper, through internal/zkserver.
+//     installed ZooKeeper, through the public package zktesting.
 //
 // A test that needs a server fails, never skips, when none can run: CI
 // installs everything. Under `go test -short` every test that needs a server

@@ -8,7 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/zkrecipes/zkrecipes/internal/zkserver"
+	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
 func TestEnsemble_SurvivesLosingItsLeader(t *testing.T) {
@@ -34,7 +34,7 @@ func TestEnsemble_SurvivesLosingItsLeader(t *testing.T) {
 	assert.NotEqual(t, leader, newLeader)
 
 	require.NoError(t, e.StartMember(ctx, leader))
-	stats, err := zkserver.Mntr(ctx, e.Addrs()[leader])
+	stats, err := zktesting.Mntr(ctx, e.Addrs()[leader])
 	require.NoError(t, err)
 	assert.Equal(t, "follower", stats["zk_server_state"])
 }

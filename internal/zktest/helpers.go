@@ -4,18 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"log/slog"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"github.com/zkrecipes/zkrecipes/internal/zkserver"
+	"github.com/zkrecipes/zkrecipes/zktesting"
 )
-
-// privateStartTimeout bounds the start of a test's own server or ensemble.
-const privateStartTimeout = 2 * time.Minute
 
 // Integration marks a test that needs a ZooKeeper server: under -short it
 // is skipped. Servers, NewServer and NewEnsemble call it themselves.
@@ -29,30 +25,18 @@ func Integration(t testing.TB) {
 // NewServer starts a standalone server of the installed ZooKeeper for this
 // test alone, closed when the test ends: for tests that stop or restart it.
 // It logs its starts and stops to the test's output.
-func NewServer(t testing.TB, opts ...zkserver.Option) *zkserver.Server {
+func NewServer(t testing.TB, opts ...zktesting.Option) *zktesting.Server {
 	t.Helper()
 	Integration(t)
-	ctx, cancel := context.WithTimeout(context.Background(), privateStartTimeout)
-	defer cancel()
-	opts = append([]zkserver.Option{zkserver.WithLogger(testLogger(t))}, opts...)
-	s, err := zkserver.Start(ctx, opts...)
-	require.NoError(t, err, "zktest: start a private ZooKeeper server")
-	t.Cleanup(func() { assertNoErr(t, s.Close(), "zktest: close server") })
-	return s
+	return zktesting.NewServer(t, opts...)
 }
 
 // NewEnsemble starts an ensemble of n servers of the installed ZooKeeper
 // for this test alone, closed when the test ends.
-func NewEnsemble(t testing.TB, n int, opts ...zkserver.Option) *zkserver.Ensemble {
+func NewEnsemble(t testing.TB, n int, opts ...zktesting.Option) *zktesting.Ensemble {
 	t.Helper()
 	Integration(t)
-	ctx, cancel := context.WithTimeout(context.Background(), privateStartTimeout)
-	defer cancel()
-	opts = append([]zkserver.Option{zkserver.WithLogger(testLogger(t))}, opts...)
-	e, err := zkserver.StartEnsemble(ctx, n, opts...)
-	require.NoError(t, err, "zktest: start a ZooKeeper ensemble of %d", n)
-	t.Cleanup(func() { assertNoErr(t, e.Close(), "zktest: close ensemble") })
-	return e
+	return zktesting.NewEnsemble(t, n, opts...)
 }
 
 // UniquePath returns "/zktest/<test name>-<random hex>", a path no other call
@@ -87,24 +71,11 @@ func PacketsReceived(t testing.TB, addr string) int64 {
 	defer cancel()
 	var total int64
 	for _, server := range strings.Split(addr, ",") {
-		stats, err := zkserver.Mntr(ctx, server)
+		stats, err := zktesting.Mntr(ctx, server)
 		require.NoError(t, err)
 		n, err := strconv.ParseInt(stats["zk_packets_received"], 10, 64)
 		require.NoError(t, err, "zktest: zk_packets_received of %s", server)
 		total += n
 	}
 	return total
-}
-
-// testLogger logs to the test's output.
-func testLogger(t testing.TB) *slog.Logger {
-	return slog.New(slog.NewTextHandler(t.Output(), nil))
-}
-
-// assertNoErr reports err, if any, without stopping the test (for cleanups).
-func assertNoErr(t testing.TB, err error, msg string) {
-	t.Helper()
-	if err != nil {
-		t.Errorf("%s: %v", msg, err)
-	}
 }

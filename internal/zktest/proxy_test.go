@@ -10,7 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/zkrecipes/zkrecipes/internal/zkserver"
+	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
 // sharedAddr returns one address of the shared server.
@@ -55,7 +55,7 @@ func TestProxy_PauseLongerThanSessionTimeoutExpiresSession(t *testing.T) {
 	// The server expires the session once it has heard nothing for its
 	// timeout, and closes the (proxied) connection.
 	require.Eventually(t, func() bool {
-		cons, err := zkserver.FourLetterWord(context.Background(), addr, "cons")
+		cons, err := zktesting.FourLetterWord(context.Background(), addr, "cons")
 		return err == nil && !strings.Contains(cons, sid)
 	}, 15*time.Second, 100*time.Millisecond, "server still lists %s", sid)
 	p.Resume()

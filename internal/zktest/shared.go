@@ -2,13 +2,16 @@ package zktest
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
+	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/zkrecipes/zkrecipes/internal/zkserver"
+	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
 // sharedStartTimeout bounds the start of the shared server: a container's
@@ -29,7 +32,22 @@ var shared struct {
 // Main runs the tests of m, then stops the shared server, and exits with
 // the tests' code (1 if they passed but the teardown failed). Call it from
 // TestMain.
+//
+// Unless ZK_SERVERS is set, Main starts the shared server first and exports
+// its connect string as ZK_SERVERS, so that Example functions connect as a
+// user's program would, with strings.Split(os.Getenv("ZK_SERVERS"), ","),
+// and child processes find it. Under -short it does so only when examples
+// may run (-run unset, or matching "Example").
 func Main(m *testing.M) {
+	flag.Parse()
+	if os.Getenv("ZK_SERVERS") == "" && (!testing.Short() || examplesMayRun()) {
+		addr, err := sharedServer()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "zktest: no ZooKeeper server for this test binary: %v\n", err)
+			os.Exit(1)
+		}
+		_ = os.Setenv("ZK_SERVERS", addr)
+	}
 	code := m.Run()
 	if shared.stop != nil {
 		if err := shared.stop(); err != nil {
@@ -75,7 +93,7 @@ func startShared() (string, func() error, error) {
 	case "container":
 		return startContainer(ctx)
 	case "", "local":
-		s, err := zkserver.Start(ctx)
+		s, err := zktesting.Start(ctx)
 		if err != nil {
 			return "", nil, err
 		}
@@ -85,13 +103,13 @@ func startShared() (string, func() error, error) {
 	}
 }
 
-// ExampleServers is Servers for runnable Example functions, which have no
-// testing.TB: it returns the shared server's connect string and panics if
-// none can start.
-func ExampleServers() string {
-	addr, err := sharedServer()
-	if err != nil {
-		panic(fmt.Sprintf("zktest: no ZooKeeper server for this test binary: %v", err))
+// examplesMayRun tells whether the -test.run pattern may select an Example
+// function.
+func examplesMayRun() bool {
+	f := flag.Lookup("test.run")
+	if f == nil || f.Value.String() == "" {
+		return true
 	}
-	return addr
+	re, err := regexp.Compile(strings.SplitN(f.Value.String(), "/", 2)[0])
+	return err != nil || re.MatchString("Example") || strings.Contains(f.Value.String(), "Example")
 }

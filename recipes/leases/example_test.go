@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
 )
@@ -17,7 +18,7 @@ import (
 // the time running out.
 func ExampleLease() {
 	ctx := context.Background()
-	client, err := framework.Connect(ctx, []string{zktest.ExampleServers()}) // e.g. "127.0.0.1:2181"
+	client, err := framework.Connect(ctx, strings.Split(os.Getenv("ZK_SERVERS"), ",")) // e.g. "127.0.0.1:2181"
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -52,7 +53,7 @@ func ExampleLease() {
 // next renewal that the lease has moved on.
 func ExampleKeep() {
 	ctx := context.Background()
-	servers := []string{zktest.ExampleServers()} // e.g. "127.0.0.1:2181"
+	servers := strings.Split(os.Getenv("ZK_SERVERS"), ",") // e.g. "127.0.0.1:2181"
 	client, err := framework.Connect(ctx, servers)
 	if err != nil {
 		fmt.Println(err)

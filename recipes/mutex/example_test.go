@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -15,7 +16,7 @@ import (
 // and stop working if the hold is lost.
 func ExampleMutex() {
 	ctx := context.Background()
-	client, err := framework.Connect(ctx, []string{zktest.ExampleServers()}) // e.g. "127.0.0.1:2181"
+	client, err := framework.Connect(ctx, strings.Split(os.Getenv("ZK_SERVERS"), ",")) // e.g. "127.0.0.1:2181"
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -52,7 +53,7 @@ func ExampleMutex() {
 // by naming its owner.
 func ExampleWithOwner() {
 	ctx := context.Background()
-	client, err := framework.Connect(ctx, []string{zktest.ExampleServers()})
+	client, err := framework.Connect(ctx, strings.Split(os.Getenv("ZK_SERVERS"), ","))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/rwlock"
 )
 
@@ -15,7 +16,7 @@ import (
 // Each stops working if its hold is lost.
 func ExampleReadWriteLock() {
 	ctx := context.Background()
-	client, err := framework.Connect(ctx, []string{zktest.ExampleServers()}) // e.g. "127.0.0.1:2181"
+	client, err := framework.Connect(ctx, strings.Split(os.Getenv("ZK_SERVERS"), ",")) // e.g. "127.0.0.1:2181"
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -62,7 +63,7 @@ func ExampleReadWriteLock() {
 // write lock. No writer gets in between. The way back is refused.
 func ExampleLock_downgrade() {
 	ctx := context.Background()
-	client, err := framework.Connect(ctx, []string{zktest.ExampleServers()})
+	client, err := framework.Connect(ctx, strings.Split(os.Getenv("ZK_SERVERS"), ","))
 	if err != nil {
 		fmt.Println(err)
 		return

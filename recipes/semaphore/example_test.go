@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
 	"github.com/zkrecipes/zkrecipes/recipes/sharedcount"
 )
@@ -18,7 +19,7 @@ import (
 // lease, returns it when done, and stops if the lease is lost.
 func ExampleSemaphore() {
 	ctx := context.Background()
-	client, err := framework.Connect(ctx, []string{zktest.ExampleServers()}) // e.g. "127.0.0.1:2181"
+	client, err := framework.Connect(ctx, strings.Split(os.Getenv("ZK_SERVERS"), ",")) // e.g. "127.0.0.1:2181"
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -61,7 +62,7 @@ func ExampleSemaphore() {
 // waits for the other.
 func ExampleSemaphore_AcquireN() {
 	ctx := context.Background()
-	client, err := framework.Connect(ctx, []string{zktest.ExampleServers()})
+	client, err := framework.Connect(ctx, strings.Split(os.Getenv("ZK_SERVERS"), ","))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -91,7 +92,7 @@ func ExampleSemaphore_AcquireN() {
 // lets a waiter in at once.
 func ExampleNewCounted() {
 	ctx := context.Background()
-	client, err := framework.Connect(ctx, []string{zktest.ExampleServers()})
+	client, err := framework.Connect(ctx, strings.Split(os.Getenv("ZK_SERVERS"), ","))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -137,7 +138,7 @@ func ExampleNewCounted() {
 // whichever goroutine finishes the work.
 func ExampleMutex() {
 	ctx := context.Background()
-	client, err := framework.Connect(ctx, []string{zktest.ExampleServers()})
+	client, err := framework.Connect(ctx, strings.Split(os.Getenv("ZK_SERVERS"), ","))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -9,16 +9,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/zkserver"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
+	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
 // A server without TTL support refuses the mode with a typed error, and
 // the refused acquire leaves nothing behind.
 func TestSemaphore_TTLOnAServerWithoutTTLGivesTheTypedError(t *testing.T) {
-	server := zktest.NewServer(t, zkserver.WithoutTTL())
+	server := zktest.NewServer(t, zktesting.WithoutTTL())
 	c := connect(t, server.Addr())
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)
@@ -215,7 +215,7 @@ func TestSemaphore_TTLTimedOutAcquireLeavesNothing(t *testing.T) {
 // long before this server (whose container check runs every 10 minutes)
 // would reap it, and the next waiter gets the lease.
 func TestSemaphore_TTLLeaseNotRenewedIsGivenUpByItsHolder(t *testing.T) {
-	server := zktest.NewServer(t, zkserver.WithJavaOpts("-Dznode.container.checkIntervalMs=600000"))
+	server := zktest.NewServer(t, zktesting.WithJavaOpts("-Dznode.container.checkIntervalMs=600000"))
 	c := connect(t, server.Addr())
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)

@@ -3,10 +3,11 @@ package sharedcount_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/sharedcount"
 )
 
@@ -15,7 +16,7 @@ import (
 // again if another writer came first.
 func ExampleSharedCount_TrySet() {
 	ctx := context.Background()
-	client, err := framework.Connect(ctx, []string{zktest.ExampleServers()}) // e.g. "127.0.0.1:2181"
+	client, err := framework.Connect(ctx, strings.Split(os.Getenv("ZK_SERVERS"), ",")) // e.g. "127.0.0.1:2181"
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -54,7 +55,7 @@ func ExampleSharedCount_TrySet() {
 func ExampleSharedCount_Watch() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	client, err := framework.Connect(ctx, []string{zktest.ExampleServers()})
+	client, err := framework.Connect(ctx, strings.Split(os.Getenv("ZK_SERVERS"), ","))
 	if err != nil {
 		fmt.Println(err)
 		return

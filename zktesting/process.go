@@ -1,4 +1,4 @@
-package zkserver
+package zktesting
 
 import (
 	"bytes"
@@ -24,14 +24,14 @@ type process struct {
 func launch(java string, args []string, logPath string) (*process, error) {
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("zkserver: open log: %w", err)
+		return nil, fmt.Errorf("zktesting: open log: %w", err)
 	}
 	defer logFile.Close() // the child has its own descriptor
 	cmd := exec.Command(java, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("zkserver: start java: %w", err)
+		return nil, fmt.Errorf("zktesting: start java: %w", err)
 	}
 	p := &process{cmd: cmd, done: make(chan struct{})}
 	// Ends when the JVM exits (on its own, or by stop).
@@ -62,7 +62,7 @@ func (p *process) stop(grace time.Duration) error {
 		return nil
 	}
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil && !p.exited() {
-		return fmt.Errorf("zkserver: signal pid %d: %w", p.pid(), err)
+		return fmt.Errorf("zktesting: signal pid %d: %w", p.pid(), err)
 	}
 	timer := time.NewTimer(grace)
 	defer timer.Stop()
@@ -72,7 +72,7 @@ func (p *process) stop(grace time.Duration) error {
 	case <-timer.C:
 	}
 	if err := p.cmd.Process.Kill(); err != nil && !p.exited() {
-		return fmt.Errorf("zkserver: kill pid %d: %w", p.pid(), err)
+		return fmt.Errorf("zktesting: kill pid %d: %w", p.pid(), err)
 	}
 	<-p.done
 	return nil

@@ -1,4 +1,4 @@
-package zkserver
+package zktesting
 
 import (
 	"context"
@@ -26,12 +26,12 @@ func (s *Server) start(ctx context.Context) error {
 	s.proc = p
 	s.mu.Unlock()
 
-	s.log.Info("zkserver: starting", "addr", s.addr, "pid", p.pid(), "dir", s.dir)
+	s.log.Info("zktesting: starting", "addr", s.addr, "pid", p.pid(), "dir", s.dir)
 	if err := awaitReady(ctx, s.addr, p, s.logPath, s.log); err != nil {
 		_ = s.Stop()
 		return err
 	}
-	s.log.Info("zkserver: ready", "addr", s.addr, "pid", p.pid())
+	s.log.Info("zktesting: ready", "addr", s.addr, "pid", p.pid())
 	return nil
 }
 
@@ -49,7 +49,7 @@ func (s *Server) Stop() error {
 	if err := p.stop(stopGrace); err != nil {
 		return err
 	}
-	s.log.Info("zkserver: stopped", "addr", s.addr, "pid", p.pid())
+	s.log.Info("zktesting: stopped", "addr", s.addr, "pid", p.pid())
 	return nil
 }
 
@@ -77,7 +77,7 @@ func (s *Server) Close() error {
 	err := s.Stop()
 	if s.ownDir {
 		if rmErr := os.RemoveAll(s.dir); rmErr != nil && err == nil {
-			err = fmt.Errorf("zkserver: %w", rmErr)
+			err = fmt.Errorf("zktesting: %w", rmErr)
 		}
 	}
 	return err

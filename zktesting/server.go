@@ -1,4 +1,4 @@
-package zkserver
+package zktesting
 
 import (
 	"context"
@@ -35,11 +35,13 @@ func Start(ctx context.Context, opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(1)
-	if err != nil {
-		return nil, err
+	ports := []int{o.port}
+	if o.port == 0 {
+		if ports, err = freePorts(1); err != nil {
+			return nil, err
+		}
 	}
-	dir, ownDir, err := serverDir(o.dir, "zkserver-")
+	dir, ownDir, err := serverDir(o.dir, "zktesting-")
 	if err != nil {
 		return nil, err
 	}
@@ -62,12 +64,12 @@ func serverDir(dir, pattern string) (string, bool, error) {
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", pattern)
 		if err != nil {
-			return "", false, fmt.Errorf("zkserver: %w", err)
+			return "", false, fmt.Errorf("zktesting: %w", err)
 		}
 		return tmp, true, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", false, fmt.Errorf("zkserver: %w", err)
+		return "", false, fmt.Errorf("zktesting: %w", err)
 	}
 	abs, err := filepath.Abs(dir)
 	return abs, false, err

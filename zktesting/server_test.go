@@ -1,9 +1,11 @@
-package zkserver_test
+package zktesting_test
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zkrecipes/zkrecipes/internal/zkserver"
+	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
 // integration skips a test that runs a server under -short.
@@ -30,9 +32,9 @@ func testContext(t *testing.T) context.Context {
 }
 
 // start starts a server closed at the end of the test.
-func start(t *testing.T, opts ...zkserver.Option) *zkserver.Server {
+func start(t *testing.T, opts ...zktesting.Option) *zktesting.Server {
 	t.Helper()
-	s, err := zkserver.Start(testContext(t), opts...)
+	s, err := zktesting.Start(testContext(t), opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, s.Close()) })
 	return s
@@ -69,13 +71,13 @@ func TestStart_ServesOnLoopbackWithTestSettings(t *testing.T) {
 	assert.True(t, strings.HasPrefix(s.Addr(), "127.0.0.1:"), s.Addr())
 	assert.Positive(t, s.PID())
 
-	ruok, err := zkserver.FourLetterWord(testContext(t), s.Addr(), "ruok")
+	ruok, err := zktesting.FourLetterWord(testContext(t), s.Addr(), "ruok")
 	require.NoError(t, err)
 	assert.Equal(t, "imok", ruok)
-	stats, err := zkserver.Mntr(testContext(t), s.Addr())
+	stats, err := zktesting.Mntr(testContext(t), s.Addr())
 	require.NoError(t, err)
 	assert.Equal(t, "standalone", stats["zk_server_state"])
-	conf, err := zkserver.FourLetterWord(testContext(t), s.Addr(), "conf")
+	conf, err := zktesting.FourLetterWord(testContext(t), s.Addr(), "conf")
 	require.NoError(t, err)
 	assert.Contains(t, conf, "tickTime=200")
 	assert.Contains(t, conf, "minSessionTimeout=400")
@@ -105,26 +107,26 @@ func TestServer_RestartKeepsDataAndLiveSessions(t *testing.T) {
 
 func TestServer_StopAndCloseAreIdempotent(t *testing.T) {
 	integration(t)
-	s, err := zkserver.Start(testContext(t))
+	s, err := zktesting.Start(testContext(t))
 	require.NoError(t, err)
 	dir := s.Dir()
 
 	require.NoError(t, s.Stop())
 	require.NoError(t, s.Stop())
 	assert.Zero(t, s.PID())
-	_, err = zkserver.FourLetterWord(testContext(t), s.Addr(), "ruok")
+	_, err = zktesting.FourLetterWord(testContext(t), s.Addr(), "ruok")
 	assert.Error(t, err, "nothing listens after Stop")
 
 	require.NoError(t, s.Close())
 	require.NoError(t, s.Close())
 	assert.NoDirExists(t, dir)
-	assert.ErrorIs(t, s.Restart(testContext(t)), zkserver.ErrClosed)
+	assert.ErrorIs(t, s.Restart(testContext(t)), zktesting.ErrClosed)
 }
 
 func TestStart_WithDirKeepsTheDirectory(t *testing.T) {
 	integration(t)
 	dir := t.TempDir()
-	s, err := zkserver.Start(testContext(t), zkserver.WithDir(dir), zkserver.WithTickTime(100*time.Millisecond))
+	s, err := zktesting.Start(testContext(t), zktesting.WithDir(dir), zktesting.WithTickTime(100*time.Millisecond))
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
 	assert.FileExists(t, filepath.Join(dir, "zookeeper.log"))
@@ -133,33 +135,47 @@ func TestStart_WithDirKeepsTheDirectory(t *testing.T) {
 	assert.Contains(t, string(cfg), "tickTime=100\n")
 }
 
+func TestStart_WithPortListensThere(t *testing.T) {
+	integration(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	require.NoError(t, l.Close())
+	s := start(t, zktesting.WithPort(port))
+	assert.Equal(t, net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), s.Addr())
+}
+
 func TestStart_FailureCarriesTheLogTail(t *testing.T) {
 	integration(t)
-	_, err := zkserver.Start(testContext(t), zkserver.WithJavaOpts("-Xmx1k"))
-	require.ErrorIs(t, err, zkserver.ErrExited)
+	_, err := zktesting.Start(testContext(t), zktesting.WithJavaOpts("-Xmx1k"))
+	require.ErrorIs(t, err, zktesting.ErrExited)
 	assert.Contains(t, err.Error(), "heap")
 }
 
 func TestStart_RejectsBadInput(t *testing.T) {
 	ctx := context.Background()
-	_, err := zkserver.Start(ctx, zkserver.WithTickTime(-time.Second))
-	assert.ErrorIs(t, err, zkserver.ErrInvalidTickTime)
-	_, err = zkserver.Start(ctx, zkserver.WithTickTime(0))
-	assert.ErrorIs(t, err, zkserver.ErrInvalidTickTime)
-	_, err = zkserver.StartEnsemble(ctx, 0)
-	assert.ErrorIs(t, err, zkserver.ErrInvalidSize)
-	_, err = zkserver.StartEnsemble(ctx, 3, zkserver.WithTickTime(-1))
-	assert.ErrorIs(t, err, zkserver.ErrInvalidTickTime)
-	_, err = zkserver.Start(ctx, zkserver.WithJar(filepath.Join(t.TempDir(), "missing.jar")))
-	assert.ErrorIs(t, err, zkserver.ErrNoZooKeeper)
-	_, err = zkserver.FourLetterWord(ctx, "127.0.0.1:1", "toolong")
+	_, err := zktesting.Start(ctx, zktesting.WithTickTime(-time.Second))
+	assert.ErrorIs(t, err, zktesting.ErrInvalidTickTime)
+	_, err = zktesting.Start(ctx, zktesting.WithTickTime(0))
+	assert.ErrorIs(t, err, zktesting.ErrInvalidTickTime)
+	_, err = zktesting.StartEnsemble(ctx, 0)
+	assert.ErrorIs(t, err, zktesting.ErrInvalidSize)
+	_, err = zktesting.StartEnsemble(ctx, 3, zktesting.WithTickTime(-1))
+	assert.ErrorIs(t, err, zktesting.ErrInvalidTickTime)
+	_, err = zktesting.Start(ctx, zktesting.WithJar(filepath.Join(t.TempDir(), "missing.jar")))
+	assert.ErrorIs(t, err, zktesting.ErrNoZooKeeper)
+	_, err = zktesting.Start(ctx, zktesting.WithPort(70000))
+	assert.ErrorIs(t, err, zktesting.ErrInvalidPort)
+	_, err = zktesting.StartEnsemble(ctx, 3, zktesting.WithPort(2181))
+	assert.ErrorIs(t, err, zktesting.ErrInvalidPort)
+	_, err = zktesting.FourLetterWord(ctx, "127.0.0.1:1", "toolong")
 	assert.Error(t, err)
 }
 
 func TestStart_FailsWithoutJava(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	_, err := zkserver.Start(context.Background())
-	assert.ErrorIs(t, err, zkserver.ErrNoJava)
+	_, err := zktesting.Start(context.Background())
+	assert.ErrorIs(t, err, zktesting.ErrNoJava)
 }
 
 // quiet drops go-zookeeper's log lines.

@@ -1,4 +1,4 @@
-package zkserver
+package zktesting
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ func freePorts(n int) ([]int, error) {
 	for range n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return nil, fmt.Errorf("zkserver: pick a free port: %w", err)
+			return nil, fmt.Errorf("zktesting: pick a free port: %w", err)
 		}
 		defer l.Close()
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)

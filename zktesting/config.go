@@ -1,4 +1,4 @@
-package zkserver
+package zktesting
 
 import (
 	"fmt"

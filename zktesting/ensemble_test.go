@@ -1,4 +1,4 @@
-package zkserver_test
+package zktesting_test
 
 import (
 	"testing"
@@ -7,12 +7,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zkrecipes/zkrecipes/internal/zkserver"
+	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
 func TestStartEnsemble_OfOneRunsStandalone(t *testing.T) {
 	integration(t)
-	e, err := zkserver.StartEnsemble(testContext(t), 1)
+	e, err := zktesting.StartEnsemble(testContext(t), 1)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, e.Close()) })
 
@@ -20,14 +20,14 @@ func TestStartEnsemble_OfOneRunsStandalone(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0, leader)
 	assert.Equal(t, e.Addrs()[0], e.ConnectString())
-	assert.ErrorIs(t, e.StopMember(1), zkserver.ErrNoMember)
-	assert.ErrorIs(t, e.StartMember(testContext(t), -1), zkserver.ErrNoMember)
+	assert.ErrorIs(t, e.StopMember(1), zktesting.ErrNoMember)
+	assert.ErrorIs(t, e.StartMember(testContext(t), -1), zktesting.ErrNoMember)
 	assert.Nil(t, e.Member(5))
 }
 
 func TestEnsemble_StopAndStartAMember(t *testing.T) {
 	integration(t)
-	e, err := zkserver.StartEnsemble(testContext(t), 3)
+	e, err := zktesting.StartEnsemble(testContext(t), 3)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, e.Close()) })
 
@@ -36,11 +36,11 @@ func TestEnsemble_StopAndStartAMember(t *testing.T) {
 	follower := (leader + 1) % 3
 	require.NoError(t, e.StopMember(follower))
 	require.NoError(t, e.StartMember(testContext(t), follower))
-	stats, err := zkserver.Mntr(testContext(t), e.Addrs()[follower])
+	stats, err := zktesting.Mntr(testContext(t), e.Addrs()[follower])
 	require.NoError(t, err)
 	assert.Equal(t, "follower", stats["zk_server_state"])
 	assert.Eventually(t, func() bool {
-		stats, err := zkserver.Mntr(testContext(t), e.Addrs()[leader])
+		stats, err := zktesting.Mntr(testContext(t), e.Addrs()[leader])
 		return err == nil && stats["zk_synced_followers"] == "2"
 	}, 10*time.Second, 50*time.Millisecond, "the leader has both followers again")
 }

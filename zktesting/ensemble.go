@@ -1,4 +1,4 @@
-package zkserver
+package zktesting
 
 import (
 	"context"
@@ -36,11 +36,14 @@ func StartEnsemble(ctx context.Context, n int, opts ...Option) (*Ensemble, error
 	if err != nil {
 		return nil, err
 	}
+	if o.port != 0 {
+		return nil, fmt.Errorf("%w: an ensemble's ports are picked free", ErrInvalidPort)
+	}
 	ports, err := freePorts(3 * n)
 	if err != nil {
 		return nil, err
 	}
-	dir, ownDir, err := serverDir(o.dir, "zkensemble-")
+	dir, ownDir, err := serverDir(o.dir, "zktesting-ensemble-")
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +147,7 @@ func (e *Ensemble) Leader(ctx context.Context) (int, error) {
 		}
 		select {
 		case <-ctx.Done():
-			return -1, fmt.Errorf("zkserver: no leader: %w", ctx.Err())
+			return -1, fmt.Errorf("zktesting: no leader: %w", ctx.Err())
 		case <-ticker.C:
 		}
 	}

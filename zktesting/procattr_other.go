@@ -1,6 +1,6 @@
 //go:build !linux
 
-package zkserver
+package zktesting
 
 import "syscall"
 

@@ -1,4 +1,4 @@
-package zkserver
+package zktesting
 
 import (
 	"context"
@@ -17,7 +17,7 @@ const defaultWordTimeout = 5 * time.Second
 // or after 5 s if ctx has no deadline.
 func FourLetterWord(ctx context.Context, addr, word string) (string, error) {
 	if len(word) != 4 {
-		return "", fmt.Errorf("zkserver: %q is not a four-letter word", word)
+		return "", fmt.Errorf("zktesting: %q is not a four-letter word", word)
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -27,7 +27,7 @@ func FourLetterWord(ctx context.Context, addr, word string) (string, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return "", fmt.Errorf("zkserver: %s to %s: %w", word, addr, err)
+		return "", fmt.Errorf("zktesting: %s to %s: %w", word, addr, err)
 	}
 	defer conn.Close()
 	deadline, _ := ctx.Deadline()
@@ -37,11 +37,11 @@ func FourLetterWord(ctx context.Context, addr, word string) (string, error) {
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Now()) })
 	defer stop()
 	if _, err := io.WriteString(conn, word); err != nil {
-		return "", fmt.Errorf("zkserver: %s to %s: %w", word, addr, err)
+		return "", fmt.Errorf("zktesting: %s to %s: %w", word, addr, err)
 	}
 	answer, err := io.ReadAll(conn)
 	if err != nil {
-		return "", fmt.Errorf("zkserver: %s to %s: %w", word, addr, err)
+		return "", fmt.Errorf("zktesting: %s to %s: %w", word, addr, err)
 	}
 	return string(answer), nil
 }
@@ -62,7 +62,7 @@ func Mntr(ctx context.Context, addr string) (map[string]string, error) {
 		}
 	}
 	if len(stats) == 0 {
-		return nil, fmt.Errorf("zkserver: mntr on %s: %s", addr, strings.TrimSpace(answer))
+		return nil, fmt.Errorf("zktesting: mntr on %s: %s", addr, strings.TrimSpace(answer))
 	}
 	return stats, nil
 }

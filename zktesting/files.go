@@ -1,4 +1,4 @@
-package zkserver
+package zktesting
 
 import (
 	"fmt"
@@ -12,16 +12,16 @@ import (
 // myid file in the data directory.
 func writeConfig(dir string, cfg serverConfig, id int) error {
 	if err := os.MkdirAll(cfg.dataDir, 0o755); err != nil {
-		return fmt.Errorf("zkserver: %w", err)
+		return fmt.Errorf("zktesting: %w", err)
 	}
 	if id > 0 {
 		myid := filepath.Join(cfg.dataDir, "myid")
 		if err := os.WriteFile(myid, []byte(strconv.Itoa(id)+"\n"), 0o644); err != nil {
-			return fmt.Errorf("zkserver: %w", err)
+			return fmt.Errorf("zktesting: %w", err)
 		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "zoo.cfg"), []byte(cfg.render()), 0o644); err != nil {
-		return fmt.Errorf("zkserver: %w", err)
+		return fmt.Errorf("zktesting: %w", err)
 	}
 	return nil
 }

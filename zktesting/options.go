@@ -1,4 +1,4 @@
-package zkserver
+package zktesting
 
 import (
 	"fmt"
@@ -16,6 +16,7 @@ type options struct {
 	jar      string
 	javaOpts []string
 	noTTL    bool // extendedTypesEnabled=false
+	port     int
 }
 
 // WithTickTime sets ZooKeeper's tickTime, its unit of time: the shortest
@@ -65,10 +66,20 @@ func WithoutTTL() Option {
 	return func(o *options) { o.noTTL = true }
 }
 
+// WithPort makes a standalone server listen on 127.0.0.1:port instead of a
+// free port the kernel picks; StartEnsemble rejects it. The default is 0, a
+// free port.
+func WithPort(port int) Option {
+	return func(o *options) { o.port = port }
+}
+
 func newOptions(opts []Option) (options, error) {
 	o := options{tick: 200 * time.Millisecond, logger: slog.New(slog.DiscardHandler)}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.port < 0 || o.port > 65535 {
+		return o, fmt.Errorf("%w: %d", ErrInvalidPort, o.port)
 	}
 	if o.tick < time.Millisecond {
 		return o, fmt.Errorf("%w: %v", ErrInvalidTickTime, o.tick)

@@ -1,4 +1,4 @@
-package zkserver
+package zktesting
 
 import (
 	"context"
@@ -105,5 +105,5 @@ type zkLogger struct{ log *slog.Logger }
 
 // Printf logs one go-zookeeper message.
 func (l zkLogger) Printf(format string, args ...any) {
-	l.log.Debug(fmt.Sprintf("zkserver: go-zookeeper: "+format, args...))
+	l.log.Debug(fmt.Sprintf("zktesting: go-zookeeper: "+format, args...))
 }

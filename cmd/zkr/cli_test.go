@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+)
+
+func TestZkr_BadInputGivesOneLineAndStatus2(t *testing.T) {
+	t.Parallel()
+	servers := zktest.Servers(t)
+	for _, args := range [][]string{
+		nil,
+		{"nosuch"},
+		{"lock", "--nosuchflag", "/a", "--", "true"},
+		{"lock", "--servers", servers, "relative/path", "--", "true"},
+		{"lock", "--servers", servers, "/a"},
+		{"lock", "--servers", servers, "/a", "/b", "--", "true"},
+		{"lock", "--servers", servers, "--on-lost", "maybe", "/a", "--", "true"},
+		{"lock", "--servers", servers, "--timeout", "soon", "/a", "--", "true"},
+		{"semaphore", "--servers", servers, "/a", "--", "true"},
+		{"inspect", "--servers", servers, "/a//b"},
+		{"inspect", "--servers", servers, "/a", "--", "true"},
+		{"revoke", "--servers", servers},
+		{"revoke", "--servers", servers, "/locks/job"},
+		{"server", "--port", "-1"},
+		{"demo", "--workers", "1"},
+	} {
+		code, stdout, stderr := runZkr(t, args...)
+		assert.Equal(t, exitUsage, code, "%q: %s", args, stderr)
+		if args != nil {
+			assert.Empty(t, stdout, "%q", args)
+			assert.Equal(t, 1, strings.Count(stderr, "\n"), "%q: one line: %s", args, stderr)
+		}
+		assert.True(t, strings.HasPrefix(stderr, "zkr: ") || args == nil, "%q: %s", args, stderr)
+	}
+}
+
+func TestZkr_UnreachableServerFailsInBoundedTimeWithStatus3(t *testing.T) {
+	t.Parallel()
+	zktest.Integration(t)
+	for _, args := range [][]string{
+		{"lock", "/a", "--", "true"},
+		{"semaphore", "--leases", "2", "/a", "--", "true"},
+		{"inspect", "/a"},
+		{"revoke", "/a/_c_x-lock-0000000000"},
+	} {
+		start := time.Now()
+		args = append([]string{args[0], "--servers", "127.0.0.1:1", "--connect-timeout", "1s"}, args[1:]...)
+		code, _, stderr := runZkr(t, args...)
+		assert.Equal(t, exitUnreachable, code, "%q: %s", args, stderr)
+		assert.Equal(t, "zkr: ZooKeeper unreachable: no session with 127.0.0.1:1 within 1s\n", stderr, "%q", args)
+		assert.Less(t, time.Since(start), 30*time.Second, "%q", args)
+	}
+}
+
+func TestZkr_AuthIsUsedAndNeverPrinted(t *testing.T) {
+	t.Parallel()
+	path := zktest.UniquePath(t)
+	code, _, stderr := runZkr(t, "lock", "--servers", zktest.Servers(t), "--auth", "alice:s3cret", path, "--", "true")
+	assert.Equal(t, 0, code, stderr)
+	code, _, stderr = runZkr(t, "lock", "--servers", "127.0.0.1:1", "--connect-timeout", "1s", "--auth", "alice:s3cret", path, "--", "true")
+	assert.Equal(t, exitUnreachable, code)
+	assert.NotContains(t, stderr, "s3cret")
+	code, _, stderr = runZkr(t, "lock", "--auth", "nocolon", path, "--", "true")
+	assert.Equal(t, exitUsage, code)
+	assert.NotContains(t, stderr, "nocolon")
+}
+
+func TestZkr_NamespacePrefixesPaths(t *testing.T) {
+	t.Parallel()
+	ns := zktest.UniquePath(t)
+	g := newGate(t)
+	args := append([]string{"lock", "--servers", zktest.Servers(t), "--namespace", ns, "/job", "--"}, g.argv("exit 0")...)
+	p := startZkr(t, nil, args...)
+	require.Eventually(t, g.started, time.Minute, 20*time.Millisecond)
+	assert.Len(t, zktest.Children(t, client(t), ns+"/job"), 1)
+	g.open(t)
+	assert.Equal(t, 0, p.wait(t, time.Minute))
+}
+
+func TestZkr_HelpListsFlagsAndExitStatuses(t *testing.T) {
+	t.Parallel()
+	code, stdout, _ := runZkr(t, "help")
+	assert.Equal(t, 0, code)
+	for _, want := range []string{"zkr lock", "zkr semaphore", "zkr inspect", "zkr revoke", "zkr server", "zkr demo", "--servers", "Exit statuses"} {
+		assert.Contains(t, stdout, want)
+	}
+	code, stdout, _ = runZkr(t, "lock", "-h")
+	assert.Equal(t, 0, code)
+	for _, want := range []string{"--timeout", "--on-lost", "--grace", "--revocable", "--servers", "ZKR_FENCING_TOKEN", "  4 "} {
+		assert.Contains(t, stdout, want)
+	}
+	code, stdout, _ = runZkr(t, "--help")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, "Exit statuses")
+}
+
+func TestServer_ServesUntilInterruptedAndLeavesNothing(t *testing.T) {
+	t.Parallel()
+	zktest.Integration(t)
+	tmp := t.TempDir()
+	p := startZkr(t, []string{"TMPDIR=" + tmp}, "server")
+	var addr string
+	require.Eventually(t, func() bool {
+		line, err := bufio.NewReader(strings.NewReader(p.stdout.String())).ReadString('\n')
+		addr = strings.TrimSpace(line)
+		return err == nil
+	}, 2*time.Minute, 50*time.Millisecond, "zkr server prints its connect string: %s", p.stderr)
+	assert.True(t, strings.HasPrefix(addr, "127.0.0.1:"), addr)
+	c, err := framework.Connect(ctxOf(t), []string{addr})
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+	entries, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "the server's directory")
+	serverDir := filepath.Join(tmp, entries[0].Name())
+
+	p.signal(t, syscall.SIGINT)
+	assert.Equal(t, 0, p.wait(t, time.Minute), p.stderr.String())
+	assert.NoDirExists(t, serverDir)
+	assert.Empty(t, processesUsing(t, serverDir), "the server's JVM is gone")
+}
+
+// processesUsing returns the PIDs whose command line mentions s.
+func processesUsing(t *testing.T, s string) []string {
+	t.Helper()
+	var pids []string
+	dirs, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	require.NoError(t, err)
+	for _, f := range dirs {
+		b, err := os.ReadFile(f)
+		if err == nil && strings.Contains(string(b), s) {
+			pids = append(pids, filepath.Base(filepath.Dir(f)))
+		}
+	}
+	return pids
+}

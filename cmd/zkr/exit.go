@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zkrecipes/zkrecipes"
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+// The exit statuses of zkr. A command that runs COMMAND exits with
+// COMMAND's status when it ran to its end.
+const (
+	exitOK          = 0   // done
+	exitError       = 1   // any other failure (the server refused a request, ...)
+	exitUsage       = 2   // bad flag, argument or path
+	exitUnreachable = 3   // no session with the servers within --connect-timeout
+	exitNotAcquired = 4   // --timeout ran out while others held the lock or leases
+	exitLost        = 5   // the hold was lost while COMMAND ran (--on-lost=term)
+	exitRevoked     = 6   // a revocation request ended the hold (--revocable)
+	exitNoCommand   = 127 // COMMAND could not be started
+	exitInterrupted = 130 // SIGINT or SIGTERM while waiting for the lock
+)
+
+// exitStatuses documents the statuses, for help.
+const exitStatuses = `Exit statuses:
+  0    done (for lock and semaphore: COMMAND's own status when it ran)
+  1    other failure (the server refused a request, ...)
+  2    usage: bad flag, argument or path
+  3    ZooKeeper unreachable within --connect-timeout
+  4    not acquired: --timeout ran out while others held it
+  5    hold lost while COMMAND ran (--on-lost=term)
+  6    revoked while COMMAND ran (--revocable)
+  127  COMMAND could not be started
+  130  interrupted while waiting
+  128+N  COMMAND was killed by signal N`
+
+var (
+	// errUsage is a command line zkr does not understand.
+	errUsage = errors.New("usage")
+	// errUnreachable is a server that gave no session in time.
+	errUnreachable = errors.New("ZooKeeper unreachable")
+	// errLostHold is a hold lost while COMMAND ran.
+	errLostHold = errors.New("hold lost")
+	// errRevoked is a hold given up on a revocation request.
+	errRevoked = errors.New("revoked")
+	// errInterrupted is a signal while waiting.
+	errInterrupted = errors.New("interrupted")
+	// errNoCommand is a COMMAND that could not start.
+	errNoCommand = errors.New("cannot run command")
+)
+
+// exitError carries COMMAND's exit status through run.
+type exitStatus int
+
+// Error says the status.
+func (e exitStatus) Error() string { return fmt.Sprintf("command exited with status %d", int(e)) }
+
+// usagef returns a usage error with a message.
+func usagef(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
+}
+
+// exitCode maps an error of run to the process's exit status.
+func exitCode(err error) int {
+	var status exitStatus
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &status):
+		return int(status)
+	case errors.Is(err, errUsage), errors.Is(err, zkrecipes.ErrInvalidArgument),
+		errors.Is(err, framework.ErrInvalidPath), errors.Is(err, framework.ErrInvalidOption),
+		errors.Is(err, framework.ErrNoServers):
+		return exitUsage
+	case errors.Is(err, errUnreachable), errors.Is(err, zkrecipes.ErrUnreachable):
+		return exitUnreachable
+	case errors.Is(err, zkrecipes.ErrNotAcquired):
+		return exitNotAcquired
+	case errors.Is(err, errLostHold):
+		return exitLost
+	case errors.Is(err, errRevoked):
+		return exitRevoked
+	case errors.Is(err, errNoCommand):
+		return exitNoCommand
+	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
+		return exitInterrupted
+	default:
+		return exitError
+	}
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// watcher closes changed when the first of its watches fires.
+type watcher struct {
+	ctx     context.Context
+	once    sync.Once
+	changed chan struct{}
+}
+
+// newWatcher returns a watcher whose goroutines end with ctx.
+func newWatcher(ctx context.Context) *watcher {
+	return &watcher{ctx: ctx, changed: make(chan struct{})}
+}
+
+// add closes w.changed when ch delivers.
+func (w *watcher) add(ch <-chan zk.Event) {
+	// Ends when the watch fires or the command's context ends.
+	go func() {
+		select {
+		case <-ch:
+			w.once.Do(func() { close(w.changed) })
+		case <-w.ctx.Done():
+		}
+	}()
+}
+
+// closedEvent returns a channel that delivers at once.
+func closedEvent() <-chan zk.Event {
+	ch := make(chan zk.Event, 1)
+	ch <- zk.Event{}
+	return ch
+}
+
+// printJSON writes r as JSON: indented, or one line per look under --watch.
+func printJSON(w io.Writer, r Report, compact bool) error {
+	enc := json.NewEncoder(w)
+	if !compact {
+		enc.SetIndent("", "  ")
+	}
+	return enc.Encode(r)
+}
+
+// printTable writes r for people.
+func printTable(w io.Writer, r Report) error {
+	fmt.Fprintln(w, headline(r))
+	if len(r.Holders)+len(r.Waiters)+len(r.Others) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "POS\tROLE\tKIND\tSEQUENCE\tSESSION\tAGE\tPROTECTION ID\tNODE\tDATA")
+	pos := 0
+	for _, group := range [][]Node{r.Holders, r.Waiters, r.Others} {
+		for _, n := range group {
+			pos++
+			seq := "-"
+			if n.Sequence >= 0 {
+				seq = fmt.Sprintf("%010d", n.Sequence)
+			}
+			id := n.ProtectionID
+			if id == "" {
+				id = "-"
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", pos, n.Role, n.Kind, seq, n.Session,
+				age(n.AgeMS), id, n.Name, shownData(n))
+		}
+	}
+	return tw.Flush()
+}
+
+// headline is the table's first line.
+func headline(r Report) string {
+	switch r.Recipe {
+	case recipeNone:
+		return fmt.Sprintf("%s: no such node", r.Path)
+	case recipeEmpty:
+		return fmt.Sprintf("%s: empty (nobody holds or waits)", r.Path)
+	}
+	var b strings.Builder
+	if r.Recipe != recipeSemaphore {
+		fmt.Fprintf(&b, "%s: %s, %d holding, %d waiting", r.Path, r.Recipe, len(r.Holders), len(r.Waiters))
+	} else {
+		// Each acquirer queues for the guard lock (under locks/) and, at its
+		// head, keeps it while its lease node waits: count the guard queue.
+		acquirers := 0
+		for _, n := range r.Waiters {
+			if n.Kind == "lock" {
+				acquirers++
+			}
+		}
+		fmt.Fprintf(&b, "%s: semaphore, %d lease(s) held, %d acquirer(s) waiting", r.Path, len(r.Holders), acquirers)
+		switch {
+		case r.CountPath != "":
+			fmt.Fprintf(&b, ", max %d (count %s)", r.Max, r.CountPath)
+		case r.Max > 0:
+			fmt.Fprintf(&b, ", max %d", r.Max)
+		default:
+			b.WriteString(", max unknown (give --count-path or --leases)")
+		}
+	}
+	if len(r.Others) > 0 {
+		fmt.Fprintf(&b, ", %d other node(s)", len(r.Others))
+	}
+	return b.String()
+}
+
+// age formats milliseconds for the table.
+func age(ms int64) string {
+	d := time.Duration(ms) * time.Millisecond
+	if d < time.Minute {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+// maxShownData bounds the data shown in a table cell; --json has it all.
+const maxShownData = 60
+
+// shownData is a node's data for the table: quoted text, or hex, cut short.
+func shownData(n Node) string {
+	switch {
+	case n.DataHex == "":
+		return "-"
+	case n.Data != "":
+		if r := []rune(n.Data); len(r) > maxShownData {
+			return fmt.Sprintf("%q...", string(r[:maxShownData]))
+		}
+		return fmt.Sprintf("%q", n.Data)
+	case len(n.DataHex) > maxShownData:
+		return "0x" + n.DataHex[:maxShownData] + "..."
+	default:
+		return "0x" + n.DataHex
+	}
+}

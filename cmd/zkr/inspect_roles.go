@@ -1,0 +1,72 @@
+package main
+
+// roleFunc judges node i of the sorted queue nodes.
+type roleFunc func(nodes []Node, i int) string
+
+// mutexRoles: the first lock node holds, the others wait.
+func mutexRoles(nodes []Node, i int) string {
+	switch {
+	case nodes[i].Kind == "other":
+		return "other"
+	case firstOfKind(nodes, "lock") == i:
+		return "holder"
+	default:
+		return "waiter"
+	}
+}
+
+// guardRoles: the first node of a semaphore's guard queue is acquiring a
+// lease, the others wait for the guard.
+func guardRoles(nodes []Node, i int) string {
+	if r := mutexRoles(nodes, i); r != "holder" {
+		return r
+	}
+	return "acquiring"
+}
+
+// semaphoreRoles: the first n lease nodes hold.
+func semaphoreRoles(n int) roleFunc {
+	return func(nodes []Node, i int) string {
+		switch {
+		case nodes[i].Kind == "other":
+			return "other"
+		case i < n:
+			return "holder"
+		default:
+			return "waiter"
+		}
+	}
+}
+
+// rwRoles judges a read/write queue as Curator's drivers do: a writer
+// holds at the head; a reader holds when no writer is before it, or when the
+// writer before it is of its own session (a downgrade, as zkr sees it).
+func rwRoles(nodes []Node, i int) string {
+	n := nodes[i]
+	switch n.Kind {
+	case "write":
+		if i == 0 {
+			return "holder"
+		}
+		return "waiter"
+	case "read":
+		for j := range i {
+			if nodes[j].Kind == "write" && (j != 0 || nodes[j].Session != n.Session) {
+				return "waiter"
+			}
+		}
+		return "holder"
+	default:
+		return "other"
+	}
+}
+
+// firstOfKind returns the index of the first node of kind, or -1.
+func firstOfKind(nodes []Node, kind string) int {
+	for i, n := range nodes {
+		if n.Kind == kind {
+			return i
+		}
+	}
+	return -1
+}

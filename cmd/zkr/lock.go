@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes"
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+)
+
+// lockHelp is the longer help of `zkr lock`.
+const lockHelp = `Waits for the mutex at PATH, runs COMMAND while it holds it, releases it
+when COMMAND exits, and exits with COMMAND's status. The mutex is Curator's
+InterProcessMutex: Go and Java (Curator 5.x) processes on the same PATH
+exclude zkr, and zkr excludes them. SIGINT and SIGTERM are passed on to
+COMMAND; if zkr itself dies, COMMAND gets SIGTERM (Linux).
+
+COMMAND's environment has
+  ZKR_FENCING_TOKEN  the lock node's creation zxid: it grows from one holder
+                     to the next, so the resource COMMAND guards can refuse a
+                     stale holder that still believes it holds the lock
+  ZKR_LOCK_NODE      the lock node's path (for zkr revoke)
+
+The hold is lost when the connection is suspended (about two thirds of
+--session-timeout without the server), the session expires, or someone
+deletes the node. With --on-lost=term (the default) COMMAND then gets
+SIGTERM, SIGKILL after --grace, and zkr exits 5.`
+
+// acquireFlags are the flags of every command that waits for a hold.
+type acquireFlags struct {
+	timeout    time.Duration
+	hasTimeout bool
+	childFlags
+}
+
+// register registers the waiting and child flags on fs.
+func (a *acquireFlags) register(fs *flag.FlagSet) {
+	fs.Func("timeout", "give up waiting after `duration` with status 4 (0: one try); default: wait as long as it takes",
+		func(s string) error {
+			d, err := time.ParseDuration(s)
+			if err != nil || d < 0 {
+				return fmt.Errorf("bad duration %q", s)
+			}
+			a.timeout, a.hasTimeout = d, true
+			return nil
+		})
+	fs.StringVar(&a.onLost, "on-lost", "term", "`action` when the hold is lost while COMMAND runs: term (stop COMMAND, exit 5) or ignore")
+	fs.DurationVar(&a.grace, "grace", 10*time.Second, "after SIGTERM, wait this `duration` before SIGKILL")
+}
+
+// setupLock is `zkr lock PATH -- COMMAND`.
+func setupLock(fs *flag.FlagSet, conn *connFlags) runFunc {
+	var a acquireFlags
+	a.register(fs)
+	revocable := fs.Bool("revocable", false, "stop COMMAND and release, exiting 6, when 'zkr revoke' asks")
+	return func(ctx context.Context, e *env, args, child []string) error {
+		if err := a.check(); err != nil {
+			return err
+		}
+		client, err := conn.newClient(e)
+		if err != nil {
+			return err
+		}
+		defer client.Close()
+		revoked := make(chan struct{})
+		var once sync.Once
+		opts := []mutex.Option{mutex.WithData(nodeData(child))}
+		if *revocable {
+			opts = append(opts, mutex.WithRevocation(func(*mutex.Hold) { once.Do(func() { close(revoked) }) }))
+		}
+		m, err := mutex.New(client, args[0], opts...)
+		if err != nil {
+			return err
+		}
+		hold, err := waitFor(ctx, e, conn, client, a, "lock "+args[0], func(ctx context.Context) (*mutex.Hold, error) {
+			if a.hasTimeout {
+				return m.AcquireTimeout(ctx, a.timeout)
+			}
+			return m.Acquire(ctx)
+		})
+		if err != nil {
+			return err
+		}
+		h := held{
+			what: "lock " + args[0], lost: hold.Lost(), err: hold.Err,
+			env:     []string{"ZKR_LOCK_NODE=" + hold.Path()},
+			release: hold.Release,
+		}
+		if *revocable {
+			h.revoked = revoked
+		}
+		token, err := hold.FencingToken(ctx)
+		if err != nil {
+			releaseHeld(e, h)
+			return fmt.Errorf("lock %s: fencing token: %w", args[0], err)
+		}
+		h.env = append(h.env, "ZKR_FENCING_TOKEN="+strconv.FormatInt(token, 10))
+		return runHolding(e, h, child, a.childFlags)
+	}
+}
+
+// waitFor connects the client and runs acquire until it returns or zkr is
+// interrupted.
+func waitFor[T any](ctx context.Context, e *env, conn *connFlags, client *framework.Client, a acquireFlags,
+	what string, acquire func(context.Context) (T, error)) (T, error) {
+	var zero T
+	ctx, stop := cancelOnSignal(ctx, e)
+	defer stop()
+	if err := conn.waitConnected(ctx, e, client); err != nil {
+		return zero, interrupted(ctx, err)
+	}
+	got, err := acquire(ctx)
+	if errors.Is(err, zkrecipes.ErrNotAcquired) {
+		return zero, fmt.Errorf("%s: %w within %v: held by others", what, zkrecipes.ErrNotAcquired, a.timeout)
+	}
+	if err != nil {
+		return zero, interrupted(ctx, err)
+	}
+	return got, nil
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseArgs_FlagsAnywhereBeforeTheCommand(t *testing.T) {
+	for _, tc := range []struct {
+		args       []string
+		pos, child []string
+		timeout    string
+	}{
+		{[]string{"/a", "--", "echo", "--timeout"}, []string{"/a"}, []string{"echo", "--timeout"}, ""},
+		{[]string{"--timeout", "1s", "/a", "--", "true"}, []string{"/a"}, []string{"true"}, "1s"},
+		{[]string{"/a", "--timeout", "1s", "--", "true"}, []string{"/a"}, []string{"true"}, "1s"},
+		{[]string{"/a", "/b"}, []string{"/a", "/b"}, nil, ""},
+		{[]string{"/a", "--"}, []string{"/a"}, []string{}, ""},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		timeout := fs.String("timeout", "", "")
+		pos, child, err := parseArgs(fs, tc.args)
+		require.NoError(t, err, "%q", tc.args)
+		assert.Equal(t, tc.pos, pos, "%q", tc.args)
+		assert.Equal(t, tc.child, child, "%q", tc.args)
+		assert.Equal(t, tc.timeout, *timeout, "%q", tc.args)
+	}
+}
+
+func TestSortKey_IsCuratorsAcrossMarkers(t *testing.T) {
+	names := []string{
+		"_c_00000000-0000-0000-0000-000000000002-__WRIT__0000000003",
+		"_c_00000000-0000-0000-0000-000000000009-__READ__0000000001",
+		"foreign",
+		"_c_00000000-0000-0000-0000-000000000001-__READ__0000000002",
+	}
+	keys := make([]string, len(names))
+	for i, n := range names {
+		keys[i] = sortKey(n, []string{readMarker, writeMarker})
+	}
+	assert.Equal(t, []string{"0000000003", "0000000001", "foreign", "0000000002"}, keys)
+	assert.Equal(t, "0000000007", sortKey("x-lock-lock-0000000007", []string{lockMarker}))
+}
+
+func TestNewNode_ParsesProtectedNames(t *testing.T) {
+	n := newNode("/p/_c_0b1c2d3e-0000-4000-8000-00000000000a-lease-0000000042", "_c_0b1c2d3e-0000-4000-8000-00000000000a-lease-0000000042",
+		[]byte("host\x00"), nil, []string{leaseMarker})
+	assert.Equal(t, "0b1c2d3e-0000-4000-8000-00000000000a", n.ProtectionID)
+	assert.Equal(t, int64(42), n.Sequence)
+	assert.Equal(t, "lease", n.Kind)
+	assert.Equal(t, "", n.Data, "control characters are not text")
+	assert.Equal(t, "686f737400", n.DataHex)
+	other := newNode("/p/readme", "readme", nil, nil, []string{lockMarker})
+	assert.Equal(t, "other", other.Kind)
+	assert.Equal(t, int64(-1), other.Sequence)
+	assert.Equal(t, "", other.ProtectionID)
+}
+
+func TestRWRoles_ADowngradedReaderKeepsTheWritersPlace(t *testing.T) {
+	nodes := []Node{{Kind: "write", Session: "0x1"}, {Kind: "read", Session: "0x1"}, {Kind: "write", Session: "0x2"}, {Kind: "read", Session: "0x3"}}
+	var roles []string
+	for i := range nodes {
+		roles = append(roles, rwRoles(nodes, i))
+	}
+	assert.Equal(t, []string{"holder", "holder", "waiter", "waiter"}, roles)
+}

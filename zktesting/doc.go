@@ -1,0 +1,42 @@
+// Package zktesting runs local ZooKeeper servers for tests and development,
+// as Curator's TestingServer and TestingCluster do for Java: one standalone
+// server, or an ensemble on loopback, from the ZooKeeper installed on the
+// machine.
+//
+// In a test, NewServer and NewEnsemble start one for the test alone and stop
+// it, removing every file, when the test ends:
+//
+//	func TestBilling(t *testing.T) {
+//		server := zktesting.NewServer(t) // or zktesting.NewEnsemble(t, 3)
+//		client, err := framework.Connect(ctx, []string{server.Addr()})
+//		...
+//		err = server.Restart(ctx) // same port, same data; live sessions survive
+//	}
+//
+// Outside tests (a command's own server, a demo), Start and StartEnsemble
+// return the same types and leave the stopping to the caller's Close.
+//
+// It runs the ZooKeeper that is installed on the machine: Debian's
+// zookeeper package (/usr/share/java/zookeeper.jar, whose manifest names its
+// dependencies), or the jar named by the environment variable ZOOKEEPER_JAR
+// or by [WithJar], with `java` from PATH. Every server listens on 127.0.0.1
+// only, on a port picked free by the kernel, and keeps its configuration,
+// data and log in one directory.
+//
+// The configuration suits tests of coordination recipes: a short tick (200 ms
+// by default) so that sessions may be as short as two ticks, four-letter
+// words all allowed, TTL nodes enabled, containers reaped every second, no
+// fsync, and no admin server.
+//
+// Servers are plain child processes, stopped by their PID. On Linux a server
+// is also killed when the process that started it dies, so that a crashed
+// test binary leaves no server behind.
+//
+// Faults cuts or partitions the connections of one client, so that a test can
+// make its session expire (ExpireSession) while the server keeps running.
+//
+// The package pulls in no container runtime: importing it costs a command
+// nothing beyond go-zookeeper. On a machine with Docker and no ZooKeeper,
+// the sub-package zkcontainer runs the server in a container through
+// testcontainers-go instead (New, Start, Stop, Restart).
+package zktesting

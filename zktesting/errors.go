@@ -1,0 +1,25 @@
+package zktesting
+
+import "errors"
+
+var (
+	// ErrInvalidTickTime reports a tick time below one millisecond.
+	ErrInvalidTickTime = errors.New("zktesting: tick time must be at least 1ms")
+	// ErrInvalidPort reports a port out of range, or a port given to an
+	// ensemble.
+	ErrInvalidPort = errors.New("zktesting: invalid port")
+	// ErrInvalidSize reports an ensemble of fewer than one server.
+	ErrInvalidSize = errors.New("zktesting: ensemble size must be at least 1")
+	// ErrNoMember reports an ensemble member index out of range.
+	ErrNoMember = errors.New("zktesting: no such ensemble member")
+	// ErrNoZooKeeper reports that no ZooKeeper jar was found.
+	ErrNoZooKeeper = errors.New("zktesting: zookeeper jar not found (install Debian's zookeeper package or set ZOOKEEPER_JAR)")
+	// ErrNoJava reports that no java executable was found in PATH.
+	ErrNoJava = errors.New("zktesting: java not found in PATH")
+	// ErrExited reports a server process that exited while it was starting.
+	ErrExited = errors.New("zktesting: server process exited")
+	// ErrNotReady reports a server that did not become ready in time.
+	ErrNotReady = errors.New("zktesting: server not ready")
+	// ErrClosed reports a call on a server or ensemble after Close.
+	ErrClosed = errors.New("zktesting: closed")
+)
