@@ -4,6 +4,7 @@
 //
 //	zkr lock PATH -- COMMAND [ARGS]          hold a mutex while COMMAND runs
 //	zkr semaphore PATH --leases N -- COMMAND hold one lease of N while COMMAND runs
+//	zkr rwlock PATH --read|--write -- COMMAND hold a read or write lock while COMMAND runs
 //	zkr inspect PATH                         show the holders and waiters of PATH
 //	zkr revoke NODE                          ask a revocable holder to release
 //	zkr server [--port P] [--data DIR]       run a local ZooKeeper in the foreground
@@ -81,6 +82,8 @@ var commands = []command{
 		connects: true, nargs: 1, child: true, setup: setupLock, help: lockHelp},
 	{name: "semaphore", synopsis: "[flags] PATH --leases N -- COMMAND [ARGS]", summary: "hold one lease of the semaphore at PATH while COMMAND runs",
 		connects: true, nargs: 1, child: true, setup: setupSemaphore, help: semaphoreHelp},
+	{name: "rwlock", synopsis: "[flags] PATH --read|--write -- COMMAND [ARGS]", summary: "hold the read or the write lock at PATH while COMMAND runs",
+		connects: true, nargs: 1, child: true, setup: setupRWLock, help: rwlockHelp},
 	{name: "inspect", synopsis: "[flags] PATH", summary: "show the holders and waiters of the lock or semaphore at PATH (reads only)",
 		connects: true, nargs: 1, setup: setupInspect, help: inspectHelp},
 	{name: "revoke", synopsis: "[flags] NODE", summary: "ask the holder of lock node NODE to release it (Curator's revocation)",
