@@ -20,7 +20,7 @@ func TestAcquireN_CreatesAllLeasesInOneTransaction(t *testing.T) {
 	c := connect(t, servers)
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)
-	s := newSemaphore(t, c, path, 3)
+	s := newSemaphore(t, c, path, 4)
 
 	ls, err := s.AcquireN(ctx, 3) // the first: the directory is made on the way
 	require.NoError(t, err)
@@ -36,6 +36,7 @@ func TestAcquireN_CreatesAllLeasesInOneTransaction(t *testing.T) {
 	require.NoError(t, s.Return(ctx, ls...))
 	assert.Equal(t, 0, nodeCount(t, c, path))
 
+	keepDirectories(t, path, 4)
 	before := requests()
 	ls, err = s.AcquireN(ctx, 3)
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
 package semaphore_test
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
 
@@ -59,4 +60,19 @@ func raise(peak *atomic.Int64, v int64) {
 			return
 		}
 	}
+}
+
+// keepDirectories keeps a semaphore's container directories from being
+// reaped while a test counts requests (the test server reaps empty
+// containers every second): a node of another name in its locks, and one
+// lease held by a client of its own, not counted.
+func keepDirectories(t *testing.T, path string, max int) {
+	t.Helper()
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	_, err := c.Create(ctx, path+"/locks/keep", nil, framework.Persistent, framework.WithParents())
+	require.NoError(t, err)
+	l, err := newSemaphore(t, c, path, max).Acquire(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = l.Return(context.Background()) })
 }
