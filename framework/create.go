@@ -123,6 +123,9 @@ func (c *Client) newCreateRequest(path string, data []byte, mode CreateMode, opt
 	if err := validate(path); err != nil {
 		return r, err
 	}
+	if err := checkSize(path, data); err != nil {
+		return r, err
+	}
 	r.path = c.withNamespace(path)
 	if r.acl == nil {
 		r.acl = c.cfg.acl.ACL(r.path)

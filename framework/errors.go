@@ -3,6 +3,9 @@ package framework
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/go-zookeeper/zk"
 
@@ -48,7 +51,20 @@ type OpError struct {
 
 // Error implements error.
 func (e *OpError) Error() string {
-	return fmt.Sprintf("framework: %s %s: %v", e.Op, e.Path, e.Err)
+	return fmt.Sprintf("framework: %s %s: %v", e.Op, printablePath(e.Path), e.Err)
+}
+
+// printablePath quotes a path that holds characters a log line should not
+// carry raw (a newline, a NUL), and cuts one too long to print whole.
+func printablePath(p string) string {
+	const most = 200
+	if len(p) > most {
+		p = p[:most] + "..."
+	}
+	if strings.ContainsFunc(p, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return strconv.Quote(p)
+	}
+	return p
 }
 
 // Unwrap returns the cause.

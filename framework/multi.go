@@ -115,6 +115,7 @@ func (c *Client) multiRequests(ops []Op) ([]any, error) {
 		return nil, fmt.Errorf("%w: empty transaction", ErrInvalidOption)
 	}
 	reqs := make([]any, len(ops))
+	size := 0
 	for i, op := range ops {
 		validate := zkpath.Validate
 		if op.kind == opCreate && op.mode.IsSequential() {
@@ -122,6 +123,9 @@ func (c *Client) multiRequests(ops []Op) ([]any, error) {
 		}
 		if err := validate(op.path); err != nil {
 			return nil, err
+		}
+		if size += len(op.path) + len(op.data); size > MaxRequestSize {
+			return nil, fmt.Errorf("%w: %d bytes", ErrTooLarge, size)
 		}
 		sp := c.withNamespace(op.path)
 		switch op.kind {

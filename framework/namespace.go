@@ -12,6 +12,9 @@ func (c *Client) serverPath(path string) (string, error) {
 	if err := zkpath.Validate(path); err != nil {
 		return "", err
 	}
+	if err := checkSize(path, nil); err != nil {
+		return "", err
+	}
 	return c.withNamespace(path), nil
 }
 

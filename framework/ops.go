@@ -48,6 +48,9 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-cha
 
 // Set writes data to the node at path if its version matches (-1: any).
 func (c *Client) Set(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
+	if err := checkSize(path, data); err != nil {
+		return nil, opError("set", path, err)
+	}
 	return do(ctx, c, "set", path, func(conn *zk.Conn, sp string) (*zk.Stat, error) {
 		return conn.Set(sp, data, version)
 	})

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zkrecipes/zkrecipes"
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 )
@@ -88,4 +90,33 @@ func TestClient_ConnectionErrorNamesTheLastFailure(t *testing.T) {
 	require.NoError(t, c.Close())
 	assert.ErrorIs(t, c.ConnectionError(), framework.ErrClosed)
 	assert.True(t, c.IsClosed())
+}
+
+// A request the server would not read is refused before it is sent, so
+// the connection (and every hold on it) survives; an error about a path
+// never carries its control characters raw.
+func TestClient_OversizedRequestsAndBadPathsFailCleanly(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr())
+	ctx := testContext(t)
+	parent := zktest.UniquePath(t)
+	big := make([]byte, framework.MaxRequestSize)
+	before := proxy.Sent()
+	_, err := c.Create(ctx, parent+"/big", big, framework.Persistent, framework.WithParents())
+	require.ErrorIs(t, err, framework.ErrTooLarge)
+	require.ErrorIs(t, err, zkrecipes.ErrInvalidArgument)
+	_, err = c.Set(ctx, parent, big, -1)
+	require.ErrorIs(t, err, framework.ErrTooLarge)
+	_, err = c.Multi(ctx, framework.CreateOp(parent+"/a", big[:framework.MaxRequestSize/2], framework.Persistent),
+		framework.CreateOp(parent+"/b", big[:framework.MaxRequestSize/2], framework.Persistent))
+	require.ErrorIs(t, err, framework.ErrTooLarge)
+	_, _, err = c.Get(ctx, "/"+strings.Repeat("p", framework.MaxRequestSize))
+	require.ErrorIs(t, err, framework.ErrTooLarge)
+	assert.Less(t, len(err.Error()), 1000, "the error does not quote the whole path")
+	assert.Equal(t, before, proxy.Sent(), "nothing was sent")
+	assert.True(t, c.IsConnected())
+
+	_, _, err = c.Get(ctx, "/a\nlevel=ERROR msg=forged")
+	require.ErrorIs(t, err, framework.ErrInvalidPath)
+	assert.NotContains(t, err.Error(), "\n")
 }
