@@ -9,7 +9,9 @@ import (
 )
 
 // at returns a time ms milliseconds after a fixed origin.
-func at(ms int) time.Time { return time.Unix(1_700_000_000, 0).Add(time.Duration(ms) * time.Millisecond) }
+func at(ms int) time.Time {
+	return time.Unix(1_700_000_000, 0).Add(time.Duration(ms) * time.Millisecond)
+}
 
 func hold(recipe, holder string, from, to int, exclusive bool, token int64) Hold {
 	return Hold{Recipe: recipe, Holder: holder, Exclusive: exclusive, Acquired: at(from), End: at(to), Token: token}
