@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
 )
 
 // at returns a time ms milliseconds after a fixed origin.
@@ -91,4 +93,48 @@ func TestLedger_ViolationNamesTheHoldsInvolved(t *testing.T) {
 	assert.Equal(t, "go-1", vs[0].Holds[0].Holder)
 	assert.Equal(t, "curator", vs[0].Holds[1].Holder)
 	assert.Contains(t, vs[0].String(), "curator")
+}
+
+func TestStateLog_ChecksThePathOfTheStateMachine(t *testing.T) {
+	type sc = framework.StateChange
+	for _, tc := range []struct {
+		name    string
+		changes []sc
+		bad     bool
+	}{
+		{"connected only", []sc{{State: framework.Connected, SessionID: 1}}, false},
+		{"a suspension, same session", []sc{
+			{State: framework.Connected, SessionID: 1}, {State: framework.Suspended, SessionID: 1},
+			{State: framework.Reconnected, SessionID: 1},
+		}, false},
+		{"an expiry, new session", []sc{
+			{State: framework.Connected, SessionID: 1}, {State: framework.Suspended, SessionID: 1},
+			{State: framework.Lost, SessionID: 1}, {State: framework.Reconnected, SessionID: 2, NewSession: true},
+			{State: framework.Suspended, SessionID: 2}, {State: framework.Reconnected, SessionID: 2},
+		}, false},
+		{"nothing", nil, true},
+		{"ends suspended", []sc{{State: framework.Connected, SessionID: 1}, {State: framework.Suspended, SessionID: 1}}, true},
+		{"lost while connected", []sc{
+			{State: framework.Connected, SessionID: 1}, {State: framework.Lost, SessionID: 1},
+			{State: framework.Reconnected, SessionID: 2, NewSession: true},
+		}, true},
+		{"a new session without a loss", []sc{
+			{State: framework.Connected, SessionID: 1}, {State: framework.Suspended, SessionID: 1},
+			{State: framework.Reconnected, SessionID: 2, NewSession: true},
+		}, true},
+		{"the lost session again", []sc{
+			{State: framework.Connected, SessionID: 1}, {State: framework.Suspended, SessionID: 1},
+			{State: framework.Lost, SessionID: 1}, {State: framework.Reconnected, SessionID: 1},
+		}, true},
+		{"connected twice", []sc{{State: framework.Connected, SessionID: 1}, {State: framework.Connected, SessionID: 2}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var l StateLog
+			for _, c := range tc.changes {
+				l.Listen(c)
+			}
+			problems := l.Check()
+			assert.Equal(t, tc.bad, len(problems) > 0, "%v", problems)
+		})
+	}
 }
