@@ -8,7 +8,10 @@ import (
 )
 
 // Mutex is the Recipe of recipes/mutex.
-type Mutex struct{}
+type Mutex struct {
+	// Policy is the holds' error policy; the zero value is the standard one.
+	Policy framework.ErrorPolicy
+}
 
 // Name returns "mutex".
 func (Mutex) Name() string { return "mutex" }
@@ -17,8 +20,8 @@ func (Mutex) Name() string { return "mutex" }
 func (Mutex) Limit() int { return 1 }
 
 // New returns a Locker on a mutex.Mutex of its own.
-func (Mutex) New(client *framework.Client, _ int, path string) (Locker, error) {
-	m, err := mutex.New(client, path)
+func (r Mutex) New(client *framework.Client, _ int, path string) (Locker, error) {
+	m, err := mutex.New(client, path, mutex.WithErrorPolicy(r.Policy))
 	if err != nil {
 		return nil, err
 	}

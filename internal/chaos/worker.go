@@ -18,6 +18,8 @@ const (
 	errorPause     = 50 * time.Millisecond  // after a failed acquire, before the next
 	maxHoldTime    = 20 * time.Millisecond  // a hold lasts up to this long
 	minHoldTime    = 500 * time.Microsecond // and at least this long
+	longHoldEvery  = 16                     // but one in this many holds
+	longHoldTime   = 3 * time.Second        // lasts up to this long, so that faults hit holds
 )
 
 // Worker loops on one Locker: acquire, read the fencing token, hold for a
@@ -30,6 +32,9 @@ type Worker struct {
 	Ledger *Ledger
 	Stats  *Stats
 	Seed   uint64 // of the hold times
+	// HoldFor, if set, is how long every hold lasts unless it is lost;
+	// by default most holds last a few milliseconds and a few last seconds.
+	HoldFor time.Duration
 }
 
 // Run loops until ctx ends, and returns after the last hold is released.
@@ -46,8 +51,19 @@ func (w *Worker) Run(ctx context.Context) {
 			}
 			continue
 		}
-		w.hold(h, minHoldTime+time.Duration(rnd.Int64N(int64(maxHoldTime-minHoldTime))))
+		w.hold(h, w.holdTime(rnd))
 	}
+}
+
+// holdTime returns how long the next hold lasts.
+func (w *Worker) holdTime(rnd *rand.Rand) time.Duration {
+	switch {
+	case w.HoldFor > 0:
+		return w.HoldFor
+	case rnd.IntN(longHoldEvery) == 0:
+		return time.Duration(rnd.Int64N(int64(longHoldTime)))
+	}
+	return minHoldTime + time.Duration(rnd.Int64N(int64(maxHoldTime-minHoldTime)))
 }
 
 // hold records one hold of about d, from its acquire to its release.
@@ -98,7 +114,7 @@ func (w *Worker) hold(h Held, d time.Duration) {
 // finish records the hold and releases it.
 func (w *Worker) finish(h Held, rec Hold) {
 	w.Ledger.Record(rec)
-	w.Stats.held(w.Recipe, rec.Lost)
+	w.Stats.held(w.Recipe, w.Holder, rec.Lost)
 	rctx, cancel := context.WithTimeout(context.Background(), releaseBound)
 	err := h.Release(rctx)
 	cancel()
@@ -127,6 +143,9 @@ func pause(ctx context.Context, d time.Duration) {
 	}
 }
 
+// CuratorHolder is the Holder name of the Curator peer's workers.
+const CuratorHolder = "curator"
+
 // Stats counts the outcomes of every worker of a run. It is safe for
 // concurrent use.
 type Stats struct {
@@ -146,9 +165,13 @@ func NewStats() *Stats {
 	}
 }
 
-func (s *Stats) held(recipe string, lost bool) {
+// held counts a hold; the Curator peer's holds are counted apart.
+func (s *Stats) held(recipe, holder string, lost bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if holder == CuratorHolder {
+		recipe += " by curator"
+	}
 	s.acquisitions[recipe]++
 	if lost {
 		s.losses[recipe]++
