@@ -207,7 +207,7 @@ func TestBadInput_EveryCallRefusesWithATypedError(t *testing.T) {
 			assert.True(t, isAny(err, tc.want), "%v is none of %v", err, tc.want)
 		})
 	}
-	assert.Equal(t, before, tree(t, c, "/"), "no node was created")
+	assert.Subset(t, before, tree(t, c, "/"), "no node was created (empty containers may be reaped meanwhile)")
 }
 
 // An error about a bad path quotes it, so that control characters of the

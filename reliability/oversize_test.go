@@ -74,6 +74,6 @@ func TestBadInput_OversizedDataFailsFastWithoutANode(t *testing.T) {
 		})
 	}
 	assert.NoError(t, held.Err(), "the client's other hold survived")
-	assert.Equal(t, before, tree(t, c, "/"), "no node was created")
+	assert.Subset(t, before, tree(t, c, "/"), "no node was created (empty containers may be reaped meanwhile)")
 	assert.NoError(t, held.Release(ctx))
 }
