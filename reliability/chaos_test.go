@@ -27,7 +27,7 @@ import (
 // The shape of a chaos run.
 const (
 	chaosClients        = 5
-	chaosSessionTimeout = 4 * time.Second
+	chaosSessionTimeout = 6 * time.Second // the standard policy's margin is a third of it
 	chaosSemaphoreMax   = 3
 	defaultChaosRun     = 2 * time.Minute
 	settleTimeout       = 2 * time.Minute // for the clients to reconnect after the last fault
