@@ -38,7 +38,7 @@ const (
 // chaosRecipes are the recipes every client loops on, each on a path of its
 // own under root. A recipe that lands joins here, with its adapter in
 // internal/chaos: the read/write lock as {chaos.RWLock{}, "rwlock"}.
-func chaosRecipes() []struct {
+func chaosRecipes(root string) []struct {
 	recipe chaos.Recipe
 	dir    string
 } {
@@ -48,6 +48,7 @@ func chaosRecipes() []struct {
 	}{
 		{chaos.Mutex{}, "mutex"},
 		{chaos.Semaphore{Max: chaosSemaphoreMax}, "semaphore"},
+		{chaos.CountedSemaphore{Max: chaosSemaphoreMax, CountPath: root + "/count"}, "counted-semaphore"},
 	}
 }
 
@@ -74,7 +75,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	ledger, stats := chaos.NewLedger(), chaos.NewStats()
 	clients, links, logs := connectChaosClients(t, ensemble.Addrs(), logger)
 	var workers []*chaos.Worker
-	for _, r := range chaosRecipes() {
+	for _, r := range chaosRecipes(root) {
 		ledger.SetLimit(r.recipe.Name(), r.recipe.Limit())
 		for i, c := range clients {
 			l, err := r.recipe.New(c, i, root+"/"+r.dir)
@@ -162,6 +163,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	assert.Empty(t, report.StateProblems, "client state machines")
 	assert.Positive(t, report.Acquisitions["mutex"])
 	assert.Positive(t, report.Acquisitions["semaphore"])
+	assert.Positive(t, report.Acquisitions["counted-semaphore"])
 	assert.Positive(t, report.Acquisitions["mutex by curator"])
 	assert.Positive(t, report.Acquisitions["semaphore by curator"])
 	assert.Len(t, report.Faults, 5, "every kind of fault was injected")

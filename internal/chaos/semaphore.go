@@ -6,6 +6,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
+	"github.com/zkrecipes/zkrecipes/recipes/sharedcount"
 )
 
 // Semaphore is the Recipe of recipes/semaphore with Max leases.
@@ -52,3 +53,31 @@ func (h leaseHeld) FencingToken(context.Context) (int64, error) { return 0, nil 
 func (h leaseHeld) Node() string { return h.l.Path() }
 
 func (h leaseHeld) Release(ctx context.Context) error { return h.l.Return(ctx) }
+
+// CountedSemaphore is the Recipe of recipes/semaphore whose maximum is read
+// from a shared count (recipes/sharedcount) at CountPath, seeded with Max
+// and left unchanged, so that the shared count's watch and cache take the
+// faults too.
+type CountedSemaphore struct {
+	Max       int
+	CountPath string
+}
+
+// Name returns "counted-semaphore".
+func (CountedSemaphore) Name() string { return "counted-semaphore" }
+
+// Limit returns the maximum number of leases.
+func (s CountedSemaphore) Limit() int { return s.Max }
+
+// New returns a Locker on a counted semaphore.Semaphore of its own.
+func (s CountedSemaphore) New(client *framework.Client, _ int, path string) (Locker, error) {
+	count, err := sharedcount.New(client, s.CountPath, int32(s.Max))
+	if err != nil {
+		return nil, err
+	}
+	sem, err := semaphore.NewCounted(client, path, count)
+	if err != nil {
+		return nil, err
+	}
+	return semaphoreLocker{sem}, nil
+}
