@@ -29,6 +29,7 @@ const (
 	chaosClients        = 5
 	chaosSessionTimeout = 6 * time.Second // the standard policy's margin is a third of it
 	chaosSemaphoreMax   = 3
+	chaosMaxHold        = 2 * time.Second // of the counted semaphore's leases; a few holds last longer
 	defaultChaosRun     = 2 * time.Minute
 	settleTimeout       = 2 * time.Minute // for the clients to reconnect after the last fault
 	orphanTimeout       = 30 * time.Second
@@ -36,7 +37,8 @@ const (
 )
 
 // chaosRecipes are the recipes every client loops on, each on a path of its
-// own under root. A recipe that lands joins here, with its adapter in
+// own under root: a mutex, a semaphore, and a semaphore whose maximum is a
+// shared count and whose leases are time-bounded. A recipe that lands joins here, with its adapter in
 // internal/chaos: the read/write lock as {chaos.RWLock{}, "rwlock"}.
 func chaosRecipes(root string) []struct {
 	recipe chaos.Recipe
@@ -48,7 +50,7 @@ func chaosRecipes(root string) []struct {
 	}{
 		{chaos.Mutex{}, "mutex"},
 		{chaos.Semaphore{Max: chaosSemaphoreMax}, "semaphore"},
-		{chaos.CountedSemaphore{Max: chaosSemaphoreMax, CountPath: root + "/count"}, "counted-semaphore"},
+		{chaos.CountedSemaphore{Max: chaosSemaphoreMax, CountPath: root + "/count", MaxHold: chaosMaxHold}, "counted-semaphore"},
 	}
 }
 

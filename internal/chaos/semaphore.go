@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
@@ -57,10 +58,12 @@ func (h leaseHeld) Release(ctx context.Context) error { return h.l.Return(ctx) }
 // CountedSemaphore is the Recipe of recipes/semaphore whose maximum is read
 // from a shared count (recipes/sharedcount) at CountPath, seeded with Max
 // and left unchanged, so that the shared count's watch and cache take the
-// faults too.
+// faults too. With MaxHold its leases are time-bounded (recipes/leases):
+// a hold longer than MaxHold is lost, and its lease given to another.
 type CountedSemaphore struct {
 	Max       int
 	CountPath string
+	MaxHold   time.Duration // 0 for leases without a time bound
 }
 
 // Name returns "counted-semaphore".
@@ -75,7 +78,11 @@ func (s CountedSemaphore) New(client *framework.Client, _ int, path string) (Loc
 	if err != nil {
 		return nil, err
 	}
-	sem, err := semaphore.NewCounted(client, path, count)
+	var opts []semaphore.Option
+	if s.MaxHold > 0 {
+		opts = append(opts, semaphore.WithMaxHold(s.MaxHold))
+	}
+	sem, err := semaphore.NewCounted(client, path, count, opts...)
 	if err != nil {
 		return nil, err
 	}
