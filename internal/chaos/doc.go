@@ -13,8 +13,9 @@
 //   - Recipe, Locker and Held are the small adapter through which a recipe
 //     joins the run. mutex.go and semaphore.go adapt recipes/mutex and
 //     recipes/semaphore; curator.go adapts the Curator interop peer.
-//   - Schedule runs faults (connection cuts, pauses past the session
-//     timeout, slow links, a follower restart, a leader kill and restart)
+//   - Schedule runs faults (connection cuts, lost answers to creates,
+//     pauses past the session timeout, slow links, a follower restart, a
+//     leader kill and restart)
 //     against a local ensemble and the fault-injecting links in front of
 //     each client; Worker loops on one Locker and records its holds.
 //

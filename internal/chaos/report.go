@@ -16,6 +16,7 @@ type Report struct {
 	Seed             uint64            `json:"seed"`
 	Clients          int               `json:"clients"`
 	Faults           map[string]int    `json:"faults"`
+	RepliesDropped   int               `json:"replies_dropped"` // create answers the lost-reply faults swallowed
 	Acquisitions     map[string]int    `json:"acquisitions"`
 	LossesSignalled  map[string]int    `json:"losses_signalled"`
 	AcquireErrors    map[string]int    `json:"acquire_errors"`
@@ -49,8 +50,8 @@ func (r *Report) Failed() bool {
 
 // Summary is the report in one line.
 func (r *Report) Summary() string {
-	return fmt.Sprintf("chaos: %s seed=%d clients=%d faults={%s} acquisitions={%s} losses={%s} violations=%d orphans=%d leaked_goroutines=%d state_problems=%d",
-		r.Duration, r.Seed, r.Clients, kv(r.Faults), kv(r.Acquisitions), kv(r.LossesSignalled),
+	return fmt.Sprintf("chaos: %s seed=%d clients=%d faults={%s} replies_dropped=%d acquisitions={%s} losses={%s} violations=%d orphans=%d leaked_goroutines=%d state_problems=%d",
+		r.Duration, r.Seed, r.Clients, kv(r.Faults), r.RepliesDropped, kv(r.Acquisitions), kv(r.LossesSignalled),
 		len(r.Violations), len(r.Orphans), r.LeakedGoroutines, len(r.StateProblems))
 }
 

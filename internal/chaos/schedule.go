@@ -18,11 +18,15 @@ type Link interface {
 	Pause()
 	Resume()
 	SetDelay(d time.Duration)
+	// DropNextCreateReply lets the next create through to the server,
+	// swallows its answer and cuts the connection.
+	DropNextCreateReply()
 }
 
 // The kinds of fault a Schedule injects.
 const (
 	FaultCut             = "cut"              // every connection of one client is closed
+	FaultLostReply       = "lost-reply"       // the answer to one client's next create is lost, and its connection cut
 	FaultExpire          = "expire"           // one client is partitioned past its session timeout
 	FaultSlow            = "slow"             // one client's packets are delayed for a while
 	FaultFollowerRestart = "follower-restart" // a follower is stopped and started again
@@ -60,7 +64,7 @@ type Schedule struct {
 // which member could not be started again.
 func (s *Schedule) Run(ctx context.Context) error {
 	rnd := rand.New(rand.NewPCG(s.Seed, 0xfa17))
-	kinds := []string{FaultCut, FaultExpire, FaultSlow, FaultFollowerRestart, FaultLeaderRestart}
+	kinds := []string{FaultCut, FaultLostReply, FaultExpire, FaultSlow, FaultFollowerRestart, FaultLeaderRestart}
 	for {
 		rnd.Shuffle(len(kinds), func(i, j int) { kinds[i], kinds[j] = kinds[j], kinds[i] })
 		for _, kind := range kinds {
@@ -97,6 +101,12 @@ func (s *Schedule) inject(ctx context.Context, kind string, rnd *rand.Rand) erro
 	case FaultCut:
 		for _, l := range links {
 			l.Cut()
+		}
+	case FaultLostReply:
+		// Armed on the client's current link, and on the ones it may move
+		// to: each swallows the answer of the next create it carries.
+		for _, l := range links {
+			l.DropNextCreateReply()
 		}
 	case FaultExpire:
 		for _, l := range links {
