@@ -54,9 +54,9 @@ func chaosRecipes(root string) []struct {
 	}
 }
 
-// K clients of a three-server ensemble, each behind its own proxies, loop
-// on every lock recipe while faults of every kind are injected, and the
-// Curator peer joins for the middle half of the run. No hold overlaps
+// Five clients of a three-server ensemble, each behind proxies of its own,
+// loop on every lock recipe while faults of every kind are injected, and
+// the Curator peer joins for the middle half of the run. No hold overlaps
 // another unsignalled, fencing tokens increase, no node is left, no
 // goroutine leaks and every client's states add up. The run lasts
 // CHAOS_DURATION (2m by default); its report goes to CHAOS_REPORT.
@@ -66,9 +66,8 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	t.Logf("chaos: duration %v seed %d (CHAOS_SEED=%d replays the schedule)", duration, seed, seed)
 	ensemble := zktest.NewEnsemble(t, 3)
 	root := zktest.UniquePath(t)
-	ctx := context.Background()
 	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	observer, err := framework.Connect(ctx, ensemble.Addrs(), framework.WithLogger(logger))
+	observer, err := framework.Connect(context.Background(), ensemble.Addrs(), framework.WithLogger(logger))
 	require.NoError(t, err)
 	defer observer.Close()
 	curator := zktest.StartCurator(t, ensemble.ConnectString())
@@ -76,54 +75,19 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	baseline := runtime.NumGoroutine() // the observer, the peer and the ensemble are in it
 	ledger, stats := chaos.NewLedger(), chaos.NewStats()
 	clients, links, logs := connectChaosClients(t, ensemble.Addrs(), logger)
-	var workers []*chaos.Worker
-	for _, r := range chaosRecipes(root) {
-		ledger.SetLimit(r.recipe.Name(), r.recipe.Limit())
-		for i, c := range clients {
-			l, err := r.recipe.New(c, i, root+"/"+r.dir)
-			require.NoError(t, err)
-			workers = append(workers, &chaos.Worker{
-				Recipe: r.recipe.Name(), Holder: fmt.Sprintf("go-%d", i), Locker: l,
-				Ledger: ledger, Stats: stats, Seed: seed + uint64(len(workers)),
-			})
-		}
-	}
+	workers := goWorkers(t, root, clients, ledger, stats, seed)
 	curatorWorkers := []*chaos.Worker{
-		{Recipe: "mutex", Holder: chaos.CuratorHolder, Locker: chaos.CuratorMutex{Peer: curator, Handle: "chaos-mutex", Path: root + "/mutex", Observer: observer}},
-		{Recipe: "semaphore", Holder: chaos.CuratorHolder, Locker: chaos.CuratorSemaphore{Peer: curator, Handle: "chaos-sem", Path: root + "/semaphore", Max: chaosSemaphoreMax}},
+		{Recipe: "mutex", Locker: chaos.CuratorMutex{Peer: curator, Handle: "chaos-mutex", Path: root + "/mutex", Observer: observer}},
+		{Recipe: "semaphore", Locker: chaos.CuratorSemaphore{Peer: curator, Handle: "chaos-sem", Path: root + "/semaphore", Max: chaosSemaphoreMax}},
 	}
 	for i, w := range curatorWorkers {
-		w.Ledger, w.Stats, w.Seed = ledger, stats, seed+1000+uint64(i)
+		w.Holder, w.Ledger, w.Stats, w.Seed = chaos.CuratorHolder, ledger, stats, seed+1000+uint64(i)
 	}
-
 	schedule := &chaos.Schedule{
 		Ensemble: ensemble, Links: links, SessionTimeout: chaosSessionTimeout, Seed: seed,
 		Log: slog.New(slog.NewTextHandler(t.Output(), nil)),
 	}
-	runCtx, stop := context.WithTimeout(ctx, duration)
-	defer stop()
-	var wg sync.WaitGroup
-	for _, w := range workers {
-		wg.Go(func() { w.Run(runCtx) }) // ends when the run does
-	}
-	for _, w := range curatorWorkers {
-		// Ends when the middle half of the run is over.
-		wg.Go(func() {
-			timer := time.NewTimer(duration / 4)
-			defer timer.Stop()
-			select {
-			case <-timer.C:
-			case <-runCtx.Done():
-				return
-			}
-			half, cancel := context.WithTimeout(runCtx, duration/2)
-			defer cancel()
-			w.Run(half)
-		})
-	}
-	scheduleErr := schedule.Run(runCtx)
-	wg.Wait()
-	require.NoError(t, scheduleErr, "the schedule could not undo a fault")
+	require.NoError(t, runChaos(duration, schedule, workers, curatorWorkers), "the schedule could not undo a fault")
 
 	report := chaos.NewReport(duration, seed, len(clients))
 	report.Faults = schedule.Counts()
@@ -154,7 +118,60 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 		}
 	}
 	report.LeakedGoroutines = leakedGoroutines(t, baseline)
+	judge(t, report, root)
+}
 
+// goWorkers returns a worker for every recipe and client.
+func goWorkers(t *testing.T, root string, clients []*framework.Client, ledger *chaos.Ledger, stats *chaos.Stats, seed uint64) []*chaos.Worker {
+	var workers []*chaos.Worker
+	for _, r := range chaosRecipes(root) {
+		ledger.SetLimit(r.recipe.Name(), r.recipe.Limit())
+		for i, c := range clients {
+			l, err := r.recipe.New(c, i, root+"/"+r.dir)
+			require.NoError(t, err)
+			workers = append(workers, &chaos.Worker{
+				Recipe: r.recipe.Name(), Holder: fmt.Sprintf("go-%d", i), Locker: l,
+				Ledger: ledger, Stats: stats, Seed: seed + uint64(len(workers)),
+			})
+		}
+	}
+	return workers
+}
+
+// runChaos runs the schedule and the workers for duration, the Curator
+// workers for its middle half, and returns once all have stopped and every
+// fault is undone.
+func runChaos(duration time.Duration, schedule *chaos.Schedule, workers, curatorWorkers []*chaos.Worker) error {
+	runCtx, stop := context.WithTimeout(context.Background(), duration)
+	defer stop()
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		wg.Go(func() { w.Run(runCtx) }) // ends when the run does
+	}
+	for _, w := range curatorWorkers {
+		// Ends when the middle half of the run is over.
+		wg.Go(func() {
+			timer := time.NewTimer(duration / 4)
+			defer timer.Stop()
+			select {
+			case <-timer.C:
+			case <-runCtx.Done():
+				return
+			}
+			half, cancel := context.WithTimeout(runCtx, duration/2)
+			defer cancel()
+			w.Run(half)
+		})
+	}
+	err := schedule.Run(runCtx)
+	stop() // a failed schedule ends the run early
+	wg.Wait()
+	return err
+}
+
+// judge writes the report, logs its summary and fails the test on any
+// broken promise.
+func judge(t *testing.T, report *chaos.Report, root string) {
 	path := reportPath(t)
 	require.NoError(t, report.Write(path))
 	t.Log(report.Summary())
@@ -165,11 +182,9 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	assert.Empty(t, report.Orphans, "nodes left under %s", root)
 	assert.Zero(t, report.LeakedGoroutines, "goroutines leaked")
 	assert.Empty(t, report.StateProblems, "client state machines")
-	assert.Positive(t, report.Acquisitions["mutex"])
-	assert.Positive(t, report.Acquisitions["semaphore"])
-	assert.Positive(t, report.Acquisitions["counted-semaphore"])
-	assert.Positive(t, report.Acquisitions["mutex by curator"])
-	assert.Positive(t, report.Acquisitions["semaphore by curator"])
+	for _, r := range []string{"mutex", "semaphore", "counted-semaphore", "mutex by curator", "semaphore by curator"} {
+		assert.Positive(t, report.Acquisitions[r], "acquisitions of %s", r)
+	}
 	assert.Len(t, report.Faults, 6, "every kind of fault was injected")
 }
 
