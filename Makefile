@@ -14,8 +14,13 @@ DOCKER_DIR ?= $(CURDIR)/.run/docker
 ZK_IMAGE ?= zkrecipes/zookeeper:3.8
 # Test name pattern for test-integration.
 RUN ?= .
+# Length of the chaos run (make chaos DURATION=30m); make test runs the default 2m.
+DURATION ?= 2m
+# Where the chaos run writes its JSON report.
+CHAOS_REPORT ?= $(CURDIR)/.run/chaos-report.json
+export CHAOS_REPORT
 
-.PHONY: deps build test test-unit test-integration test-container lint cover bench demo
+.PHONY: deps build test test-unit test-integration test-container lint cover bench demo chaos
 
 ## deps: install what the tests and lint need (idempotent; root for apt)
 deps:
@@ -25,9 +30,13 @@ deps:
 build:
 	$(GO) build ./...
 
-## test: every test, with the race detector, against local servers
+## test: every test, with the race detector, against local servers (the chaos run for 2m)
 test: deps
 	$(GO) test -race -count=1 -timeout 20m ./...
+
+## chaos: the chaos run alone, for DURATION (make chaos DURATION=30m); report in CHAOS_REPORT
+chaos: deps
+	CHAOS_DURATION=$(DURATION) $(GO) test -race -count=1 -timeout 24h -v -run '^TestChaos_NothingHeldTwice' ./reliability/
 
 ## test-unit: tests that need no server (integration tests skip under -short)
 test-unit:

@@ -17,6 +17,8 @@ func CheckPath(client *framework.Client, path string, invalid error) error {
 		return fmt.Errorf("%w: nil client", invalid)
 	case path == "/":
 		return fmt.Errorf("%w: the root cannot hold a recipe", invalid)
+	case len(path) > framework.MaxRequestSize:
+		return fmt.Errorf("%w: a path of %d bytes is over the server's limit", invalid, len(path))
 	}
 	if err := zkpath.Validate(path); err != nil {
 		return fmt.Errorf("%w: %w", invalid, err)

@@ -1,0 +1,43 @@
+// Package chaos breaks a ZooKeeper ensemble on purpose while lock recipes
+// are in use, and checks the promise the recipes make under the standard
+// error policy (DESIGN section 4): no two holds of an exclusive lock
+// overlap, and no more than the maximum of a semaphore's leases do, unless
+// one of them was signalled lost before the overlap began; fencing tokens
+// of successive holders increase; nothing is left on the server.
+//
+// The package has three parts, each usable alone:
+//
+//   - Ledger records every hold, [acquired, released or lost], with its
+//     fencing token, and Check finds the violations. It is pure: its tests
+//     feed it overlapping holds without a server.
+//   - Recipe, Locker and Held are the small adapter through which a recipe
+//     joins the run. mutex.go and semaphore.go adapt recipes/mutex and
+//     recipes/semaphore; curator.go adapts the Curator interop peer.
+//   - Schedule runs faults (connection cuts, lost answers to creates,
+//     pauses past the session timeout, slow links, a follower restart, a
+//     leader kill and restart)
+//     against a local ensemble and the fault-injecting links in front of
+//     each client; Worker loops on one Locker and records its holds.
+//
+// A recipe joins with one file here and one line in the list of recipes of
+// the chaos test (chaosRecipes in reliability/chaos_test.go). The
+// read/write lock's rwlock.go holds a Recipe whose New gives the write lock
+// (Exclusive true) to some clients and the read lock (Exclusive false) to
+// the others, with Limit 0 so that readers share freely; the Ledger then
+// checks that no write hold overlaps any other hold, and the fencing order
+// of the write holds:
+//
+//	// RWLock is the Recipe of recipes/rwlock: even clients write, odd
+//	// clients read.
+//	type RWLock struct{}
+//
+//	func (RWLock) Name() string { return "rwlock" }
+//	func (RWLock) Limit() int   { return 0 }
+//	func (RWLock) New(c *framework.Client, i int, path string) (Locker, error)
+//
+// The chaos test wires these parts to an ensemble from zktesting
+// and proxies from internal/zktest; `make chaos DURATION=30m` runs it for
+// longer, and CHAOS_SEED replays a schedule. The package lives under
+// internal because it is test support, and outside internal/zktest because
+// it imports the recipes, which zktest's own tests must not depend on.
+package chaos

@@ -1,0 +1,172 @@
+package chaos
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Hold is the record of one hold, as its worker saw it.
+type Hold struct {
+	// Recipe is the name of the lock the hold was on.
+	Recipe string `json:"recipe"`
+	// Holder names the worker, e.g. "go-2" or "curator".
+	Holder string `json:"holder"`
+	// Node is the hold's node, when known.
+	Node string `json:"node,omitempty"`
+	// Exclusive tells whether the hold excludes every other hold of Recipe.
+	Exclusive bool `json:"exclusive"`
+	// Acquired is when the acquire returned.
+	Acquired time.Time `json:"acquired"`
+	// End is when the hold ended: the release began, or the loss was
+	// signalled, whichever came first. A hold is in force over
+	// [Acquired, End).
+	End time.Time `json:"end"`
+	// Lost tells whether the loss was signalled before the release began.
+	Lost bool `json:"lost"`
+	// Token is the fencing token, 0 when unknown.
+	Token int64 `json:"token,omitempty"`
+}
+
+// Violation is a broken promise: holds that overlapped, or fencing tokens
+// that did not increase.
+type Violation struct {
+	// Kind is "overlap" or "fencing".
+	Kind string `json:"kind"`
+	// Recipe is the lock whose promise was broken.
+	Recipe string `json:"recipe"`
+	// At is when the overlap began, or when the second hold was acquired.
+	At time.Time `json:"at"`
+	// Holds are the holds involved, the new one last.
+	Holds []Hold `json:"holds"`
+}
+
+// String describes the violation for a test log.
+func (v Violation) String() string {
+	s := fmt.Sprintf("%s on %s at %s:", v.Kind, v.Recipe, v.At.Format(time.TimeOnly+".000000"))
+	for _, h := range v.Holds {
+		s += fmt.Sprintf(" [%s %s token=%#x %s..%s lost=%t]", h.Holder, h.Node, h.Token,
+			h.Acquired.Format(time.TimeOnly+".000000"), h.End.Format(time.TimeOnly+".000000"), h.Lost)
+	}
+	return s
+}
+
+// Ledger collects holds from concurrent workers and checks them. The
+// zero value is not usable; call NewLedger.
+type Ledger struct {
+	mu     sync.Mutex
+	limits map[string]int
+	holds  []Hold
+}
+
+// NewLedger returns an empty ledger.
+func NewLedger() *Ledger { return &Ledger{limits: make(map[string]int)} }
+
+// SetLimit sets how many non-exclusive holds of recipe may overlap (0: no
+// limit). A recipe whose limit was never set has limit 1.
+func (l *Ledger) SetLimit(recipe string, limit int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.limits[recipe] = limit
+}
+
+// Record adds a finished hold.
+func (l *Ledger) Record(h Hold) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.holds = append(l.holds, h)
+}
+
+// Holds returns a copy of the holds recorded so far.
+func (l *Ledger) Holds() []Hold {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.holds)
+}
+
+// Check returns every violation among the holds recorded so far.
+//
+// An overlap is a hold that begins while holds in force already exclude
+// it: an exclusive hold and any other, or more non-exclusive holds than the
+// recipe's limit. A hold is in force from its acquire until it was released
+// or signalled lost, so two holds of which one was signalled lost before
+// the other began never overlap: that is exactly the standard error
+// policy's promise.
+//
+// Fencing: among the exclusive holds of a recipe in order of acquisition,
+// each token is greater than the one before. Holds with no token, and holds
+// already signalled lost when their acquire returned, are left out.
+func (l *Ledger) Check() []Violation {
+	l.mu.Lock()
+	byRecipe := make(map[string][]Hold)
+	for _, h := range l.holds {
+		byRecipe[h.Recipe] = append(byRecipe[h.Recipe], h)
+	}
+	limits := make(map[string]int, len(l.limits))
+	for k, v := range l.limits {
+		limits[k] = v
+	}
+	l.mu.Unlock()
+
+	var out []Violation
+	names := make([]string, 0, len(byRecipe))
+	for name := range byRecipe {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		holds := byRecipe[name]
+		slices.SortStableFunc(holds, func(a, b Hold) int { return a.Acquired.Compare(b.Acquired) })
+		limit, ok := limits[name]
+		if !ok {
+			limit = 1
+		}
+		out = append(out, overlaps(name, holds, limit)...)
+		out = append(out, fencing(name, holds)...)
+	}
+	return out
+}
+
+// overlaps sweeps holds, sorted by Acquired, for starts that break the
+// recipe's exclusion.
+func overlaps(recipe string, holds []Hold, limit int) []Violation {
+	var out []Violation
+	var active []Hold
+	for _, h := range holds {
+		if !h.End.After(h.Acquired) {
+			continue // lost before it began: never in force
+		}
+		active = slices.DeleteFunc(active, func(a Hold) bool { return !a.End.After(h.Acquired) })
+		broken := len(active) > 0 && h.Exclusive
+		for _, a := range active {
+			broken = broken || a.Exclusive
+		}
+		if limit > 0 && len(active)+1 > limit {
+			broken = true
+		}
+		if broken {
+			out = append(out, Violation{Kind: "overlap", Recipe: recipe, At: h.Acquired, Holds: append(slices.Clone(active), h)})
+		}
+		active = append(active, h)
+	}
+	return out
+}
+
+// fencing checks that the tokens of exclusive holds, sorted by Acquired,
+// increase.
+func fencing(recipe string, holds []Hold) []Violation {
+	var out []Violation
+	var prev *Hold
+	for i := range holds {
+		h := &holds[i]
+		if !h.Exclusive || h.Token == 0 || !h.End.After(h.Acquired) {
+			continue
+		}
+		if prev != nil && h.Token <= prev.Token {
+			out = append(out, Violation{Kind: "fencing", Recipe: recipe, At: h.Acquired, Holds: []Hold{*prev, *h}})
+		}
+		prev = h
+	}
+	return out
+}

@@ -1,0 +1,44 @@
+package chaos
+
+import (
+	"context"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+// Recipe is a lock recipe taking part in a chaos run.
+type Recipe interface {
+	// Name names the recipe in the report, e.g. "mutex".
+	Name() string
+	// Limit is how many non-exclusive holds may overlap: 1 for a mutex, the
+	// maximum for a semaphore, 0 for no limit (the readers of a read/write
+	// lock).
+	Limit() int
+	// New returns the Locker of the i-th client on path. Every client of
+	// a run gets the same path.
+	New(client *framework.Client, i int, path string) (Locker, error)
+}
+
+// Locker acquires one recipe's hold for one client.
+type Locker interface {
+	// Acquire blocks until it holds, or ctx ends, or it fails.
+	Acquire(ctx context.Context) (Held, error)
+	// Exclusive tells whether a hold of this Locker excludes every other
+	// hold of the recipe (a mutex, a write lock), or only counts against
+	// the recipe's Limit (a lease, a read lock).
+	Exclusive() bool
+}
+
+// Held is one hold.
+type Held interface {
+	// Lost is closed when the hold is signalled lost; a nil channel means
+	// the recipe never signals loss (the Curator peer's holds).
+	Lost() <-chan struct{}
+	// FencingToken returns the hold's fencing token, or 0 if the recipe
+	// has none or it could not be read.
+	FencingToken(ctx context.Context) (int64, error)
+	// Node names the hold's node, for the report; it may be empty.
+	Node() string
+	// Release gives up the hold.
+	Release(ctx context.Context) error
+}

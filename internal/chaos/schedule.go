@@ -1,0 +1,173 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/zktesting"
+)
+
+// Link is a fault-injecting connection in front of a client, as
+// internal/zktest's Proxy is.
+type Link interface {
+	Cut()
+	Pause()
+	Resume()
+	SetDelay(d time.Duration)
+	// DropNextCreateReply lets the next create through to the server,
+	// swallows its answer and cuts the connection.
+	DropNextCreateReply()
+}
+
+// The kinds of fault a Schedule injects.
+const (
+	FaultCut             = "cut"              // every connection of one client is closed
+	FaultLostReply       = "lost-reply"       // the answer to one client's next create is lost, and its connection cut
+	FaultExpire          = "expire"           // one client is partitioned past its session timeout
+	FaultSlow            = "slow"             // one client's packets are delayed for a while
+	FaultFollowerRestart = "follower-restart" // a follower is stopped and started again
+	FaultLeaderRestart   = "leader-restart"   // the leader is killed, and started again once another leads
+)
+
+// Timing of the faults.
+const (
+	faultGapMin   = 500 * time.Millisecond // between two faults
+	faultGapMax   = 2 * time.Second
+	slowFor       = 3 * time.Second // a slow link lasts this long
+	slowDelayMax  = 150 * time.Millisecond
+	memberDown    = 2 * time.Second // a stopped follower stays down this long
+	memberStart   = 2 * time.Minute // bound on starting a member again
+	leaderTimeout = time.Minute     // bound on finding the leader
+	expireMargin  = 2 * time.Second // a partition lasts the session timeout and this
+)
+
+// Schedule injects faults into an ensemble and the links of its clients,
+// one at a time, in rounds that each inject every kind once in a random
+// order.
+type Schedule struct {
+	Ensemble       *zktesting.Ensemble
+	Links          [][]Link      // of each client, one per member
+	SessionTimeout time.Duration // of the clients
+	Seed           uint64
+	Log            *slog.Logger
+
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+// Run injects faults until ctx ends, and returns once the last one is
+// undone: every member running, no link paused or slow. Its error says
+// which member could not be started again.
+func (s *Schedule) Run(ctx context.Context) error {
+	rnd := rand.New(rand.NewPCG(s.Seed, 0xfa17))
+	kinds := []string{FaultCut, FaultLostReply, FaultExpire, FaultSlow, FaultFollowerRestart, FaultLeaderRestart}
+	for {
+		rnd.Shuffle(len(kinds), func(i, j int) { kinds[i], kinds[j] = kinds[j], kinds[i] })
+		for _, kind := range kinds {
+			pause(ctx, faultGapMin+time.Duration(rnd.Int64N(int64(faultGapMax-faultGapMin))))
+			if ctx.Err() != nil {
+				return nil
+			}
+			if err := s.inject(ctx, kind, rnd); err != nil {
+				return fmt.Errorf("chaos: %s: %w", kind, err)
+			}
+		}
+	}
+}
+
+// Counts returns how many faults of each kind were injected.
+func (s *Schedule) Counts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]int, len(s.counts))
+	for k, v := range s.counts {
+		out[k] = v
+	}
+	return out
+}
+
+// inject runs one fault to its end. It waits out its own duration even if
+// ctx ends, so that nothing stays broken.
+func (s *Schedule) inject(ctx context.Context, kind string, rnd *rand.Rand) error {
+	client := rnd.IntN(len(s.Links))
+	links := s.Links[client]
+	s.Log.Info("chaos: fault", "kind", kind, "client", client)
+	s.count(kind)
+	switch kind {
+	case FaultCut:
+		for _, l := range links {
+			l.Cut()
+		}
+	case FaultLostReply:
+		// Armed on the client's current link, and on the ones it may move
+		// to: each swallows the answer of the next create it carries.
+		for _, l := range links {
+			l.DropNextCreateReply()
+		}
+	case FaultExpire:
+		for _, l := range links {
+			l.Pause()
+		}
+		time.Sleep(s.SessionTimeout + expireMargin)
+		for _, l := range links {
+			l.Resume()
+		}
+	case FaultSlow:
+		d := time.Duration(1+rnd.Int64N(int64(slowDelayMax/time.Millisecond))) * time.Millisecond
+		for _, l := range links {
+			l.SetDelay(d)
+		}
+		time.Sleep(slowFor)
+		for _, l := range links {
+			l.SetDelay(0)
+		}
+	case FaultFollowerRestart:
+		return s.restart(ctx, false, rnd)
+	case FaultLeaderRestart:
+		return s.restart(ctx, true, rnd)
+	}
+	return nil
+}
+
+// restart stops the leader or a follower, and starts it again: a follower
+// after memberDown, the leader once another member leads.
+func (s *Schedule) restart(ctx context.Context, leader bool, rnd *rand.Rand) error {
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), leaderTimeout)
+	defer cancel()
+	lead, err := s.Ensemble.Leader(lctx)
+	if err != nil {
+		return err
+	}
+	victim := lead
+	if !leader {
+		n := len(s.Ensemble.Addrs())
+		victim = (lead + 1 + rnd.IntN(n-1)) % n
+	}
+	s.Log.Info("chaos: stopping member", "member", victim, "leader", leader)
+	if err := s.Ensemble.StopMember(victim); err != nil {
+		return err
+	}
+	if leader {
+		if _, err := s.Ensemble.Leader(lctx); err != nil {
+			s.Log.Warn("chaos: no new leader", "err", err)
+		}
+	} else {
+		time.Sleep(memberDown)
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), memberStart)
+	defer cancel()
+	return s.Ensemble.StartMember(sctx, victim)
+}
+
+func (s *Schedule) count(kind string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.counts == nil {
+		s.counts = make(map[string]int)
+	}
+	s.counts[kind]++
+}

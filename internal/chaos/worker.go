@@ -1,0 +1,213 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes"
+)
+
+// Timing of a worker's loop.
+const (
+	acquireTimeout = 10 * time.Second       // one acquire, before it counts as not acquired
+	tokenTimeout   = 2 * time.Second        // the fencing token read
+	releaseBound   = 30 * time.Second       // a release (it goes on in the background after)
+	errorPause     = 50 * time.Millisecond  // after a failed acquire, before the next
+	maxHoldTime    = 20 * time.Millisecond  // a hold lasts up to this long
+	minHoldTime    = 500 * time.Microsecond // and at least this long
+	longHoldEvery  = 16                     // but one in this many holds
+	longHoldTime   = 3 * time.Second        // lasts up to this long, so that faults hit holds
+)
+
+// Worker loops on one Locker: acquire, read the fencing token, hold for a
+// moment or until the loss is signalled, release; it records every hold in
+// the Ledger and counts outcomes in Stats.
+type Worker struct {
+	Recipe string // the name holds are recorded under
+	Holder string // names the worker in the report
+	Locker Locker
+	Ledger *Ledger
+	Stats  *Stats
+	Seed   uint64 // of the hold times
+	// HoldFor, if set, is how long every hold lasts unless it is lost;
+	// by default most holds last a few milliseconds and a few last seconds.
+	HoldFor time.Duration
+}
+
+// Run loops until ctx ends, and returns after the last hold is released.
+func (w *Worker) Run(ctx context.Context) {
+	rnd := rand.New(rand.NewPCG(w.Seed, 0x5eed))
+	for ctx.Err() == nil {
+		actx, cancel := context.WithTimeout(ctx, acquireTimeout)
+		h, err := w.Locker.Acquire(actx)
+		cancel()
+		if err != nil {
+			if ctx.Err() == nil {
+				w.Stats.acquireError(w.Recipe, err)
+				pause(ctx, errorPause)
+			}
+			continue
+		}
+		w.hold(h, w.holdTime(rnd))
+	}
+}
+
+// holdTime returns how long the next hold lasts.
+func (w *Worker) holdTime(rnd *rand.Rand) time.Duration {
+	switch {
+	case w.HoldFor > 0:
+		return w.HoldFor
+	case rnd.IntN(longHoldEvery) == 0:
+		return time.Duration(rnd.Int64N(int64(longHoldTime)))
+	}
+	return minHoldTime + time.Duration(rnd.Int64N(int64(maxHoldTime-minHoldTime)))
+}
+
+// hold records one hold of about d, from its acquire to its release.
+func (w *Worker) hold(h Held, d time.Duration) {
+	rec := Hold{Recipe: w.Recipe, Holder: w.Holder, Node: h.Node(), Exclusive: w.Locker.Exclusive(), Acquired: time.Now()}
+	lostAt := make(chan time.Time, 1)
+	released := make(chan struct{})
+	lost := h.Lost()
+	if isClosed(lost) { // lost before the acquire returned: never in force
+		rec.End, rec.Lost = rec.Acquired, true
+		w.finish(h, rec)
+		return
+	}
+	if lost != nil {
+		// Ends at the loss signal or the release, whichever comes first.
+		go func() {
+			select {
+			case <-lost:
+				lostAt <- time.Now()
+			case <-released:
+			}
+		}()
+	}
+	tctx, cancel := context.WithTimeout(context.Background(), tokenTimeout)
+	rec.Token, _ = h.FencingToken(tctx) // unknown (0) when it cannot be read
+	cancel()
+	timer := time.NewTimer(d)
+	var end time.Time
+	select {
+	case <-timer.C:
+		end = time.Now()
+	case at := <-lostAt:
+		end, rec.Lost = at, true
+	}
+	timer.Stop()
+	close(released)
+	if !rec.Lost {
+		select {
+		case at := <-lostAt: // signalled just as the hold ended
+			end, rec.Lost = at, true
+		default:
+		}
+	}
+	rec.End = end
+	w.finish(h, rec)
+}
+
+// finish records the hold and releases it.
+func (w *Worker) finish(h Held, rec Hold) {
+	w.Ledger.Record(rec)
+	w.Stats.held(w.Recipe, w.Holder, rec.Lost)
+	rctx, cancel := context.WithTimeout(context.Background(), releaseBound)
+	err := h.Release(rctx)
+	cancel()
+	if err != nil && !(rec.Lost && errors.Is(err, zkrecipes.ErrLost)) {
+		w.Stats.releaseError(w.Recipe, err)
+	}
+}
+
+// isClosed tells whether ch is closed; a nil channel never is.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// pause waits d or until ctx ends.
+func pause(ctx context.Context, d time.Duration) {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+}
+
+// CuratorHolder is the Holder name of the Curator peer's workers.
+const CuratorHolder = "curator"
+
+// Stats counts the outcomes of every worker of a run. It is safe for
+// concurrent use.
+type Stats struct {
+	mu            sync.Mutex
+	acquisitions  map[string]int
+	losses        map[string]int
+	acquireErrors map[string]int
+	releaseErrors map[string]int
+	examples      map[string]string // one message per error class
+}
+
+// NewStats returns empty counts.
+func NewStats() *Stats {
+	return &Stats{
+		acquisitions: map[string]int{}, losses: map[string]int{},
+		acquireErrors: map[string]int{}, releaseErrors: map[string]int{}, examples: map[string]string{},
+	}
+}
+
+// held counts a hold; the Curator peer's holds are counted apart.
+func (s *Stats) held(recipe, holder string, lost bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if holder == CuratorHolder {
+		recipe += " by curator"
+	}
+	s.acquisitions[recipe]++
+	if lost {
+		s.losses[recipe]++
+	}
+}
+
+func (s *Stats) acquireError(recipe string, err error) {
+	s.count(s.acquireErrors, recipe+" acquire: "+errorClass(err), err)
+}
+
+func (s *Stats) releaseError(recipe string, err error) {
+	s.count(s.releaseErrors, recipe+" release: "+errorClass(err), err)
+}
+
+func (s *Stats) count(m map[string]int, class string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m[class]++
+	if _, ok := s.examples[class]; !ok {
+		s.examples[class] = err.Error()
+	}
+}
+
+// errorClass names the kind of err for the counts.
+func errorClass(err error) string {
+	switch {
+	case errors.Is(err, zkrecipes.ErrNotAcquired), errors.Is(err, context.DeadlineExceeded):
+		return "not acquired in time"
+	case errors.Is(err, zkrecipes.ErrLost):
+		return "lost"
+	case errors.Is(err, zkrecipes.ErrSessionChanged):
+		return "session changed"
+	case errors.Is(err, zkrecipes.ErrUnreachable):
+		return "unreachable"
+	case errors.Is(err, zkrecipes.ErrInvalidArgument):
+		return "invalid argument"
+	}
+	return "other"
+}

@@ -1,0 +1,302 @@
+package reliability_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/chaos"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+)
+
+// The shape of a chaos run.
+const (
+	chaosClients        = 5
+	chaosSessionTimeout = 6 * time.Second // the standard policy's margin is a third of it
+	chaosSemaphoreMax   = 3
+	chaosMaxHold        = 2 * time.Second // of the counted semaphore's leases; a few holds last longer
+	defaultChaosRun     = 2 * time.Minute
+	settleTimeout       = 2 * time.Minute // for the clients to reconnect after the last fault
+	orphanTimeout       = 30 * time.Second
+	goroutineTimeout    = 30 * time.Second
+)
+
+// chaosRecipes are the recipes every client loops on, each on a path of its
+// own under root: a mutex, a semaphore, and a semaphore whose maximum is a
+// shared count and whose leases are time-bounded. A recipe that lands joins here, with its adapter in
+// internal/chaos: the read/write lock as {chaos.RWLock{}, "rwlock"}.
+func chaosRecipes(root string) []struct {
+	recipe chaos.Recipe
+	dir    string
+} {
+	return []struct {
+		recipe chaos.Recipe
+		dir    string
+	}{
+		{chaos.Mutex{}, "mutex"},
+		{chaos.Semaphore{Max: chaosSemaphoreMax}, "semaphore"},
+		{chaos.CountedSemaphore{Max: chaosSemaphoreMax, CountPath: root + "/count", MaxHold: chaosMaxHold}, "counted-semaphore"},
+	}
+}
+
+// Five clients of a three-server ensemble, each behind proxies of its own,
+// loop on every lock recipe while faults of every kind are injected, and
+// the Curator peer joins for the middle half of the run. No hold overlaps
+// another unsignalled, fencing tokens increase, no node is left, no
+// goroutine leaks and every client's states add up. The run lasts
+// CHAOS_DURATION (2m by default); its report goes to CHAOS_REPORT.
+func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
+	zktest.Integration(t)
+	duration, seed := chaosDuration(t), chaosSeed(t)
+	t.Logf("chaos: duration %v seed %d (CHAOS_SEED=%d replays the schedule)", duration, seed, seed)
+	ensemble := zktest.NewEnsemble(t, 3)
+	root := zktest.UniquePath(t)
+	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	observer, err := framework.Connect(context.Background(), ensemble.Addrs(), framework.WithLogger(logger))
+	require.NoError(t, err)
+	defer observer.Close()
+	curator := zktest.StartCurator(t, ensemble.ConnectString())
+
+	baseline := runtime.NumGoroutine() // the observer, the peer and the ensemble are in it
+	ledger, stats := chaos.NewLedger(), chaos.NewStats()
+	clients, links, logs := connectChaosClients(t, ensemble.Addrs(), logger)
+	workers := goWorkers(t, root, clients, ledger, stats, seed)
+	curatorWorkers := []*chaos.Worker{
+		{Recipe: "mutex", Locker: chaos.CuratorMutex{Peer: curator, Handle: "chaos-mutex", Path: root + "/mutex", Observer: observer}},
+		{Recipe: "semaphore", Locker: chaos.CuratorSemaphore{Peer: curator, Handle: "chaos-sem", Path: root + "/semaphore", Max: chaosSemaphoreMax}},
+	}
+	for i, w := range curatorWorkers {
+		w.Holder, w.Ledger, w.Stats, w.Seed = chaos.CuratorHolder, ledger, stats, seed+1000+uint64(i)
+	}
+	schedule := &chaos.Schedule{
+		Ensemble: ensemble, Links: links, SessionTimeout: chaosSessionTimeout, Seed: seed,
+		Log: slog.New(slog.NewTextHandler(t.Output(), nil)),
+	}
+	require.NoError(t, runChaos(duration, schedule, workers, curatorWorkers), "the schedule could not undo a fault")
+
+	report := chaos.NewReport(duration, seed, len(clients))
+	report.Faults = schedule.Counts()
+	report.Fill(stats)
+	report.Violations = append(report.Violations, ledger.Check()...)
+	require.Eventually(t, func() bool {
+		for _, c := range clients {
+			if !c.State().IsConnected() {
+				return false
+			}
+		}
+		return true
+	}, settleTimeout, 50*time.Millisecond, "every client reconnects once the faults are over")
+	report.Orphans = append(report.Orphans, waitNoOrphans(t, observer, root)...)
+	for i, l := range logs {
+		for _, p := range l.Check() {
+			report.StateProblems = append(report.StateProblems, fmt.Sprintf("client %d: %s", i, p))
+		}
+	}
+	for _, c := range clients {
+		assert.NoError(t, c.Close())
+	}
+	for _, ls := range links {
+		for _, l := range ls {
+			p := l.(*zktest.Proxy)
+			report.RepliesDropped += p.DroppedReplies()
+			p.Close()
+		}
+	}
+	report.LeakedGoroutines = leakedGoroutines(t, baseline)
+	judge(t, report, root)
+}
+
+// goWorkers returns a worker for every recipe and client.
+func goWorkers(t *testing.T, root string, clients []*framework.Client, ledger *chaos.Ledger, stats *chaos.Stats, seed uint64) []*chaos.Worker {
+	var workers []*chaos.Worker
+	for _, r := range chaosRecipes(root) {
+		ledger.SetLimit(r.recipe.Name(), r.recipe.Limit())
+		for i, c := range clients {
+			l, err := r.recipe.New(c, i, root+"/"+r.dir)
+			require.NoError(t, err)
+			workers = append(workers, &chaos.Worker{
+				Recipe: r.recipe.Name(), Holder: fmt.Sprintf("go-%d", i), Locker: l,
+				Ledger: ledger, Stats: stats, Seed: seed + uint64(len(workers)),
+			})
+		}
+	}
+	return workers
+}
+
+// runChaos runs the schedule and the workers for duration, the Curator
+// workers for its middle half, and returns once all have stopped and every
+// fault is undone.
+func runChaos(duration time.Duration, schedule *chaos.Schedule, workers, curatorWorkers []*chaos.Worker) error {
+	runCtx, stop := context.WithTimeout(context.Background(), duration)
+	defer stop()
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		wg.Go(func() { w.Run(runCtx) }) // ends when the run does
+	}
+	for _, w := range curatorWorkers {
+		// Ends when the middle half of the run is over.
+		wg.Go(func() {
+			timer := time.NewTimer(duration / 4)
+			defer timer.Stop()
+			select {
+			case <-timer.C:
+			case <-runCtx.Done():
+				return
+			}
+			half, cancel := context.WithTimeout(runCtx, duration/2)
+			defer cancel()
+			w.Run(half)
+		})
+	}
+	err := schedule.Run(runCtx)
+	stop() // a failed schedule ends the run early
+	wg.Wait()
+	return err
+}
+
+// judge writes the report, logs its summary and fails the test on any
+// broken promise.
+func judge(t *testing.T, report *chaos.Report, root string) {
+	path := reportPath(t)
+	require.NoError(t, report.Write(path))
+	t.Log(report.Summary())
+	t.Logf("chaos: report in %s", path)
+	for _, v := range report.Violations {
+		t.Errorf("chaos: violation: %v", v)
+	}
+	assert.Empty(t, report.Orphans, "nodes left under %s", root)
+	assert.Zero(t, report.LeakedGoroutines, "goroutines leaked")
+	assert.Empty(t, report.StateProblems, "client state machines")
+	for _, r := range []string{"mutex", "semaphore", "counted-semaphore", "mutex by curator", "semaphore by curator"} {
+		assert.Positive(t, report.Acquisitions[r], "acquisitions of %s", r)
+	}
+	assert.Len(t, report.Faults, 6, "every kind of fault was injected")
+}
+
+// connectChaosClients connects chaosClients clients, each through a proxy
+// of its own to every member, recording their states from the first.
+func connectChaosClients(t *testing.T, members []string, logger *slog.Logger) ([]*framework.Client, [][]chaos.Link, []*chaos.StateLog) {
+	var clients []*framework.Client
+	var links [][]chaos.Link
+	var logs []*chaos.StateLog
+	for range chaosClients {
+		var addrs []string
+		var ls []chaos.Link
+		for _, m := range members {
+			p := zktest.NewProxy(t, m)
+			addrs = append(addrs, p.Addr())
+			ls = append(ls, p)
+		}
+		c, err := framework.New(addrs, framework.WithSessionTimeout(chaosSessionTimeout), framework.WithLogger(logger))
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = c.Close() })
+		log := &chaos.StateLog{}
+		c.AddListener(log.Listen)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		require.NoError(t, c.WaitConnected(ctx))
+		cancel()
+		clients, links, logs = append(clients, c), append(links, ls), append(logs, log)
+	}
+	return clients, links, logs
+}
+
+// waitNoOrphans waits until no ephemeral node is left under root, and
+// returns those still there after orphanTimeout.
+func waitNoOrphans(t *testing.T, observer *framework.Client, root string) []string {
+	var orphans []string
+	deadline := time.Now().Add(orphanTimeout)
+	for {
+		orphans = ephemerals(t, observer, root)
+		if len(orphans) == 0 || time.Now().After(deadline) {
+			return orphans
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// ephemerals lists every ephemeral node under path, depth first.
+func ephemerals(t *testing.T, c *framework.Client, path string) []string {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	children, _, err := c.Children(ctx, path)
+	if err != nil {
+		require.ErrorIs(t, err, zk.ErrNoNode)
+		return nil
+	}
+	var out []string
+	for _, name := range children {
+		child := zkpath.Join(path, name)
+		ok, stat, err := c.Exists(ctx, child)
+		require.NoError(t, err)
+		if ok && stat.EphemeralOwner != 0 {
+			out = append(out, fmt.Sprintf("%s (session %#x)", child, stat.EphemeralOwner))
+		}
+		out = append(out, ephemerals(t, c, child)...)
+	}
+	return out
+}
+
+// leakedGoroutines waits for the goroutine count to fall back to baseline,
+// and returns by how much it stays above; it logs the stacks if it does.
+func leakedGoroutines(t *testing.T, baseline int) int {
+	deadline := time.Now().Add(goroutineTimeout)
+	for {
+		n := runtime.NumGoroutine()
+		if n <= baseline {
+			return 0
+		}
+		if time.Now().After(deadline) {
+			var b strings.Builder
+			_ = pprof.Lookup("goroutine").WriteTo(&b, 1)
+			t.Logf("chaos: %d goroutines, %d before the run:\n%s", n, baseline, b.String())
+			return n - baseline
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// chaosDuration reads CHAOS_DURATION (default 2m).
+func chaosDuration(t *testing.T) time.Duration {
+	s := os.Getenv("CHAOS_DURATION")
+	if s == "" {
+		return defaultChaosRun
+	}
+	d, err := time.ParseDuration(s)
+	require.NoError(t, err, "CHAOS_DURATION")
+	require.Positive(t, d, "CHAOS_DURATION")
+	return d
+}
+
+// chaosSeed reads CHAOS_SEED, or picks one from the clock.
+func chaosSeed(t *testing.T) uint64 {
+	s := os.Getenv("CHAOS_SEED")
+	if s == "" {
+		return uint64(time.Now().UnixNano())
+	}
+	seed, err := strconv.ParseUint(s, 10, 64)
+	require.NoError(t, err, "CHAOS_SEED")
+	return seed
+}
+
+// reportPath is CHAOS_REPORT, or a file in the test's temporary directory.
+func reportPath(t *testing.T) string {
+	if p := os.Getenv("CHAOS_REPORT"); p != "" {
+		return p
+	}
+	return filepath.Join(t.TempDir(), "chaos-report.json")
+}

@@ -1,0 +1,22 @@
+// Package reliability is the reliability suite of zkrecipes: it has no
+// code, only tests that break things on purpose and check what every
+// recipe promises when they do.
+//
+//   - chaos_test.go: clients of a three-server ensemble, behind
+//     fault-injecting proxies, loop on the lock recipes (and the Curator
+//     peer joins them) while a schedule of faults runs; nothing may be held
+//     twice, left behind or leaked (see internal/chaos). CHAOS_DURATION
+//     sets the run's length (default 2m), CHAOS_SEED replays a schedule,
+//     CHAOS_REPORT names the JSON report's file; `make chaos
+//     DURATION=30m` runs it alone.
+//   - badinput_test.go: every exported constructor and method, given bad
+//     input, returns an error errors.Is-able against a shared sentinel and
+//     leaves nothing on the server.
+//   - security_test.go: ACLs keep other credentials from a holder's node,
+//     namespaces keep locks apart, and credentials appear in no log line
+//     and no error.
+//
+// A recipe that lands joins the suite: an adapter in internal/chaos and a
+// line in the chaos test's recipe list, rows in the bad-input table, and a
+// case in the security tests.
+package reliability
