@@ -37,9 +37,10 @@ const (
 )
 
 // chaosRecipes are the recipes every client loops on, each on a path of its
-// own under root: a mutex, a semaphore, and a semaphore whose maximum is a
-// shared count and whose leases are time-bounded. A recipe that lands joins here, with its adapter in
-// internal/chaos: the read/write lock as {chaos.RWLock{}, "rwlock"}.
+// own under root: a mutex, a semaphore, a semaphore whose maximum is a
+// shared count and whose leases are time-bounded, and a read/write lock
+// (even clients write, odd clients read). A recipe that lands joins here,
+// with its adapter in internal/chaos.
 func chaosRecipes(root string) []struct {
 	recipe chaos.Recipe
 	dir    string
@@ -51,6 +52,7 @@ func chaosRecipes(root string) []struct {
 		{chaos.Mutex{}, "mutex"},
 		{chaos.Semaphore{Max: chaosSemaphoreMax}, "semaphore"},
 		{chaos.CountedSemaphore{Max: chaosSemaphoreMax, CountPath: root + "/count", MaxHold: chaosMaxHold}, "counted-semaphore"},
+		{chaos.RWLock{}, "rwlock"},
 	}
 }
 

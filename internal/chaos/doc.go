@@ -21,19 +21,10 @@
 //
 // A recipe joins with one file here and one line in the list of recipes of
 // the chaos test (chaosRecipes in reliability/chaos_test.go). The
-// read/write lock's rwlock.go holds a Recipe whose New gives the write lock
-// (Exclusive true) to some clients and the read lock (Exclusive false) to
-// the others, with Limit 0 so that readers share freely; the Ledger then
-// checks that no write hold overlaps any other hold, and the fencing order
-// of the write holds:
-//
-//	// RWLock is the Recipe of recipes/rwlock: even clients write, odd
-//	// clients read.
-//	type RWLock struct{}
-//
-//	func (RWLock) Name() string { return "rwlock" }
-//	func (RWLock) Limit() int   { return 0 }
-//	func (RWLock) New(c *framework.Client, i int, path string) (Locker, error)
+// read/write lock (rwlock.go) gives the write lock (Exclusive true) to
+// even clients and the read lock to odd ones, with Limit 0 so that readers
+// share freely; the Ledger then checks that no write hold overlaps any
+// other hold, and the fencing order of the write holds.
 //
 // The chaos test wires these parts to an ensemble from zktesting
 // and proxies from internal/zktest; `make chaos DURATION=30m` runs it for
