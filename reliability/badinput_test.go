@@ -16,6 +16,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+	"github.com/zkrecipes/zkrecipes/recipes/rwlock"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
 	"github.com/zkrecipes/zkrecipes/recipes/sharedcount"
 )
@@ -59,6 +60,7 @@ func constructorCases(c *framework.Client, count *sharedcount.SharedCount) []bad
 		"semaphore.NewCounted": func(c *framework.Client, p string) error { return errOf(semaphore.NewCounted(c, p, count)) },
 		"semaphore.NewMutex":   func(c *framework.Client, p string) error { return errOf(semaphore.NewMutex(c, p)) },
 		"sharedcount.New":      func(c *framework.Client, p string) error { return errOf(sharedcount.New(c, p, 1)) },
+		"rwlock.New":           func(c *framework.Client, p string) error { return errOf(rwlock.New(c, p)) },
 	}
 	var cases []badCase
 	for ctor, newAt := range ctors {
@@ -109,6 +111,8 @@ func constructorCases(c *framework.Client, count *sharedcount.SharedCount) []bad
 			return errOf(leases.New(c, framework.Node{Path: "/ok", Session: c.Session()}, nil, leases.WithErrorPolicy(policy)))
 		}, invalid},
 		badCase{"mutex.Revoke, nil client", func() error { return mutex.Revoke(context.Background(), nil, "/ok") }, invalid},
+		badCase{"rwlock.New, nil option", func() error { return errOf(rwlock.New(c, "/ok", nil)) }, invalid},
+		badCase{"rwlock.New, bad error policy", func() error { return errOf(rwlock.New(c, "/ok", rwlock.WithErrorPolicy(policy))) }, invalid},
 	)
 }
 
@@ -125,6 +129,8 @@ func methodCases(t *testing.T, c *framework.Client, root string) []badCase {
 	other, err := semaphore.New(c, root+"/other", 2)
 	require.NoError(t, err)
 	sm, err := semaphore.NewMutex(c, root+"/semaphore-mutex")
+	require.NoError(t, err)
+	rw, err := rwlock.New(c, root+"/rwlock")
 	require.NoError(t, err)
 	errOf := func(_ any, err error) error { return err }
 	cases := []badCase{
@@ -145,6 +151,11 @@ func methodCases(t *testing.T, c *framework.Client, root string) []badCase {
 		{"Semaphore.Return, nil lease", func() error { return s.Return(ctx, nil) }, invalid},
 		{"semaphore.Mutex.Release, nothing held", func() error { return sm.Release(ctx) }, notOwner},
 		{"mutex.Revoke, bad path", func() error { return mutex.Revoke(ctx, c, "/a//b") }, invalid},
+		{"rwlock.Lock.Acquire, owner not comparable", func() error {
+			return errOf(rw.WriteLock().Acquire(rwlock.WithOwner(ctx, []int{1})))
+		}, invalid},
+		{"rwlock.Lock.Release, nothing held", func() error { return rw.ReadLock().Release(ctx) }, notOwner},
+		{"rwlock.Lock.Release, another owner's hold", func() error { return rw.WriteLock().Release(rwlock.WithOwner(ctx, "nobody")) }, notOwner},
 	}
 	lease, err := other.Acquire(ctx)
 	require.NoError(t, err)
