@@ -61,6 +61,14 @@ func Start(cfg Config) *Watch {
 	if cfg.MaxHold > 0 {
 		w.deadline = time.Now().Add(cfg.MaxHold)
 	}
+	// A hold made on a session already interrupted (under the policy) is
+	// lost when it is handed out, not a moment later on the watch's own
+	// goroutine: by then others may hold what the session held.
+	select {
+	case <-cfg.Node.Session.Interrupted(cfg.Policy):
+		w.lose(fmt.Errorf("%w: %s before the hold began", cfg.Lost, interruption(cfg.Node.Session)))
+	default:
+	}
 	// Ends on Finish or on loss.
 	go w.run()
 	return w

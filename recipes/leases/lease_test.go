@@ -153,3 +153,28 @@ func TestReturnAll_OneRequestForLeasesOfOneSession(t *testing.T) {
 	require.NoError(t, leases.ReturnAll(ctx, a, b))
 	assert.False(t, exists(t, c, a.Path()))
 }
+
+// A lease made on a session that is already lost is lost when it is handed
+// out: its Lost channel is closed before New returns, not a moment later
+// on the watch's goroutine (found by the chaos run).
+func TestLease_OfALostSessionIsLostWhenHandedOut(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(2*time.Second))
+	ctx := testContext(t)
+	node, err := c.CreateProtected(ctx, zktest.UniquePath(t)+"/lease-", nil, framework.EphemeralSequential, framework.WithParents())
+	require.NoError(t, err)
+	proxy.Pause()
+	defer proxy.Resume()
+	zktest.WaitClosed(t, node.Session.Lost(), 15*time.Second, "the session's loss")
+
+	for range 50 {
+		l, err := leases.New(c, node, nil)
+		require.NoError(t, err)
+		select {
+		case <-l.Lost():
+			require.ErrorIs(t, l.Err(), leases.ErrLost)
+		default:
+			t.Fatal("a lease of a lost session was handed out with Lost still open")
+		}
+	}
+}
