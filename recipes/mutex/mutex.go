@@ -107,6 +107,9 @@ func (m *Mutex) acquire(ctx context.Context, once bool) (*Hold, error) {
 		return h, err
 	}
 	a, err := m.engine.acquire(ctx, once)
+	if err == nil {
+		err = m.stillHeld(a)
+	}
 	var h *Hold
 	if err == nil {
 		h = newHold(m, owner, a)
@@ -122,6 +125,20 @@ func (m *Mutex) acquire(ctx context.Context, once bool) (*Hold, error) {
 		return nil, fmt.Errorf("mutex: acquire %s: %w", m.engine.dir, err)
 	}
 	return h, nil
+}
+
+// stillHeld fails with ErrLost, and deletes the node, when its session was
+// interrupted (under the error policy) by the time the lock was taken: a
+// hold of that session would be lost the moment it was handed out, and
+// under the standard policy someone else may already hold the lock.
+func (m *Mutex) stillHeld(a acquired) error {
+	select {
+	case <-a.node.Session.Interrupted(m.opts.policy):
+		m.engine.discard(a.node)
+		return fmt.Errorf("%w: connection or session lost as the lock was taken", ErrLost)
+	default:
+		return nil
+	}
 }
 
 // join counts up on owner's hold, if it has one. Otherwise it records an

@@ -44,10 +44,28 @@ func (s *Semaphore) acquire(ctx context.Context, n int, once bool) ([]*leases.Le
 	}
 	nodes, err := s.createAndWait(ctx, n, once)
 	s.releaseGuard(ctx, hold)
+	if err == nil {
+		err = s.stillHeld(nodes)
+	}
 	if err != nil {
 		return nil, s.fail(err)
 	}
 	return s.issue(nodes)
+}
+
+// stillHeld fails with ErrLost, and deletes the nodes, when their session
+// was interrupted (under the error policy) while the guard was released:
+// that release can wait through a partition until the session is lost, and
+// others may then hold the leases that went with it.
+func (s *Semaphore) stillHeld(nodes []framework.Node) error {
+	session := nodes[0].Session
+	select {
+	case <-session.Interrupted(s.opts.policy):
+		s.discard(nodes)
+		return fmt.Errorf("%w: connection or session lost before the leases were handed out", ErrLost)
+	default:
+		return nil
+	}
 }
 
 // takeGuard acquires the guard mutex for one acquire, or with once makes

@@ -232,3 +232,42 @@ func TestFault_TimeoutsAtEveryStepLeaveNothing(t *testing.T) {
 	require.Eventually(t, func() bool { return nodeCount(t, observer, path) == 0 }, 20*time.Second, 20*time.Millisecond,
 		"no lease or guard node left")
 }
+
+// The guard's release can wait through a partition until the session is
+// lost; the leases counted before it went with the session, and others may
+// hold them by now. Acquire then fails with ErrLost instead of handing out
+// a lease of a lost session (found by the chaos run).
+func TestFault_SessionLostWhileReleasingTheGuardIsNoLease(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
+	observer := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	s := newSemaphore(t, c, path, 1)
+	warm, err := s.Acquire(ctx)
+	require.NoError(t, err)
+	require.NoError(t, warm.Return(ctx))
+
+	deletes := proxy.Requests(zktest.OpDelete)
+	proxy.HoldRepliesFrom(zktest.OpDelete) // the guard's release gets no answer
+	got := make(chan result[*leases.Lease], 1)
+	go func() { // ends when the acquire returns
+		l, err := s.Acquire(ctx)
+		got <- result[*leases.Lease]{l, err}
+	}()
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpDelete) > deletes },
+		10*time.Second, time.Millisecond, "the guard's release was not sent")
+	proxy.Pause()
+	var r result[*leases.Lease]
+	select {
+	case r = <-got:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the acquire never returned")
+	}
+	proxy.ReleaseReplies()
+	proxy.Resume()
+	require.ErrorIs(t, r.err, semaphore.ErrLost, "a lease of a lost session was handed out")
+	assert.Nil(t, r.v)
+	require.Eventually(t, func() bool { return nodeCount(t, observer, path) == 0 }, 20*time.Second, 20*time.Millisecond,
+		"no lease or guard node left")
+}
