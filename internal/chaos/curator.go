@@ -66,6 +66,11 @@ func (h curatorMutexHeld) Lost() <-chan struct{} { return nil }
 // FencingToken reads the czxid of the head of the queue, which is the
 // peer's node while the peer holds the lock.
 func (h curatorMutexHeld) FencingToken(ctx context.Context) (int64, error) {
+	// The observer's server syncs with the leader first: a follower behind
+	// it may still list the previous holder's node.
+	if err := h.c.Observer.Sync(ctx, h.c.Path); err != nil {
+		return 0, err
+	}
 	children, _, err := h.c.Observer.Children(ctx, h.c.Path)
 	if err != nil {
 		return 0, err
