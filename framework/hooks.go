@@ -88,9 +88,5 @@ func (h Hooks) DeleteProtected(p ProtectedCleanup) (<-chan struct{}, error) {
 // with it what the client's calls cannot see, such as queueing again after
 // its own node vanished.
 func (h Hooks) RetryWait(ctx context.Context, attempt int, start time.Time) error {
-	wait, ok := h.c.cfg.retry.AllowRetry(attempt, time.Since(start))
-	if !ok {
-		return ErrRetriesExhausted
-	}
-	return sleep(ctx, h.c.life, wait)
+	return h.c.retryWait(ctx, attempt, start)
 }

@@ -119,13 +119,12 @@ func (pc *protectedCreate) attempt(ctx context.Context) (Node, error) {
 
 func (pc *protectedCreate) create(conn *zk.Conn, session *Session) (Node, error) {
 	pc.sent = true
-	before := conn.SessionID()
-	created, err := pc.c.createOnce(conn, pc.req, pc.req.path)
+	created, in, err := runInSession(conn, session, func() (string, error) { return pc.c.createOnce(conn, pc.req, pc.req.path) })
 	if err != nil {
 		pc.lost = pc.lost || IsRetryable(err)
 		return Node{}, err
 	}
-	if !pc.req.mode.IsEphemeral() || (before == session.id && conn.SessionID() == before) {
+	if !pc.req.mode.IsEphemeral() || in {
 		return pc.node(created, session), nil
 	}
 	// The session changed around the call: check who owns the node, as

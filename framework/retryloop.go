@@ -88,15 +88,26 @@ func retrySteps[T any](ctx context.Context, c *Client, op, path string, try func
 			return v, opError(op, path, err) // v: a failed Multi's results
 		}
 		var zero T
-		wait, ok := c.cfg.retry.AllowRetry(n, time.Since(start))
-		if !ok {
+		switch werr := c.retryWait(ctx, n, start); {
+		case errors.Is(werr, ErrRetriesExhausted):
 			return zero, opError(op, path, err)
+		case werr != nil:
+			return zero, opError(op, path, werr)
 		}
-		c.log.Debug("retrying", "op", op, "path", path, "attempt", n+1, "wait", wait, "err", err)
-		if err := sleep(ctx, c.life, wait); err != nil {
-			return zero, opError(op, path, err)
-		}
+		c.log.Debug("retried", "op", op, "path", path, "attempt", n+1, "err", err)
 	}
+}
+
+// retryWait asks the retry policy whether another try may follow attempt
+// failed ones (counted from 0) since start, and if so sleeps as long as it
+// says. It returns nil to go on; otherwise ErrRetriesExhausted, the error
+// of ctx, or ErrClosed.
+func (c *Client) retryWait(ctx context.Context, attempt int, start time.Time) error {
+	wait, ok := c.cfg.retry.AllowRetry(attempt, time.Since(start))
+	if !ok {
+		return ErrRetriesExhausted
+	}
+	return sleep(ctx, c.life, wait)
 }
 
 // boundConnection returns the live connection and its session for one try
@@ -168,13 +179,21 @@ func Aside[T any](ctx context.Context, call func() (T, error)) (v T, finished <-
 // count there (its ephemeral nodes would belong to the new one).
 func inBoundSession[T any](fn attempt[T]) attempt[T] {
 	return func(conn *zk.Conn, session *Session) (T, error) {
-		before := conn.SessionID()
-		v, err := fn(conn, session)
-		if before != session.id || conn.SessionID() != before {
+		v, in, err := runInSession(conn, session, func() (T, error) { return fn(conn, session) })
+		if !in {
 			return v, ErrSessionChanged
 		}
 		return v, err
 	}
+}
+
+// runInSession runs call on conn and reports whether it ran in session:
+// the connection's session was that session before the call and still is
+// after it.
+func runInSession[T any](conn *zk.Conn, session *Session, call func() (T, error)) (v T, in bool, err error) {
+	before := conn.SessionID()
+	v, err = call()
+	return v, before == session.id && conn.SessionID() == before, err
 }
 
 // sleep waits for d, the end of ctx (its error) or of the client (ErrClosed).
