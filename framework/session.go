@@ -54,6 +54,17 @@ func (s *Session) Interrupted(policy ErrorPolicy) <-chan struct{} {
 	return s.Suspended()
 }
 
+// IsInterrupted reports whether Interrupted(policy) is closed: whether a
+// hold of this session has ended under policy.
+func (s *Session) IsInterrupted(policy ErrorPolicy) bool {
+	select {
+	case <-s.Interrupted(policy):
+		return true
+	default:
+		return false
+	}
+}
+
 // suspend closes the current connection's channel.
 func (s *Session) suspend() {
 	s.mu.Lock()

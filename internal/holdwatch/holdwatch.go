@@ -64,10 +64,8 @@ func Start(cfg Config) *Watch {
 	// A hold made on a session already interrupted (under the policy) is
 	// lost when it is handed out, not a moment later on the watch's own
 	// goroutine: by then others may hold what the session held.
-	select {
-	case <-cfg.Node.Session.Interrupted(cfg.Policy):
+	if cfg.Node.Session.IsInterrupted(cfg.Policy) {
 		w.lose(fmt.Errorf("%w: %s before the hold began", cfg.Lost, interruption(cfg.Node.Session)))
-	default:
 	}
 	// Ends on Finish or on loss.
 	go w.run()

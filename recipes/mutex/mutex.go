@@ -132,13 +132,11 @@ func (m *Mutex) acquire(ctx context.Context, once bool) (*Hold, error) {
 // hold of that session would be lost the moment it was handed out, and
 // under the standard policy someone else may already hold the lock.
 func (m *Mutex) stillHeld(a acquired) error {
-	select {
-	case <-a.node.Session.Interrupted(m.opts.policy):
-		m.engine.discard(a.node)
-		return fmt.Errorf("%w: connection or session lost as the lock was taken", ErrLost)
-	default:
+	if !a.node.Session.IsInterrupted(m.opts.policy) {
 		return nil
 	}
+	m.engine.discard(a.node)
+	return fmt.Errorf("%w: connection or session lost as the lock was taken", ErrLost)
 }
 
 // join counts up on owner's hold, if it has one. Otherwise it records an

@@ -58,14 +58,11 @@ func (s *Semaphore) acquire(ctx context.Context, n int, once bool) ([]*leases.Le
 // that release can wait through a partition until the session is lost, and
 // others may then hold the leases that went with it.
 func (s *Semaphore) stillHeld(nodes []framework.Node) error {
-	session := nodes[0].Session
-	select {
-	case <-session.Interrupted(s.opts.policy):
-		s.discard(nodes)
-		return fmt.Errorf("%w: connection or session lost before the leases were handed out", ErrLost)
-	default:
+	if !nodes[0].Session.IsInterrupted(s.opts.policy) {
 		return nil
 	}
+	s.discard(nodes)
+	return fmt.Errorf("%w: connection or session lost before the leases were handed out", ErrLost)
 }
 
 // takeGuard acquires the guard mutex for one acquire, or with once makes
