@@ -87,22 +87,30 @@ func setupLock(fs *flag.FlagSet, conn *connFlags) runFunc {
 		if err != nil {
 			return err
 		}
-		h := held{
-			what: "lock " + args[0], lost: hold.Lost(), err: hold.Err,
-			env:     []string{"ZKR_LOCK_NODE=" + hold.Path()},
-			release: hold.Release,
-		}
+		var revocation <-chan struct{} // nil: COMMAND is never asked to stop
 		if *revocable {
-			h.revoked = revoked
+			revocation = revoked
 		}
-		token, err := hold.FencingToken(ctx)
-		if err != nil {
-			releaseHeld(e, h)
-			return fmt.Errorf("lock %s: fencing token: %w", args[0], err)
-		}
-		h.env = append(h.env, "ZKR_FENCING_TOKEN="+strconv.FormatInt(token, 10))
-		return runHolding(e, h, child, a.childFlags)
+		return runUnderHold(ctx, e, "lock "+args[0], hold, revocation, child, a)
 	}
+}
+
+// runUnderHold runs COMMAND while hold lasts, with the lock node and its
+// fencing token in COMMAND's environment; revoked, if not nil, is closed
+// when the holder is asked to release.
+func runUnderHold(ctx context.Context, e *env, what string, hold *mutex.Hold, revoked <-chan struct{}, child []string, a acquireFlags) error {
+	h := held{
+		what: what, lost: hold.Lost(), err: hold.Err, revoked: revoked,
+		env:     []string{"ZKR_LOCK_NODE=" + hold.Path()},
+		release: hold.Release,
+	}
+	token, err := hold.FencingToken(ctx)
+	if err != nil {
+		releaseHeld(e, h)
+		return fmt.Errorf("%s: fencing token: %w", what, err)
+	}
+	h.env = append(h.env, "ZKR_FENCING_TOKEN="+strconv.FormatInt(token, 10))
+	return runHolding(e, h, child, a.childFlags)
 }
 
 // waitFor connects the client and runs acquire until it returns or zkr is

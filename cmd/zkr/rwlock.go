@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
-	"strconv"
 
 	"github.com/zkrecipes/zkrecipes/recipes/rwlock"
 )
@@ -57,17 +55,6 @@ func setupRWLock(fs *flag.FlagSet, conn *connFlags) runFunc {
 		if err != nil {
 			return err
 		}
-		h := held{
-			what: what, lost: hold.Lost(), err: hold.Err,
-			env:     []string{"ZKR_LOCK_NODE=" + hold.Path()},
-			release: hold.Release,
-		}
-		token, err := hold.FencingToken(ctx)
-		if err != nil {
-			releaseHeld(e, h)
-			return fmt.Errorf("%s: fencing token: %w", what, err)
-		}
-		h.env = append(h.env, "ZKR_FENCING_TOKEN="+strconv.FormatInt(token, 10))
-		return runHolding(e, h, child, a.childFlags)
+		return runUnderHold(ctx, e, what, hold, nil, child, a)
 	}
 }
