@@ -4,6 +4,7 @@ package recipe
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
@@ -45,6 +46,15 @@ func Options[O any, F ~func(*O) error](opts []F, invalid error) (O, error) {
 func CheckErrorPolicy(p framework.ErrorPolicy, invalid error) error {
 	if p != framework.StandardErrorPolicy && p != framework.SessionErrorPolicy {
 		return fmt.Errorf("%w: error policy %v", invalid, p)
+	}
+	return nil
+}
+
+// CheckMaxHold checks a maximum hold time option: it must be positive. The
+// error wraps invalid.
+func CheckMaxHold(d time.Duration, invalid error) error {
+	if d <= 0 {
+		return fmt.Errorf("%w: maximum hold time %v must be positive", invalid, d)
 	}
 	return nil
 }

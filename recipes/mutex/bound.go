@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
 )
 
 // WithMaxHold bounds every hold in time: once d has passed since the
@@ -18,8 +20,8 @@ import (
 // revocation requests (WithRevocation) and Curator's. Default: no bound.
 func WithMaxHold(d time.Duration) Option {
 	return func(o *options) error {
-		if d <= 0 {
-			return fmt.Errorf("%w: maximum hold time %v must be positive", ErrInvalidArgument, d)
+		if err := recipe.CheckMaxHold(d, ErrInvalidArgument); err != nil {
+			return err
 		}
 		o.maxHold = d
 		return nil

@@ -52,8 +52,8 @@ func WithErrorPolicy(p framework.ErrorPolicy) Option {
 // Default: no bound.
 func WithMaxHold(d time.Duration) Option {
 	return func(o *options) error {
-		if d <= 0 {
-			return fmt.Errorf("%w: maximum hold time %v must be positive", ErrInvalidArgument, d)
+		if err := recipe.CheckMaxHold(d, ErrInvalidArgument); err != nil {
+			return err
 		}
 		o.maxHold = d
 		return nil
