@@ -107,7 +107,7 @@ func runUnderHold(ctx context.Context, e *env, what string, hold *mutex.Hold, re
 	token, err := hold.FencingToken(ctx)
 	if err != nil {
 		releaseHeld(e, h)
-		return fmt.Errorf("%s: fencing token: %w", what, err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	h.env = append(h.env, "ZKR_FENCING_TOKEN="+strconv.FormatInt(token, 10))
 	return runHolding(e, h, child, a.childFlags)

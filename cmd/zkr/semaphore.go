@@ -62,13 +62,12 @@ func setupSemaphore(fs *flag.FlagSet, conn *connFlags) runFunc {
 			env:     []string{"ZKR_LEASE_NODE=" + lease.Path()},
 			release: lease.Return,
 		}
-		// The lease node's creation zxid grows from one lease to the next.
-		_, stat, err := client.Exists(ctx, lease.Path())
-		if err != nil || stat == nil {
+		token, err := lease.FencingToken(ctx)
+		if err != nil {
 			releaseHeld(e, h)
-			return fmt.Errorf("semaphore %s: fencing token: %w", args[0], err)
+			return fmt.Errorf("semaphore %s: %w", args[0], err)
 		}
-		h.env = append(h.env, "ZKR_FENCING_TOKEN="+strconv.FormatInt(stat.Czxid, 10))
+		h.env = append(h.env, "ZKR_FENCING_TOKEN="+strconv.FormatInt(token, 10))
 		return runHolding(e, h, child, a.childFlags)
 	}
 }

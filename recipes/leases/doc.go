@@ -17,6 +17,9 @@
 //     someone else deleting the node, which the lease watches from the
 //     first call to Lost (one request; a lease that is never asked about
 //     loss costs nothing beyond its create and its delete).
+//   - Fencing: FencingToken is the lease node's creation zxid. A semaphore
+//     creates lease nodes one at a time under its guard, so a lease handed
+//     out after another was returned has the greater token.
 //   - A time-bounded lease (WithMaxHold) lives by its renewals: the holder
 //     proves it is alive with Renew (or a Keeper renews while a context of
 //     the caller's lives, as Redisson's watchdog does), and when the bound

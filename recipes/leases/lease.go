@@ -24,6 +24,7 @@ type Lease struct {
 	watch *holdwatch.Watch // a lease of the holder's session
 	ttl   *ttlHold         // a TTL lease (NewTTL, Resume)
 
+	fence    recipe.Fence
 	holder   string        // names this Lease in its node's stamp
 	renewing chan struct{} // a token: one renewal at a time
 	renewals int           // guarded by the renewing token
@@ -81,6 +82,21 @@ func (l *Lease) Session() *framework.Session { return l.node.Session }
 
 // Client returns the client the lease node was created through.
 func (l *Lease) Client() *framework.Client { return l.client }
+
+// FencingToken returns the lease node's creation zxid, read from the server
+// on the first call only. A semaphore creates its lease nodes one at a time
+// under its guard, so a lease handed out after another was returned has a
+// greater token: a resource that allows as many users as the semaphore has
+// leases can refuse a token below those of the users it admitted since.
+// A lease whose node is gone (or, for a session lease, whose session is)
+// gives an error wrapping ErrLost.
+func (l *Lease) FencingToken(ctx context.Context) (int64, error) {
+	token, err := l.fence.Token(ctx, l.client, l.node, l.ttl == nil)
+	if err != nil {
+		return 0, fmt.Errorf("leases: fencing token: %w", err)
+	}
+	return token, nil
+}
 
 // Lost returns a channel that is closed when the lease ends without a
 // return: see the package doc. The first call starts watching the node

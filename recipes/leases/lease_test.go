@@ -86,6 +86,43 @@ func TestLease_LostWhenSomeoneDeletesTheNode(t *testing.T) {
 	require.NoError(t, l.Return(ctx))
 }
 
+func TestLease_FencingTokenIsTheNodesCreationZxid(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	l := newLease(t, c, zktest.UniquePath(t))
+	_, stat, err := c.Get(ctx, l.Path())
+	require.NoError(t, err)
+	token, err := l.FencingToken(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, stat.Czxid, token)
+	require.NoError(t, l.Return(ctx))
+}
+
+func TestLease_FencingTokenOfAGoneNodeIsLost(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	l := newLease(t, c, zktest.UniquePath(t))
+	require.NoError(t, c.Delete(ctx, l.Path(), -1))
+	_, err := l.FencingToken(ctx)
+	require.ErrorIs(t, err, leases.ErrLost)
+}
+
+// A session lease's token is read in its own session only: after that
+// session is lost the answer is ErrLost, not the session change.
+func TestLease_FencingTokenAfterItsSessionIsLost(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(2*time.Second))
+	ctx := testContext(t)
+	l := newLease(t, c, zktest.UniquePath(t))
+	session := c.Session()
+	proxy.Pause()
+	waitClosed(t, session.Lost(), 20*time.Second, "the session's loss")
+	proxy.Resume()
+	require.NoError(t, c.WaitConnected(ctx))
+	_, err := l.FencingToken(ctx)
+	require.ErrorIs(t, err, leases.ErrLost)
+}
+
 func TestLease_LostWhenTheConnectionIsSuspended(t *testing.T) {
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/holdwatch"
@@ -26,9 +25,7 @@ type Hold struct {
 	node  framework.Node
 	count int // guarded by m.mu
 	watch *holdwatch.Watch
-
-	mu    sync.Mutex // guards fence
-	fence int64
+	fence recipe.Fence
 }
 
 func newHold(m *Mutex, owner any, a acquired) *Hold {
@@ -81,23 +78,11 @@ func (h *Hold) Session() *framework.Session { return h.node.Session }
 // token it has seen can refuse a holder that has lost the lock without
 // knowing it. It is read from the server on the first call only.
 func (h *Hold) FencingToken(ctx context.Context) (int64, error) {
-	h.mu.Lock()
-	fence := h.fence
-	h.mu.Unlock()
-	if fence != 0 {
-		return fence, nil
-	}
-	ok, stat, err := h.m.client.Exists(framework.BindSession(ctx, h.node.Session), h.node.Path)
-	switch {
-	case err != nil:
+	token, err := h.fence.Token(ctx, h.m.client, h.node, true)
+	if err != nil {
 		return 0, fmt.Errorf("mutex: fencing token: %w", err)
-	case !ok:
-		return 0, fmt.Errorf("%w: %s was deleted", ErrLost, h.node.Path)
 	}
-	h.mu.Lock()
-	h.fence = stat.Czxid
-	h.mu.Unlock()
-	return stat.Czxid, nil
+	return token, nil
 }
 
 // Release gives up one level of the hold for its owner, whichever

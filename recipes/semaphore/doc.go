@@ -39,6 +39,10 @@
 //   - Loss is signalled: each Lease has a Lost channel and an Err (see
 //     package leases). An acquirer whose session is lost while it waits
 //     fails with ErrLost; its lease nodes died with the session.
+//   - Fencing: Lease.FencingToken is the lease node's creation zxid (one
+//     request, on first use). Lease nodes are created one acquire at a time
+//     under the guard, so a lease handed out after another was returned has
+//     the greater token.
 //
 // Cost: an uncontended acquire and return take 5 requests: the guard's
 // create and list; one transaction that creates the lease node(s) and

@@ -174,6 +174,36 @@ func TestSemaphore_LeaseLostWhenItsNodeIsDeleted(t *testing.T) {
 	require.NoError(t, l2.Return(ctx))
 }
 
+// A lease handed out after another was returned has a greater fencing
+// token, and a lease reads its token once.
+func TestLease_FencingTokenGrowsFromLeaseToLease(t *testing.T) {
+	servers, requests := zktest.Counted(t)
+	c := connect(t, servers)
+	ctx := testContext(t)
+	s := newSemaphore(t, c, zktest.UniquePath(t), 2)
+	token := func(l *leases.Lease) int64 {
+		t.Helper()
+		v, err := l.FencingToken(ctx)
+		require.NoError(t, err)
+		return v
+	}
+	first, err := s.Acquire(ctx)
+	require.NoError(t, err)
+	second, err := s.Acquire(ctx)
+	require.NoError(t, err)
+	firstToken, secondToken := token(first), token(second)
+	before := requests()
+	assert.Equal(t, firstToken, token(first), "the token is remembered")
+	assert.Equal(t, before, requests(), "a second read sends nothing")
+	assert.Greater(t, secondToken, firstToken)
+
+	require.NoError(t, first.Return(ctx))
+	third, err := s.Acquire(ctx)
+	require.NoError(t, err)
+	assert.Greater(t, token(third), secondToken, "above every lease handed out before")
+	require.NoError(t, leases.ReturnAll(ctx, second, third))
+}
+
 func TestMutex_NotReentrantAndReleasableByAnyGoroutine(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)

@@ -112,6 +112,27 @@ func TestSemaphore_TTLLeaseSurvivesItsHoldersSessionAndIsReclaimed(t *testing.T)
 	}
 }
 
+// A TTL lease outlives its session, and so does its fencing token: read
+// for the first time in the next session, it is the node's creation zxid.
+func TestSemaphore_TTLLeaseFencingTokenInALaterSession(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(2*time.Second))
+	ctx := testContext(t)
+	l, err := newSemaphore(t, c, zktest.UniquePath(t), 1, semaphore.WithTTL(time.Minute)).Acquire(ctx)
+	require.NoError(t, err)
+	session := c.Session()
+	proxy.Pause()
+	waitClosed(t, session.Lost(), 20*time.Second, "the first session's loss")
+	proxy.Resume()
+	require.NoError(t, c.WaitConnected(ctx))
+	token, err := l.FencingToken(ctx)
+	require.NoError(t, err)
+	_, stat, err := c.Get(ctx, l.Path())
+	require.NoError(t, err)
+	assert.Equal(t, stat.Czxid, token)
+	require.NoError(t, l.Return(ctx))
+}
+
 // A keeper keeps a TTL lease across several TTLs; when its context ends,
 // it returns the lease and the next waiter gets it.
 func TestSemaphore_TTLLeaseKeptByAKeeper(t *testing.T) {
