@@ -25,7 +25,7 @@ type demoConfig struct {
 	workers        int
 	rounds         int // acquisitions per worker and recipe
 	leases         int
-	work           time.Duration // the mutex holder's work; the semaphore's is three times as long
+	work           time.Duration // the mutex holder's and a writer's work; a reader's is twice as long, a lease holder's three times
 	sessionTimeout time.Duration
 	kill           bool // kill a holder's session midway
 }
@@ -33,12 +33,14 @@ type demoConfig struct {
 // demoHelp is the longer help of `zkr demo`.
 const demoHelp = `Starts a local ZooKeeper (unless --servers names one; $ZK_SERVERS is not
 read), then lets workers, each with a session of its own, take a mutex in
-turn and then share a semaphore. Midway through each, the demo cuts one
-holder off from ZooKeeper: the output shows the holder told of its loss,
-then the server expiring its session and the next waiter taking its place.
-A summary per recipe ends it: acquisitions, waits, the most holders at once
-against the limit, fencing tokens in order, violations (should be 0) and
-nodes left behind (should be 0). It stops the server it started and removes
+turn, share a semaphore, and read and write under a read/write lock (one
+acquisition in four writes). Midway through each, the demo cuts one holder
+off from ZooKeeper: the output shows the holder told of its loss, then the
+server expiring its session and the next waiter taking its place. A
+summary row per kind of hold ends it: acquisitions, waits, the most holders
+at once against the limit, fencing tokens in order (a hold's token is above
+those of every hold it must follow), violations (should be 0) and nodes
+left behind (should be 0). It stops the server it started and removes
 its files, also on Ctrl-C.`
 
 // setupDemo is `zkr demo`.
@@ -48,7 +50,7 @@ func setupDemo(fs *flag.FlagSet, _ *connFlags) runFunc {
 	fs.IntVar(&cfg.workers, "workers", 5, "workers, each with its own session")
 	fs.IntVar(&cfg.rounds, "rounds", 10, "acquisitions per worker and recipe")
 	fs.IntVar(&cfg.leases, "leases", 3, "the semaphore's leases")
-	fs.DurationVar(&cfg.work, "work", 60*time.Millisecond, "how long a mutex holder works (a lease holder: three times as long)")
+	fs.DurationVar(&cfg.work, "work", 60*time.Millisecond, "how long a mutex holder or a writer works (a reader: twice as long, a lease holder: three times)")
 	fs.DurationVar(&cfg.sessionTimeout, "session-timeout", 2*time.Second, "the workers' session timeout: how long a killed holder blocks the others")
 	fs.BoolVar(&cfg.kill, "kill", true, "kill a holder's session midway through each recipe")
 	return func(ctx context.Context, e *env, _, _ []string) error {
@@ -64,8 +66,8 @@ func setupDemo(fs *flag.FlagSet, _ *connFlags) runFunc {
 	}
 }
 
-// demo starts the server if need be, runs the mutex and the semaphore
-// scenarios, and prints their summary.
+// demo starts the server if need be, runs the mutex, the semaphore and the
+// read/write lock scenarios, and prints their summary.
 func demo(ctx context.Context, cfg demoConfig, e *env) error {
 	quiet := slog.New(slog.DiscardHandler)
 	out := e.stdout
@@ -109,14 +111,15 @@ func demo(ctx context.Context, cfg demoConfig, e *env) error {
 		cfg.sessionTimeout, root)
 
 	var results []*tracker
-	for _, r := range []demoRecipe{mutexRecipe(cfg), semaphoreRecipe(cfg)} {
+	for _, r := range []demoRecipe{mutexRecipe(cfg), semaphoreRecipe(cfg), rwlockRecipe(cfg)} {
 		t, err := runScenario(ctx, cfg, e, workers, r)
 		if err != nil {
 			return err
 		}
-		t.nodesLeft, err = nodesLeft(ctx, workers[0].client, r.dirs)
-		if err != nil {
-			return err
+		for _, k := range r.kinds {
+			if t.stats[k].nodesLeft, err = nodesLeft(ctx, workers[0].client, k); err != nil {
+				return err
+			}
 		}
 		results = append(results, t)
 	}
@@ -133,36 +136,22 @@ type demoWorker struct {
 	faults *zktesting.Faults
 }
 
-// demoHold is a hold on either recipe, as a worker sees it.
-type demoHold struct {
-	lost    <-chan struct{}
-	err     func() error
-	token   int64 // fencing token; 0 if the recipe has none
-	release func(ctx context.Context) error
-}
-
-// demoRecipe is one recipe the demo runs.
-type demoRecipe struct {
-	name  string
-	limit int           // most holders allowed at once
-	work  time.Duration // a holder's work
-	dirs  []string      // where its nodes live, to count what is left
-	// acquirer returns worker w's acquire function.
-	acquirer func(w *demoWorker) (func(ctx context.Context) (demoHold, error), error)
-}
-
-// nodesLeft counts the children of dirs, waiting a little for clean-ups
-// still under way.
-func nodesLeft(ctx context.Context, c *framework.Client, dirs []string) (int, error) {
+// nodesLeft counts the nodes of kind still in its directories, waiting a
+// little for clean-ups still under way.
+func nodesLeft(ctx context.Context, c *framework.Client, kind *demoKind) (int, error) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		left := 0
-		for _, dir := range dirs {
+		for _, dir := range kind.dirs {
 			children, _, err := c.Children(ctx, dir)
 			if err != nil && !errors.Is(err, zk.ErrNoNode) {
 				return 0, err
 			}
-			left += len(children)
+			for _, name := range children {
+				if strings.Contains(name, kind.marker) {
+					left++
+				}
+			}
 		}
 		if left == 0 || time.Now().After(deadline) {
 			return left, nil
@@ -178,8 +167,8 @@ func nodesLeft(ctx context.Context, c *framework.Client, dirs []string) (int, er
 // runScenario runs one recipe with every worker, kills a holder's session
 // midway, and returns what it recorded.
 func runScenario(ctx context.Context, cfg demoConfig, e *env, workers []*demoWorker, r demoRecipe) (*tracker, error) {
-	t := newTracker(r.name, r.limit, cfg.workers*cfg.rounds, e.stdout)
-	fmt.Fprintf(e.stdout, "== %s: %d workers, %d acquisitions each, at most %d holder(s) at once\n", r.name, cfg.workers, cfg.rounds, r.limit)
+	t := newTracker(r, cfg.workers*cfg.rounds, e.stdout)
+	fmt.Fprintf(e.stdout, "== %s: %d workers, %d acquisitions each, %s\n", r.name, cfg.workers, cfg.rounds, r.intro)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	progressDone := t.showProgress(ctx, e.terminal)
@@ -193,8 +182,8 @@ func runScenario(ctx context.Context, cfg demoConfig, e *env, workers []*demoWor
 		if err != nil {
 			return err
 		}
-		for range cfg.rounds {
-			if err := t.round(ctx, w, acquire, r.work); err != nil {
+		for n := range cfg.rounds {
+			if err := t.round(ctx, w, acquire, n); err != nil {
 				return err
 			}
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -44,11 +45,30 @@ func TestDemo_FinishesWithoutViolationsAndLeavesNothing(t *testing.T) {
 	semRow := summaryRow(t, out, "semaphore")
 	assert.Equal(t, []string{"50", "1"}, semRow[1:3])
 	assert.Regexp(t, `^[123]/3$`, semRow[5])
+	assert.Equal(t, []string{"50", "of", "50"}, semRow[6:9], "every lease's token above those returned before it")
 	assert.Equal(t, []string{"0", "0"}, semRow[len(semRow)-2:])
 
+	readRow, writeRow := summaryRow(t, out, "rwlock/read"), summaryRow(t, out, "rwlock/write")
+	assert.Equal(t, "1/1", writeRow[5], "a writer holds alone")
+	assert.Regexp(t, `^[1-5]/5$`, readRow[5])
+	acquired := 0
+	for _, row := range [][]string{readRow, writeRow} {
+		n, err := strconv.Atoi(row[1])
+		require.NoError(t, err)
+		acquired += n
+		assert.Equal(t, row[1:2], row[6:7], "every %s token in order: %v", row[0], row)
+		assert.Equal(t, row[1:2], row[8:9], "every %s token in order: %v", row[0], row)
+		assert.Equal(t, []string{"0", "0"}, row[len(row)-2:], "no violation, no node left: %v", row)
+	}
+	assert.Equal(t, 50, acquired)
+	assert.Equal(t, "12", writeRow[1], "one acquisition in four writes")
+
 	assert.Contains(t, out, "is told it lost the mutex")
-	assert.Contains(t, out, "is told it lost the semaphore")
+	assert.Contains(t, out, "is told it lost a semaphore lease")
+	assert.Regexp(t, `is told it lost the (read|write) lock`, out)
 	assert.Regexp(t, `worker \d takes the mutex \(token \d+\) [0-9.]+s after the kill`, out)
+	assert.Regexp(t, `worker \d takes a semaphore lease \(token \d+\) [0-9.]+s after the kill`, out)
+	assert.Regexp(t, `worker \d takes the (read|write) lock \(token \d+\) [0-9.]+s after the kill`, out)
 	assert.Contains(t, out, "Stopped the local ZooKeeper")
 	entries, err := os.ReadDir(tmp)
 	require.NoError(t, err)

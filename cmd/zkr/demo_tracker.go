@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
+	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes"
@@ -16,45 +15,64 @@ import (
 // releaseGrace bounds a demo worker's release.
 const releaseGrace = 10 * time.Second
 
+// holder is a hold the tracker counts.
+type holder struct {
+	kind  *demoKind
+	token int64
+}
+
 // tracker records one recipe's scenario and prints its events.
 type tracker struct {
-	recipe string
-	limit  int
-	total  int // acquisitions planned
-	out    io.Writer
-	start  time.Time
+	r     demoRecipe
+	total int // acquisitions planned
+	out   io.Writer
+	start time.Time
 
 	mu          sync.Mutex // guards everything below, and out
-	holding     map[int]bool
+	stats       map[*demoKind]*kindStats
+	holding     map[int]holder // by worker id
+	maxEnded    map[*demoKind]int64
 	waiting     int
 	done        int // work completed under a hold
-	acquired    int
-	lost        int
-	peak        int
-	violations  int // an acquisition while limit others held, none of them told of a loss
-	tokens      []int64
-	outOfOrder  int
-	waits       []time.Duration
 	victim      int // the worker whose session was killed; 0 before
+	victimKind  *demoKind
 	killedAt    time.Time
 	victimTold  bool // the victim was told of its loss
 	takenOver   bool
 	progressing bool // a progress line is on the terminal
-	nodesLeft   int
 }
 
-// newTracker returns a tracker of a scenario about to start.
-func newTracker(recipe string, limit, total int, out io.Writer) *tracker {
-	return &tracker{recipe: recipe, limit: limit, total: total, out: out, start: time.Now(), holding: make(map[int]bool)}
+// kindStats is what the tracker counts for one kind of hold: a summary row.
+type kindStats struct {
+	acquired   int
+	lost       int
+	peak       int
+	violations int // a hold handed out that its kind's rule forbade
+	tokens     int
+	outOfOrder int // a token not above every conflicting hold that had ended
+	waits      []time.Duration
+	nodesLeft  int
 }
 
-// round is one acquisition by worker w, its work, and its release; a hold
-// lost during the work ends the round early.
-func (t *tracker) round(ctx context.Context, w *demoWorker, acquire func(context.Context) (demoHold, error), work time.Duration) error {
+// newTracker returns a tracker of recipe r's scenario, about to start.
+func newTracker(r demoRecipe, total int, out io.Writer) *tracker {
+	t := &tracker{
+		r: r, total: total, out: out, start: time.Now(),
+		stats: make(map[*demoKind]*kindStats), holding: make(map[int]holder), maxEnded: make(map[*demoKind]int64),
+	}
+	for _, k := range r.kinds {
+		t.stats[k] = &kindStats{}
+	}
+	return t
+}
+
+// round is acquisition number n by worker w, its work, and its release; a
+// hold lost during the work ends the round early.
+func (t *tracker) round(ctx context.Context, w *demoWorker, acquire demoAcquire, n int) error {
 	for {
 		t.update(func() { t.waiting++ })
 		began := time.Now()
-		h, err := acquire(ctx)
+		h, err := acquire(ctx, n)
 		t.update(func() { t.waiting-- })
 		if errors.Is(err, zkrecipes.ErrLost) || errors.Is(err, zkrecipes.ErrSessionChanged) {
 			continue // the session went while waiting: queue again in the new one
@@ -62,8 +80,8 @@ func (t *tracker) round(ctx context.Context, w *demoWorker, acquire func(context
 		if err != nil {
 			return err
 		}
-		t.hold(w.id, time.Since(began), h.token)
-		t.work(ctx, w.id, h, work)
+		t.hold(w.id, time.Since(began), h)
+		t.work(ctx, w.id, h)
 		rctx, cancel := context.WithTimeout(context.Background(), releaseGrace)
 		err = h.release(rctx)
 		cancel()
@@ -76,12 +94,12 @@ func (t *tracker) round(ctx context.Context, w *demoWorker, acquire func(context
 
 // work is worker id's work under hold h. The victim of the kill works on
 // until it is told of the loss, as a long job would.
-func (t *tracker) work(ctx context.Context, id int, h demoHold, work time.Duration) {
-	timer := time.NewTimer(work)
+func (t *tracker) work(ctx context.Context, id int, h demoHold) {
+	timer := time.NewTimer(h.kind.work)
 	defer timer.Stop()
 	select {
 	case <-h.lost:
-		t.lose(id, h.err())
+		t.lose(id, h)
 		return
 	case <-timer.C:
 	case <-ctx.Done():
@@ -90,57 +108,100 @@ func (t *tracker) work(ctx context.Context, id int, h demoHold, work time.Durati
 	t.mu.Lock()
 	victim := t.victim == id && !t.victimTold
 	if !victim {
-		delete(t.holding, id)
+		t.endLocked(id)
 		t.done++
 	}
 	t.mu.Unlock()
 	if victim {
 		select {
 		case <-h.lost:
-			t.lose(id, h.err())
+			t.lose(id, h)
 		case <-ctx.Done():
 		}
 	}
 }
 
-// hold records worker id's acquisition.
-func (t *tracker) hold(id int, wait time.Duration, token int64) {
+// hold records worker id's acquisition of h, checking it against the holds
+// under way and those that ended before it.
+func (t *tracker) hold(id int, wait time.Duration, h demoHold) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if len(t.holding) >= t.limit {
-		t.violations++
+	s := t.stats[h.kind]
+	if !t.r.admits(h.kind, t.holding) {
+		s.violations++
 	}
-	t.holding[id] = true
-	t.acquired++
-	t.peak = max(t.peak, len(t.holding))
-	t.waits = append(t.waits, wait)
-	if token != 0 {
-		if n := len(t.tokens); n > 0 && token <= t.tokens[n-1] {
-			t.outOfOrder++
+	if h.token != 0 {
+		s.tokens++
+		for k, ended := range t.maxEnded {
+			if t.r.fences(h.kind, k) && h.token <= ended {
+				s.outOfOrder++
+				break
+			}
 		}
-		t.tokens = append(t.tokens, token)
 	}
-	if t.victim != 0 && id != t.victim && !t.takenOver && !t.holding[t.victim] && len(t.holding) == t.limit {
+	victimGone := t.victim != 0 && id != t.victim && !t.takenOver
+	if _, holds := t.holding[t.victim]; holds {
+		victimGone = false
+	}
+	// A hold the victim's place would have refused: its session has expired.
+	takesOver := victimGone && !t.r.admits(h.kind, with(t.holding, t.victim, holder{kind: t.victimKind}))
+	t.holding[id] = holder{kind: h.kind, token: h.token}
+	s.acquired++
+	s.peak = max(s.peak, t.countLocked(h.kind))
+	s.waits = append(s.waits, wait)
+	if takesOver {
 		t.takenOver = true
-		what := "a lease"
-		if token != 0 {
-			what = fmt.Sprintf("the %s (token %d)", t.recipe, token)
+		what := h.kind.noun
+		if h.token != 0 {
+			what += fmt.Sprintf(" (token %d)", h.token)
 		}
 		t.eventLocked("worker %d takes %s %.1fs after the kill: the server has expired worker %d's session, so its place is free",
 			id, what, time.Since(t.killedAt).Seconds(), t.victim)
 	}
 }
 
-// lose records that worker id was told its hold was lost.
-func (t *tracker) lose(id int, err error) {
+// with returns a copy of holding with h added as worker id's.
+func with(holding map[int]holder, id int, h holder) map[int]holder {
+	out := make(map[int]holder, len(holding)+1)
+	for k, v := range holding {
+		out[k] = v
+	}
+	out[id] = h
+	return out
+}
+
+// countLocked returns how many holds of kind are under way.
+func (t *tracker) countLocked(kind *demoKind) int {
+	n := 0
+	for _, h := range t.holding {
+		if h.kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// endLocked records that worker id's hold has ended (its release begins):
+// a later conflicting hold must have a greater token.
+func (t *tracker) endLocked(id int) {
+	h, ok := t.holding[id]
+	if !ok {
+		return
+	}
+	delete(t.holding, id)
+	t.maxEnded[h.kind] = max(t.maxEnded[h.kind], h.token)
+}
+
+// lose records that worker id was told its hold h was lost.
+func (t *tracker) lose(id int, h demoHold) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	delete(t.holding, id)
-	t.lost++
+	t.endLocked(id)
+	t.stats[h.kind].lost++
 	if id == t.victim {
 		t.victimTold = true
 	}
-	t.eventLocked("worker %d is told it lost the %s (%v) and stops its work", id, t.recipe, err)
+	t.eventLocked("worker %d is told it lost %s (%v) and stops its work", id, h.kind.noun, h.err())
 }
 
 // update runs fn under the tracker's lock.
@@ -150,7 +211,7 @@ func (t *tracker) update(fn func()) {
 	fn()
 }
 
-// event prints one line of the scenario's story.
+// eventLocked prints one line of the scenario's story.
 func (t *tracker) eventLocked(format string, args ...any) {
 	if t.progressing {
 		fmt.Fprint(t.out, "\r\x1b[K")
@@ -176,10 +237,10 @@ func (t *tracker) killMidway(ctx context.Context, workers []*demoWorker, servers
 		t.mu.Lock()
 		if t.done >= t.total/4 {
 			for _, w := range workers {
-				if t.holding[w.id] {
+				if h, ok := t.holding[w.id]; ok {
 					victim = w
-					t.victim, t.killedAt = w.id, time.Now()
-					t.eventLocked("worker %d holds the %s: killing its session (its connection to ZooKeeper goes silent)", w.id, t.recipe)
+					t.victim, t.victimKind, t.killedAt = w.id, h.kind, time.Now()
+					t.eventLocked("worker %d holds %s: killing its session (its connection to ZooKeeper goes silent)", w.id, h.kind.noun)
 					break
 				}
 			}
@@ -229,8 +290,8 @@ func (t *tracker) showProgress(ctx context.Context, terminal bool) <-chan struct
 			case <-tick.C:
 			}
 			t.update(func() {
-				line := fmt.Sprintf("  %5.2fs  holders %d/%d  queue %d  work done %d/%d  lost %d",
-					time.Since(t.start).Seconds(), len(t.holding), t.limit, t.waiting, t.done, t.total, t.lost)
+				line := fmt.Sprintf("  %5.2fs  %s  queue %d  work done %d/%d  lost %d",
+					time.Since(t.start).Seconds(), t.holdersLocked(), t.waiting, t.done, t.total, t.lostLocked())
 				if terminal {
 					fmt.Fprint(t.out, "\r\x1b[K"+line)
 					t.progressing = true
@@ -243,28 +304,24 @@ func (t *tracker) showProgress(ctx context.Context, terminal bool) <-chan struct
 	return done
 }
 
-// printSummary prints one row per recipe.
-func printSummary(out io.Writer, ts []*tracker) {
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "recipe\tacquired\tlost\twait p50\twait p99\tmost holders/limit\tfencing tokens in order\tviolations\tnodes left\t")
-	for _, t := range ts {
-		tokens := "n/a"
-		if len(t.tokens) > 0 {
-			tokens = fmt.Sprintf("%d of %d", len(t.tokens)-t.outOfOrder, len(t.tokens))
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%v\t%v\t%d/%d\t%s\t%d\t%d\t\n", t.recipe, t.acquired, t.lost,
-			percentile(t.waits, 50), percentile(t.waits, 99), t.peak, t.limit, tokens, t.violations, t.nodesLeft)
+// holdersLocked describes the holds under way, per kind.
+func (t *tracker) holdersLocked() string {
+	if len(t.r.kinds) == 1 {
+		k := t.r.kinds[0]
+		return fmt.Sprintf("holders %d/%d", t.countLocked(k), k.limit)
 	}
-	_ = tw.Flush()
+	parts := make([]string, len(t.r.kinds))
+	for i, k := range t.r.kinds {
+		parts[i] = fmt.Sprintf("%s %d/%d", k.short, t.countLocked(k), k.limit)
+	}
+	return strings.Join(parts, ", ")
 }
 
-// percentile returns the p-th percentile of ds, rounded for reading.
-func percentile(ds []time.Duration, p int) time.Duration {
-	if len(ds) == 0 {
-		return 0
+// lostLocked returns the holds lost so far.
+func (t *tracker) lostLocked() int {
+	n := 0
+	for _, s := range t.stats {
+		n += s.lost
 	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	d := s[min(len(s)-1, (len(s)*p+99)/100-1)]
-	return d.Round(time.Millisecond)
+	return n
 }
