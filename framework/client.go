@@ -37,6 +37,7 @@ type Client struct {
 	state       ConnectionState
 	session     *Session // nil before the first session and after Lost
 	suspension  suspension
+	granted     time.Duration // the session timeout the server granted on conn; 0 before it says
 	closed      bool
 }
 
@@ -154,9 +155,25 @@ func (c *Client) AddListener(l Listener) (remove func()) {
 // Namespace returns the namespace, or "" if there is none.
 func (c *Client) Namespace() string { return c.cfg.namespace }
 
-// SessionTimeout returns the session timeout the client asked for, which is
-// also how long it stays Suspended before it declares the session Lost.
-func (c *Client) SessionTimeout() time.Duration { return c.cfg.sessionTimeout }
+// SessionTimeout returns the session timeout the server granted (it bounds
+// the one asked for, WithSessionTimeout, by its minSessionTimeout and
+// maxSessionTimeout), or the one asked for before the server has answered.
+// It is how long the client stays Suspended before it declares the session
+// Lost: the server expires the session after that long without hearing
+// from the client, and may give its locks to others.
+func (c *Client) SessionTimeout() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessionTimeoutLocked()
+}
+
+// sessionTimeoutLocked is SessionTimeout for callers holding c.mu.
+func (c *Client) sessionTimeoutLocked() time.Duration {
+	if c.granted > 0 {
+		return c.granted
+	}
+	return c.cfg.sessionTimeout
+}
 
 // Logger returns the client's logger, for recipes that log under it.
 func (c *Client) Logger() *slog.Logger { return c.log }

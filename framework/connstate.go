@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -17,6 +18,7 @@ type connEvent struct {
 	sessionID int64 // for StateHasSession
 	authDone  bool
 	authErr   error
+	granted   time.Duration // the session timeout the server granted
 }
 
 // eventQueue is an unbounded queue between go-zookeeper's event callback,
@@ -59,6 +61,7 @@ func (c *Client) dial() error {
 	c.mu.Lock()
 	c.gen++
 	gen := c.gen
+	c.granted = 0
 	c.mu.Unlock()
 
 	var conn *zk.Conn
@@ -76,7 +79,9 @@ func (c *Client) dial() error {
 		c.events.push(e)
 	}
 	opts := append([]func(*zk.Conn){zk.WithHostProvider(&hostProvider{}), zk.WithDialer(c.recordDials(c.tap.dialer()))}, c.cfg.zkOptions...)
-	opts = append(opts, zk.WithEventCallback(callback), zk.WithLogger(zkLogger{c.log}), zk.WithLogInfo(false))
+	opts = append(opts, zk.WithEventCallback(callback), zk.WithLogger(zkLogger{l: c.log, granted: func(d time.Duration) {
+		c.events.push(connEvent{gen: gen, granted: d})
+	}}))
 	conn, _, err := zk.Connect(c.servers, c.cfg.sessionTimeout, func(z *zk.Conn) {
 		for _, o := range opts {
 			o(z)
@@ -125,6 +130,8 @@ func (c *Client) handle(e connEvent, lostTimer *time.Timer) {
 		return
 	}
 	switch {
+	case e.granted > 0:
+		c.granted = e.granted
 	case e.authDone:
 		c.authed = true
 		if e.authErr != nil {
@@ -213,7 +220,7 @@ func (c *Client) onDisconnected(lostTimer *time.Timer) {
 	}
 	c.session.suspend()
 	c.suspension = suspension{active: true, since: time.Now()}
-	lostTimer.Reset(c.cfg.sessionTimeout)
+	lostTimer.Reset(c.sessionTimeoutLocked())
 	c.emit(Suspended, c.session.id, false)
 }
 
@@ -226,7 +233,7 @@ func (c *Client) checkLost(lostTimer *time.Timer) {
 		c.mu.Unlock()
 		return
 	}
-	if left := c.cfg.sessionTimeout - time.Since(c.suspension.since); left > 0 {
+	if left := c.sessionTimeoutLocked() - time.Since(c.suspension.since); left > 0 {
 		lostTimer.Reset(left)
 		c.mu.Unlock()
 		return
@@ -265,9 +272,25 @@ func (c *Client) emit(state ConnectionState, sessionID int64, newSession bool) {
 	c.listeners.publish(StateChange{State: state, SessionID: sessionID, NewSession: newSession, At: time.Now()})
 }
 
-// zkLogger sends go-zookeeper's log lines to slog at debug level.
-type zkLogger struct{ l *slog.Logger }
+// zkLogger sends go-zookeeper's log lines to slog at debug level, and
+// passes on the session timeout the server granted: go-zookeeper keeps it
+// to itself and says it only in its "authenticated" line.
+type zkLogger struct {
+	l       *slog.Logger
+	granted func(time.Duration)
+}
+
+// authenticatedFormat is go-zookeeper's (v1.0.x) line for a new or resumed
+// session: its id and the granted timeout in milliseconds.
+const authenticatedFormat = "authenticated: id=%d, timeout=%d"
 
 func (z zkLogger) Printf(format string, args ...any) {
-	z.l.Debug(fmt.Sprintf(format, args...), "source", "go-zookeeper")
+	if format == authenticatedFormat && len(args) == 2 {
+		if ms, ok := args[1].(int32); ok && ms > 0 {
+			z.granted(time.Duration(ms) * time.Millisecond)
+		}
+	}
+	if z.l.Enabled(context.Background(), slog.LevelDebug) {
+		z.l.Debug(fmt.Sprintf(format, args...), "source", "go-zookeeper")
+	}
 }

@@ -46,11 +46,12 @@ func defaultConfig() config {
 // suspension checks would run faster than any server could answer.
 const MinSessionTimeout = 100 * time.Millisecond
 
-// WithSessionTimeout sets the session timeout the client asks for. It is
-// also how long the client stays Suspended before it declares the session
-// Lost. A timeout below MinSessionTimeout is rejected with
-// ErrInvalidOption; the server clamps one above its own range. Default
-// 60 s, as Curator's.
+// WithSessionTimeout sets the session timeout the client asks for. The
+// server clamps it into its own range (a server as shipped grants at most
+// 40 s), and the timeout it grants (Client.SessionTimeout) is how long the
+// client stays Suspended before it declares the session Lost. A timeout
+// below MinSessionTimeout is rejected with ErrInvalidOption. Default 60 s,
+// as Curator's.
 func WithSessionTimeout(d time.Duration) Option {
 	return func(c *config) error {
 		if d < MinSessionTimeout {

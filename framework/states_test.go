@@ -12,6 +12,7 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
 const shortSession = 2 * time.Second
@@ -37,6 +38,27 @@ func TestStates_CutGivesSuspendedThenReconnectedInTheSameSession(t *testing.T) {
 	assert.True(t, isClosed(suspended), "the hold's suspension channel closed")
 	assert.False(t, session.IsLost())
 	assert.False(t, isClosed(session.Suspended()), "a new connection period began")
+}
+
+// A server grants at most its maxSessionTimeout, and expires the session
+// after that: the client counts Lost from the timeout granted, not the one
+// it asked for (a default server grants 40 s to a client asking for 60 s).
+func TestStates_LostAfterTheSessionTimeoutTheServerGranted(t *testing.T) {
+	const granted = 3 * time.Second
+	server := zktest.NewServer(t, zktesting.WithMaxSessionTimeout(granted))
+	proxy := zktest.NewProxy(t, server.Addr())
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(30*time.Second))
+	require.Eventually(t, func() bool { return c.SessionTimeout() == granted }, 5*time.Second, 10*time.Millisecond,
+		"the client learns the timeout granted (got %v)", c.SessionTimeout())
+	states := recordStates(c)
+
+	proxy.Pause()
+	suspended := states.next(t, 10*time.Second)
+	require.Equal(t, framework.Suspended, suspended.State)
+	lost := states.next(t, 2*granted)
+	require.Equal(t, framework.Lost, lost.State)
+	assert.InDelta(t, granted.Seconds(), lost.At.Sub(suspended.At).Seconds(), 1, "Lost comes the granted timeout after Suspended")
+	proxy.Resume()
 }
 
 func TestStates_PauseLongerThanTheSessionGivesLostThenANewSession(t *testing.T) {

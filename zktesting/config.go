@@ -20,6 +20,7 @@ type serverConfig struct {
 	clientPort int
 	peers      []peer // empty for a standalone server
 	noTTL      bool   // extendedTypesEnabled=false
+	maxSession time.Duration
 }
 
 // render returns the content of zoo.cfg.
@@ -35,7 +36,7 @@ func (c serverConfig) render() string {
 	fmt.Fprintf(&b, "initLimit=%d\nsyncLimit=%d\n", max(10, 10_000/tickMs), max(5, 3_000/tickMs))
 	fmt.Fprintf(&b, "dataDir=%s\n", c.dataDir)
 	fmt.Fprintf(&b, "clientPort=%d\nclientPortAddress=127.0.0.1\n", c.clientPort)
-	fmt.Fprintf(&b, "minSessionTimeout=%d\nmaxSessionTimeout=%d\n", 2*tickMs, max(60_000, 20*tickMs))
+	fmt.Fprintf(&b, "minSessionTimeout=%d\nmaxSessionTimeout=%d\n", 2*tickMs, c.maxSession.Milliseconds())
 	b.WriteString("maxClientCnxns=0\n")
 	b.WriteString("admin.enableServer=false\n")
 	b.WriteString("4lw.commands.whitelist=*\n")

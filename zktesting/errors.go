@@ -5,6 +5,9 @@ import "errors"
 var (
 	// ErrInvalidTickTime reports a tick time below one millisecond.
 	ErrInvalidTickTime = errors.New("zktesting: tick time must be at least 1ms")
+	// ErrInvalidSessionTimeout reports a maximum session timeout under two
+	// ticks, the minimum.
+	ErrInvalidSessionTimeout = errors.New("zktesting: invalid maximum session timeout")
 	// ErrInvalidPort reports a port out of range, or a port given to an
 	// ensemble.
 	ErrInvalidPort = errors.New("zktesting: invalid port")

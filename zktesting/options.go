@@ -10,13 +10,14 @@ import (
 type Option func(*options)
 
 type options struct {
-	tick     time.Duration
-	dir      string
-	logger   *slog.Logger
-	jar      string
-	javaOpts []string
-	noTTL    bool // extendedTypesEnabled=false
-	port     int
+	tick       time.Duration
+	dir        string
+	logger     *slog.Logger
+	jar        string
+	javaOpts   []string
+	noTTL      bool // extendedTypesEnabled=false
+	port       int
+	maxSession time.Duration
 }
 
 // WithTickTime sets ZooKeeper's tickTime, its unit of time: the shortest
@@ -24,6 +25,15 @@ type options struct {
 // is rounded down to whole milliseconds. The default is 200 ms.
 func WithTickTime(d time.Duration) Option {
 	return func(o *options) { o.tick = d }
+}
+
+// WithMaxSessionTimeout sets the longest session timeout the server grants
+// (maxSessionTimeout): a client asking for more gets this. The default is
+// 60 s, or 20 ticks if that is longer; ZooKeeper's own default is 20 ticks,
+// 40 s with its 2 s tick, so a client asking for 60 s gets 40 s from a
+// server as shipped. It must be at least two ticks.
+func WithMaxSessionTimeout(d time.Duration) Option {
+	return func(o *options) { o.maxSession = d }
 }
 
 // WithDir keeps the server's configuration, data and log in dir (created if
@@ -83,6 +93,12 @@ func newOptions(opts []Option) (options, error) {
 	}
 	if o.tick < time.Millisecond {
 		return o, fmt.Errorf("%w: %v", ErrInvalidTickTime, o.tick)
+	}
+	if o.maxSession == 0 {
+		o.maxSession = max(60*time.Second, 20*o.tick)
+	}
+	if o.maxSession < 2*o.tick {
+		return o, fmt.Errorf("%w: %v is under two ticks (%v)", ErrInvalidSessionTimeout, o.maxSession, 2*o.tick)
 	}
 	return o, nil
 }

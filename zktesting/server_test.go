@@ -158,6 +158,8 @@ func TestStart_RejectsBadInput(t *testing.T) {
 	assert.ErrorIs(t, err, zktesting.ErrInvalidTickTime)
 	_, err = zktesting.Start(ctx, zktesting.WithTickTime(0))
 	assert.ErrorIs(t, err, zktesting.ErrInvalidTickTime)
+	_, err = zktesting.Start(ctx, zktesting.WithTickTime(time.Second), zktesting.WithMaxSessionTimeout(time.Second))
+	assert.ErrorIs(t, err, zktesting.ErrInvalidSessionTimeout)
 	_, err = zktesting.StartEnsemble(ctx, 0)
 	assert.ErrorIs(t, err, zktesting.ErrInvalidSize)
 	_, err = zktesting.StartEnsemble(ctx, 3, zktesting.WithTickTime(-1))
