@@ -47,7 +47,7 @@ func (h *Hold) Renew(ctx context.Context) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, ErrLost):
-		return fmt.Errorf("mutex: renew %s: %w", h.node.Path, err)
+		return fmt.Errorf("%s: renew %s: %w", h.m.opts.name, h.node.Path, err)
 	}
-	return fmt.Errorf("mutex: renew %s: %w", h.node.Path, ErrReleased)
+	return fmt.Errorf("%s: renew %s: %w", h.m.opts.name, h.node.Path, ErrReleased)
 }

@@ -80,7 +80,7 @@ func (h *Hold) Session() *framework.Session { return h.node.Session }
 func (h *Hold) FencingToken(ctx context.Context) (int64, error) {
 	token, err := h.fence.Token(ctx, h.m.client, h.node, true)
 	if err != nil {
-		return 0, fmt.Errorf("mutex: fencing token: %w", err)
+		return 0, fmt.Errorf("%s: fencing token: %w", h.m.opts.name, err)
 	}
 	return token, nil
 }
@@ -107,7 +107,7 @@ func (h *Hold) finish(ctx context.Context) error {
 	case errors.Is(err, framework.ErrSessionChanged):
 		return fmt.Errorf("%w: %w", ErrLost, err)
 	default:
-		return fmt.Errorf("mutex: release %s: deletion continues in the background: %w", h.node.Path, err)
+		return fmt.Errorf("%s: release %s: deletion continues in the background: %w", h.m.opts.name, h.node.Path, err)
 	}
 }
 

@@ -50,6 +50,9 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver Drive
 	if err != nil {
 		return nil, err
 	}
+	if o.name == "" {
+		o.name = "mutex"
+	}
 	data := o.data
 	if o.revoke != nil {
 		data = nil
@@ -95,13 +98,13 @@ func (m *Mutex) AcquireTimeout(ctx context.Context, timeout time.Duration) (*Hol
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	h, err := m.acquire(tctx, false)
-	return h, recipe.TimeoutError(ctx, m.client, err, "mutex: acquire "+m.engine.dir)
+	return h, recipe.TimeoutError(ctx, m.client, err, m.opts.name+": acquire "+m.engine.dir)
 }
 
 func (m *Mutex) acquire(ctx context.Context, once bool) (*Hold, error) {
 	owner, err := ownerOf(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("mutex: acquire %s: %w", m.engine.dir, err)
+		return nil, fmt.Errorf("%s: acquire %s: %w", m.opts.name, m.engine.dir, err)
 	}
 	if h, err := m.join(ctx, owner); h != nil || err != nil {
 		return h, err
@@ -122,7 +125,7 @@ func (m *Mutex) acquire(ctx context.Context, once bool) (*Hold, error) {
 	}
 	m.mu.Unlock()
 	if err != nil {
-		return nil, fmt.Errorf("mutex: acquire %s: %w", m.engine.dir, err)
+		return nil, fmt.Errorf("%s: acquire %s: %w", m.opts.name, m.engine.dir, err)
 	}
 	return h, nil
 }
@@ -149,7 +152,7 @@ func (m *Mutex) join(ctx context.Context, owner any) (*Hold, error) {
 		if h := m.holds[owner]; h != nil {
 			defer m.mu.Unlock()
 			if err := h.Err(); err != nil {
-				return nil, fmt.Errorf("mutex: acquire %s: %w: release the lost hold first", m.engine.dir, err)
+				return nil, fmt.Errorf("%s: acquire %s: %w: release the lost hold first", m.opts.name, m.engine.dir, err)
 			}
 			h.count++
 			return h, nil
@@ -164,7 +167,7 @@ func (m *Mutex) join(ctx context.Context, owner any) (*Hold, error) {
 		select {
 		case <-under:
 		case <-ctx.Done():
-			return nil, fmt.Errorf("mutex: acquire %s: %w", m.engine.dir, ctx.Err())
+			return nil, fmt.Errorf("%s: acquire %s: %w", m.opts.name, m.engine.dir, ctx.Err())
 		}
 	}
 }
@@ -180,7 +183,7 @@ func (m *Mutex) join(ctx context.Context, owner any) (*Hold, error) {
 func (m *Mutex) Release(ctx context.Context) error {
 	owner, err := ownerOf(ctx)
 	if err != nil {
-		return fmt.Errorf("mutex: release %s: %w", m.engine.dir, err)
+		return fmt.Errorf("%s: release %s: %w", m.opts.name, m.engine.dir, err)
 	}
 	return m.release(ctx, owner, nil)
 }
@@ -190,12 +193,12 @@ func (m *Mutex) release(ctx context.Context, owner any, want *Hold) error {
 	m.mu.Lock()
 	if want != nil && want.count == 0 {
 		m.mu.Unlock()
-		return fmt.Errorf("mutex: release %s: %w", m.engine.dir, ErrReleased)
+		return fmt.Errorf("%s: release %s: %w", m.opts.name, m.engine.dir, ErrReleased)
 	}
 	h := m.holds[owner]
 	if h == nil || (want != nil && h != want) {
 		m.mu.Unlock()
-		return fmt.Errorf("mutex: release %s: %w", m.engine.dir, ErrNotOwner)
+		return fmt.Errorf("%s: release %s: %w", m.opts.name, m.engine.dir, ErrNotOwner)
 	}
 	h.count--
 	if h.count > 0 {
@@ -205,7 +208,7 @@ func (m *Mutex) release(ctx context.Context, owner any, want *Hold) error {
 	delete(m.holds, owner)
 	m.mu.Unlock()
 	if err := h.finish(ctx); err != nil {
-		return fmt.Errorf("mutex: release %s: %w", m.engine.dir, err)
+		return fmt.Errorf("%s: release %s: %w", m.opts.name, m.engine.dir, err)
 	}
 	return nil
 }
@@ -238,7 +241,7 @@ func (m *Mutex) Participants(ctx context.Context) ([]string, error) {
 		if recipe.IsNoNode(err) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("mutex: participants of %s: %w", m.engine.dir, err)
+		return nil, fmt.Errorf("%s: participants of %s: %w", m.opts.name, m.engine.dir, err)
 	}
 	m.engine.driver.Sort(children, m.engine.lockName)
 	paths := make([]string, 0, len(children))

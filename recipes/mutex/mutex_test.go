@@ -32,6 +32,7 @@ func TestNew_RejectsBadInput(t *testing.T) {
 		{"root", c, "/", nil},
 		{"nil option", c, "/lock", []mutex.Option{nil}},
 		{"nil revocation handler", c, "/lock", []mutex.Option{mutex.WithRevocation(nil)}},
+		{"empty name", c, "/lock", []mutex.Option{mutex.WithName("")}},
 		{"unknown error policy", c, "/lock", []mutex.Option{mutex.WithErrorPolicy(framework.ErrorPolicy(7))}},
 	}
 	for _, tt := range tests {

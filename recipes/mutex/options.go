@@ -19,6 +19,7 @@ type options struct {
 	place  Place
 	// maxHold bounds a hold between renewals (WithMaxHold, bound.go).
 	maxHold time.Duration
+	name    string // begins the lock's error messages (WithName)
 }
 
 // Place says where an acquire of the owner in ctx queues. With ok, the
@@ -63,6 +64,20 @@ func WithRevocation(handler func(*Hold)) Option {
 			return fmt.Errorf("%w: nil revocation handler", ErrInvalidArgument)
 		}
 		o.revoke = handler
+		return nil
+	}
+}
+
+// WithName names the lock at the start of its error messages, "mutex" by
+// default. A recipe built on NewWithDriver gives its own name, so that its
+// users read "rwlock: read lock: acquire /p: ..." rather than the name of
+// the engine underneath.
+func WithName(name string) Option {
+	return func(o *options) error {
+		if name == "" {
+			return fmt.Errorf("%w: empty name", ErrInvalidArgument)
+		}
+		o.name = name
 		return nil
 	}
 }

@@ -30,6 +30,12 @@ func WithOwner(ctx context.Context, owner any) context.Context {
 // goroutineOwner is the default owner: the calling goroutine.
 type goroutineOwner int64
 
+// OwnerOf returns the owner that an acquire or release with ctx acts for:
+// the owner given to WithOwner, checked as Acquire checks it, or else the
+// calling goroutine (a value equal only to what OwnerOf returns on the same
+// goroutine). It is for recipes built on Mutex that keep state per owner.
+func OwnerOf(ctx context.Context) (any, error) { return ownerOf(ctx) }
+
 // ownerOf returns the explicit owner in ctx, checked, or the calling
 // goroutine. The goroutine's id is read from the runtime's goroutine
 // structure (github.com/petermattis/goid, which CockroachDB and others

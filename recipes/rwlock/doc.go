@@ -28,10 +28,15 @@
 //   - Ownership and reentrancy: as mutex.Mutex, per owner, the calling
 //     goroutine unless the context names one (WithOwner); each lock
 //     counts its own re-entries, with no server call. A reader that holds
-//     the read lock re-enters it even while a writer is queued.
+//     the read lock re-enters it even while a writer is queued. An owner's
+//     acquires take turns (an explicit owner may call from several
+//     goroutines): a write acquire beside the same owner's read acquire
+//     waits for it and is then refused as an upgrade, and a read acquire
+//     beside its write acquire waits for it and downgrades, so an owner
+//     never queues behind itself. TryAcquire does not wait its turn.
 //   - Downgrade: the write holder may take the read lock of the same
-//     ReadWriteLock, then release the write lock. Its read node is a plain ephemeral node at the writer's
-//     place, _c_<uuid>-__READ__<writer's sequence> (Curator 5.5's fix of
+//     ReadWriteLock, then release the write lock. Its read node is a plain
+//     ephemeral node at the writer's place, _c_<uuid>-__READ__<writer's sequence> (Curator 5.5's fix of
 //     CURATOR-621), so a writer queued behind stays out until the read
 //     lock is released too. Equal sort keys are ordered by name.
 //   - No upgrade: an owner holding the read lock but not the write lock

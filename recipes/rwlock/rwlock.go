@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -24,6 +25,9 @@ type ReadWriteLock struct {
 	client      *framework.Client
 	path        string
 	read, write Lock
+
+	mu    sync.Mutex
+	turns map[any]chan struct{} // an owner's acquire under way; closed when it ends (turn.go)
 }
 
 // Lock is the read or the write lock of a ReadWriteLock.
@@ -48,12 +52,12 @@ func New(client *framework.Client, path string, opts ...Option) (*ReadWriteLock,
 	if err != nil {
 		return nil, err
 	}
-	rw := &ReadWriteLock{client: client, path: path}
-	w, err := mutex.NewWithDriver(client, path, writeName, writeDriver{}, o.mutexOptions()...)
+	rw := &ReadWriteLock{client: client, path: path, turns: make(map[any]chan struct{})}
+	w, err := mutex.NewWithDriver(client, path, writeName, writeDriver{}, append(o.mutexOptions(), mutex.WithName("rwlock: write lock"))...)
 	if err != nil {
 		return nil, err
 	}
-	r, err := mutex.NewWithDriver(client, path, readName, readDriver{}, append(o.mutexOptions(), mutex.WithPlace(rw.writersPlace))...)
+	r, err := mutex.NewWithDriver(client, path, readName, readDriver{}, append(o.mutexOptions(), mutex.WithName("rwlock: read lock"), mutex.WithPlace(rw.writersPlace))...)
 	if err != nil {
 		return nil, err
 	}
@@ -92,21 +96,13 @@ func (rw *ReadWriteLock) writersPlace(ctx context.Context) (string, *framework.S
 // at the writer's place. A read holder asking for the write lock gets
 // ErrUpgrade at once.
 func (l *Lock) Acquire(ctx context.Context) (*Hold, error) {
-	if err := l.checkUpgrade(ctx); err != nil {
-		return nil, err
-	}
-	h, err := l.m.Acquire(ctx)
-	return h, l.wrap(err)
+	return l.acquire(ctx, -1, l.m.Acquire)
 }
 
 // TryAcquire makes one attempt: it returns the hold if the lock can be
 // taken now, and ErrNotAcquired otherwise, leaving nothing behind.
 func (l *Lock) TryAcquire(ctx context.Context) (*Hold, error) {
-	if err := l.checkUpgrade(ctx); err != nil {
-		return nil, err
-	}
-	h, err := l.m.TryAcquire(ctx)
-	return h, l.wrap(err)
+	return l.acquire(ctx, 0, l.m.TryAcquire)
 }
 
 // AcquireTimeout is Acquire bounded by timeout, as
@@ -114,11 +110,10 @@ func (l *Lock) TryAcquire(ctx context.Context) (*Hold, error) {
 // by others, ErrUnreachable when the server could not be reached, nothing
 // left behind either way, and one attempt for a zero or negative timeout.
 func (l *Lock) AcquireTimeout(ctx context.Context, timeout time.Duration) (*Hold, error) {
-	if err := l.checkUpgrade(ctx); err != nil {
-		return nil, err
-	}
-	h, err := l.m.AcquireTimeout(ctx, timeout)
-	return h, l.wrap(err)
+	began := time.Now()
+	return l.acquire(ctx, max(timeout, 0), func(ctx context.Context) (*Hold, error) {
+		return l.m.AcquireTimeout(ctx, timeout-time.Since(began))
+	})
 }
 
 // Release gives up one level of the hold of the owner in ctx (or of the
@@ -127,7 +122,7 @@ func (l *Lock) AcquireTimeout(ctx context.Context, timeout time.Duration) (*Hold
 // ErrNotOwner if that owner holds nothing, and an error wrapping ErrLost
 // if the hold was lost.
 func (l *Lock) Release(ctx context.Context) error {
-	return l.wrap(l.m.Release(ctx))
+	return l.m.Release(ctx)
 }
 
 // Held returns the hold of the owner in ctx (or of the calling goroutine),
@@ -159,26 +154,33 @@ func (l *Lock) Participants(ctx context.Context) ([]string, error) {
 	return paths, nil
 }
 
+// acquire runs acquire in the owner's turn (takeTurn, waiting at most
+// bound unless it is negative), after the upgrade check.
+func (l *Lock) acquire(ctx context.Context, bound time.Duration, acquire func(context.Context) (*Hold, error)) (*Hold, error) {
+	end, err := l.rw.takeTurn(ctx, l.kind(), bound)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	if err := l.checkUpgrade(ctx); err != nil {
+		return nil, err
+	}
+	return acquire(ctx)
+}
+
+// kind is "read" or "write".
+func (l *Lock) kind() string {
+	if l.name == writeName {
+		return "write"
+	}
+	return "read"
+}
+
 // checkUpgrade refuses the write lock to an owner that holds only the read
 // lock: its own read node would stand in its way forever.
 func (l *Lock) checkUpgrade(ctx context.Context) error {
 	if l.name != writeName || l.rw.read.m.Held(ctx) == nil || l.m.Held(ctx) != nil {
 		return nil
 	}
-	return fmt.Errorf("%w: %s: the owner holds the read lock; release it first", ErrUpgrade, l.rw.path)
-}
-
-// wrap names the recipe and the lock in err.
-func (l *Lock) wrap(err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("rwlock: %s lock %s: %w", l.kind(), l.rw.path, err)
-}
-
-func (l *Lock) kind() string {
-	if l.name == writeName {
-		return "write"
-	}
-	return "read"
+	return fmt.Errorf("rwlock: write lock: acquire %s: %w; release the read lock first", l.rw.path, ErrUpgrade)
 }

@@ -81,8 +81,10 @@ func TestRWLock_ReadersShareAndAWriterExcludesThem(t *testing.T) {
 
 	_, err = rw.ReadLock().TryAcquire(ctx)
 	require.ErrorIs(t, err, rwlock.ErrNotAcquired, "a reader while a writer holds")
+	assert.Equal(t, "rwlock: read lock: acquire "+path+": zkrecipes: not acquired", err.Error(), "the error names the read lock")
 	_, err = newRW(t, connect(t, servers), path).WriteLock().TryAcquire(ctx)
 	require.ErrorIs(t, err, rwlock.ErrNotAcquired, "a second writer")
+	assert.Equal(t, "rwlock: write lock: acquire "+path+": zkrecipes: not acquired", err.Error(), "the error names the write lock")
 	writer.finish(t)
 	assert.Empty(t, children(t, c, path))
 }
@@ -328,4 +330,111 @@ func TestRWLock_UncontendedAcquireReleaseCostsThreeRequests(t *testing.T) {
 		require.NoError(t, h.Release(ctx))
 		assert.Equal(t, before+3, requests(), "create, getChildren, delete")
 	}
+}
+
+// One explicit owner acquiring the read lock in one goroutine and the write
+// lock in another: the write acquire waits for the read acquire under way
+// and is refused as an upgrade, instead of queueing behind its own reader
+// and waiting for itself.
+func TestRWLock_OwnersConcurrentReadThenWriteIsAnUpgrade(t *testing.T) {
+	servers := zktest.Servers(t)
+	c := connect(t, servers)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	blocker := start(newRW(t, connect(t, servers), path).WriteLock())
+	blocker.held(t, "the writer that makes the owner wait")
+
+	rw := newRW(t, c, path)
+	job := rwlock.WithOwner(ctx, "job-7")
+	read := make(chan result, 1)
+	go func() { // ends when the read acquire does, at the latest with ctx
+		h, err := rw.ReadLock().Acquire(job)
+		read <- result{h, err}
+	}()
+	queued(t, c, path, 2)
+	write := make(chan error, 1)
+	go func() { // ends within its 10 s timeout
+		h, err := rw.WriteLock().AcquireTimeout(job, 10*time.Second)
+		if h != nil {
+			_ = h.Release(job)
+		}
+		write <- err
+	}()
+	time.Sleep(300 * time.Millisecond) // the write acquire is under way
+	blocker.finish(t)
+
+	r := <-read
+	require.NoError(t, r.err)
+	require.ErrorIs(t, <-write, rwlock.ErrUpgrade)
+	assert.Len(t, children(t, c, path), 1, "no write node was queued behind the owner's reader")
+	require.NoError(t, r.h.Release(job))
+	assert.Empty(t, children(t, c, path))
+}
+
+// The reverse: one owner's read acquire beside its write acquire under way
+// waits for the write lock and downgrades, instead of queueing behind its
+// own writer.
+func TestRWLock_OwnersConcurrentWriteThenReadDowngrades(t *testing.T) {
+	servers := zktest.Servers(t)
+	c := connect(t, servers)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	blocker := start(newRW(t, connect(t, servers), path).WriteLock())
+	blocker.held(t, "the writer that makes the owner wait")
+
+	rw := newRW(t, c, path)
+	job := rwlock.WithOwner(ctx, "job-8")
+	write := make(chan result, 1)
+	go func() { // ends when the write acquire does, at the latest with ctx
+		h, err := rw.WriteLock().Acquire(job)
+		write <- result{h, err}
+	}()
+	queued(t, c, path, 2)
+	read := make(chan result, 1)
+	go func() { // ends within its 10 s timeout
+		h, err := rw.ReadLock().AcquireTimeout(job, 10*time.Second)
+		read <- result{h, err}
+	}()
+	time.Sleep(300 * time.Millisecond) // the read acquire is under way
+	blocker.finish(t)
+
+	w := <-write
+	require.NoError(t, w.err)
+	r := <-read
+	require.NoError(t, r.err, "the owner's reader downgrades at its writer's place")
+	assert.Equal(t, w.h.Path()[len(w.h.Path())-10:], r.h.Path()[len(r.h.Path())-10:], "at the writer's sequence")
+	require.NoError(t, w.h.Release(job))
+	require.NoError(t, r.h.Release(job))
+	assert.Empty(t, children(t, c, path))
+}
+
+// A TryAcquire of an owner whose other acquire is under way does not wait
+// for it.
+func TestRWLock_TryAcquireBesideTheOwnersAcquireUnderWay(t *testing.T) {
+	servers := zktest.Servers(t)
+	c := connect(t, servers)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	blocker := start(newRW(t, connect(t, servers), path).WriteLock())
+	blocker.held(t, "the writer that makes the owner wait")
+	rw := newRW(t, c, path)
+	job := rwlock.WithOwner(ctx, "job-9")
+	read := make(chan result, 1)
+	go func() { // ends when the read acquire does, at the latest with ctx
+		h, err := rw.ReadLock().Acquire(job)
+		read <- result{h, err}
+	}()
+	queued(t, c, path, 2)
+	_, err := rw.WriteLock().TryAcquire(job)
+	require.ErrorIs(t, err, rwlock.ErrNotAcquired)
+	blocker.finish(t)
+	r := <-read
+	require.NoError(t, r.err)
+	require.NoError(t, r.h.Release(job))
+}
+
+// result is an acquire's outcome.
+type result struct {
+	h   *rwlock.Hold
+	err error
 }
