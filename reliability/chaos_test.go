@@ -81,6 +81,8 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	curatorWorkers := []*chaos.Worker{
 		{Recipe: "mutex", Locker: chaos.CuratorMutex{Peer: curator, Handle: "chaos-mutex", Path: root + "/mutex", Observer: observer}},
 		{Recipe: "semaphore", Locker: chaos.CuratorSemaphore{Peer: curator, Handle: "chaos-sem", Path: root + "/semaphore", Max: chaosSemaphoreMax}},
+		{Recipe: "rwlock", Locker: chaos.CuratorRWLock{Peer: curator, Handle: "chaos-rw-write", Path: root + "/rwlock", Write: true, Observer: observer}},
+		{Recipe: "rwlock", Locker: chaos.CuratorRWLock{Peer: curator, Handle: "chaos-rw-read", Path: root + "/rwlock", Observer: observer}},
 	}
 	for i, w := range curatorWorkers {
 		w.Holder, w.Ledger, w.Stats, w.Seed = chaos.CuratorHolder, ledger, stats, seed+1000+uint64(i)
@@ -184,7 +186,7 @@ func judge(t *testing.T, report *chaos.Report, root string) {
 	assert.Empty(t, report.Orphans, "nodes left under %s", root)
 	assert.Zero(t, report.LeakedGoroutines, "goroutines leaked")
 	assert.Empty(t, report.StateProblems, "client state machines")
-	for _, r := range []string{"mutex", "semaphore", "counted-semaphore", "mutex by curator", "semaphore by curator"} {
+	for _, r := range []string{"mutex", "semaphore", "counted-semaphore", "rwlock", "mutex by curator", "semaphore by curator", "rwlock by curator"} {
 		assert.Positive(t, report.Acquisitions[r], "acquisitions of %s", r)
 	}
 	assert.Len(t, report.Faults, 6, "every kind of fault was injected")

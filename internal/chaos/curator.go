@@ -11,12 +11,15 @@ import (
 
 // CuratorPeer is what a run needs of the Curator interop peer
 // (internal/zktest's Curator): a Java process whose named handles take
-// Curator's InterProcessMutex and InterProcessSemaphoreV2.
+// Curator's InterProcessMutex, InterProcessSemaphoreV2 and
+// InterProcessReadWriteLock.
 type CuratorPeer interface {
 	MutexAcquire(ctx context.Context, handle, path string, timeout time.Duration) (bool, error)
 	MutexRelease(ctx context.Context, handle string) error
 	SemAcquire(ctx context.Context, handle, path string, maxLeases, qty int, timeout time.Duration) ([]string, bool, error)
 	SemRelease(ctx context.Context, handle string) error
+	RWAcquire(ctx context.Context, handle, path string, write bool, timeout time.Duration) (bool, error)
+	RWRelease(ctx context.Context, handle string, write bool) error
 }
 
 // Bounds of a command to the peer. The peer's own acquire timeout is short,
@@ -44,19 +47,56 @@ func (c CuratorMutex) Exclusive() bool { return true }
 
 // Acquire asks the peer for the lock until it holds it or ctx ends.
 func (c CuratorMutex) Acquire(ctx context.Context) (Held, error) {
+	err := askPeer(ctx, func(ctx context.Context) (bool, error) {
+		return c.Peer.MutexAcquire(ctx, c.Handle, c.Path, curatorAttempt)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("curator mutex %s: %w", c.Path, err)
+	}
+	return curatorMutexHeld{c}, nil
+}
+
+// askPeer makes attempts of the peer until one succeeds, fails, or ctx
+// ends between attempts. Each attempt waits for the peer's answer however
+// ctx ends, so that the peer never holds what nobody records.
+func askPeer(ctx context.Context, attempt func(context.Context) (bool, error)) error {
 	for {
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), curatorAnswer)
-		ok, err := c.Peer.MutexAcquire(actx, c.Handle, c.Path, curatorAttempt)
+		ok, err := attempt(actx)
 		cancel()
 		switch {
 		case err != nil:
-			return nil, fmt.Errorf("curator mutex %s: %w", c.Path, err)
+			return err
 		case ok:
-			return curatorMutexHeld{c}, nil
+			return nil
 		case ctx.Err() != nil:
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 	}
+}
+
+// headToken returns the czxid of the first node of the queue at path,
+// sorted by lockNames, as Observer sees it after a sync: the holder's node
+// while an exclusive holder holds.
+func headToken(ctx context.Context, observer *framework.Client, path string, lockNames ...string) (int64, error) {
+	// The observer's server syncs with the leader first: a follower behind
+	// it may still list the previous holder's node.
+	if err := observer.Sync(ctx, path); err != nil {
+		return 0, err
+	}
+	children, _, err := observer.Children(ctx, path)
+	if err != nil {
+		return 0, err
+	}
+	zkpath.SortNodes(children, lockNames...)
+	if len(children) == 0 {
+		return 0, fmt.Errorf("curator lock %s: no node while held", path)
+	}
+	ok, stat, err := observer.Exists(ctx, zkpath.Join(path, children[0]))
+	if err != nil || !ok {
+		return 0, err
+	}
+	return stat.Czxid, nil
 }
 
 type curatorMutexHeld struct{ c CuratorMutex }
@@ -66,24 +106,7 @@ func (h curatorMutexHeld) Lost() <-chan struct{} { return nil }
 // FencingToken reads the czxid of the head of the queue, which is the
 // peer's node while the peer holds the lock.
 func (h curatorMutexHeld) FencingToken(ctx context.Context) (int64, error) {
-	// The observer's server syncs with the leader first: a follower behind
-	// it may still list the previous holder's node.
-	if err := h.c.Observer.Sync(ctx, h.c.Path); err != nil {
-		return 0, err
-	}
-	children, _, err := h.c.Observer.Children(ctx, h.c.Path)
-	if err != nil {
-		return 0, err
-	}
-	zkpath.SortNodes(children, zkpath.LockName)
-	if len(children) == 0 {
-		return 0, fmt.Errorf("curator mutex %s: no node while held", h.c.Path)
-	}
-	ok, stat, err := h.c.Observer.Exists(ctx, zkpath.Join(h.c.Path, children[0]))
-	if err != nil || !ok {
-		return 0, err
-	}
-	return stat.Czxid, nil
+	return headToken(ctx, h.c.Observer, h.c.Path, zkpath.LockName)
 }
 
 func (h curatorMutexHeld) Node() string { return "" }
@@ -109,23 +132,19 @@ func (c CuratorSemaphore) Exclusive() bool { return false }
 
 // Acquire asks the peer for a lease until it has one or ctx ends.
 func (c CuratorSemaphore) Acquire(ctx context.Context) (Held, error) {
-	for {
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), curatorAnswer)
-		names, ok, err := c.Peer.SemAcquire(actx, c.Handle, c.Path, c.Max, 1, curatorAttempt)
-		cancel()
-		switch {
-		case err != nil:
-			return nil, fmt.Errorf("curator semaphore %s: %w", c.Path, err)
-		case ok:
-			node := ""
-			if len(names) == 1 {
-				node = zkpath.Join(c.Path, "leases", names[0])
-			}
-			return curatorLeaseHeld{c: c, node: node}, nil
-		case ctx.Err() != nil:
-			return nil, ctx.Err()
-		}
+	var names []string
+	err := askPeer(ctx, func(ctx context.Context) (ok bool, err error) {
+		names, ok, err = c.Peer.SemAcquire(ctx, c.Handle, c.Path, c.Max, 1, curatorAttempt)
+		return ok, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("curator semaphore %s: %w", c.Path, err)
 	}
+	node := ""
+	if len(names) == 1 {
+		node = zkpath.Join(c.Path, "leases", names[0])
+	}
+	return curatorLeaseHeld{c: c, node: node}, nil
 }
 
 type curatorLeaseHeld struct {
@@ -143,4 +162,52 @@ func (h curatorLeaseHeld) Release(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), curatorAnswer)
 	defer cancel()
 	return h.c.Peer.SemRelease(ctx, h.c.Handle)
+}
+
+// CuratorRWLock is a Locker on the write lock (Write) or the read lock of
+// Curator's InterProcessReadWriteLock at Path, through one handle of the
+// peer. Its holds are never signalled lost; a write hold's fencing token
+// is the czxid of the head of the queue, read through Observer, and a read
+// hold has none.
+type CuratorRWLock struct {
+	Peer     CuratorPeer
+	Handle   string
+	Path     string
+	Write    bool
+	Observer *framework.Client
+}
+
+// Exclusive returns Write.
+func (c CuratorRWLock) Exclusive() bool { return c.Write }
+
+// Acquire asks the peer for the lock until it holds it or ctx ends.
+func (c CuratorRWLock) Acquire(ctx context.Context) (Held, error) {
+	err := askPeer(ctx, func(ctx context.Context) (bool, error) {
+		return c.Peer.RWAcquire(ctx, c.Handle, c.Path, c.Write, curatorAttempt)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("curator rwlock %s: %w", c.Path, err)
+	}
+	return curatorRWHeld{c}, nil
+}
+
+type curatorRWHeld struct{ c CuratorRWLock }
+
+func (h curatorRWHeld) Lost() <-chan struct{} { return nil }
+
+// FencingToken reads the czxid of the head of the queue for a write hold,
+// the peer's node while the peer holds the write lock; 0 for a read hold.
+func (h curatorRWHeld) FencingToken(ctx context.Context) (int64, error) {
+	if !h.c.Write {
+		return 0, nil
+	}
+	return headToken(ctx, h.c.Observer, h.c.Path, zkpath.ReadLockName, zkpath.WriteLockName)
+}
+
+func (h curatorRWHeld) Node() string { return "" }
+
+func (h curatorRWHeld) Release(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), curatorAnswer)
+	defer cancel()
+	return h.c.Peer.RWRelease(ctx, h.c.Handle, h.c.Write)
 }
