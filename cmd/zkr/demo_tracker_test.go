@@ -42,12 +42,12 @@ func TestTracker_CountsViolationsAndTokensOutOfOrder(t *testing.T) {
 	hold(tr, 1, read, 20)
 	hold(tr, 2, read, 21)
 	end(tr, 2)
-	hold(tr, 3, read, 19) // readers share: no order among them
+	hold(tr, 3, read, 19)  // readers share: no order among them
 	hold(tr, 4, write, 30) // while readers hold
 	end(tr, 1)
 	end(tr, 3)
 	end(tr, 4)
-	hold(tr, 5, read, 25) // below the writer that ended
+	hold(tr, 5, read, 25)  // below the writer that ended
 	hold(tr, 1, write, 22) // below a reader that ended, while a reader holds
 	assert.Equal(t, kindStats{acquired: 4, peak: 2, tokens: 4, outOfOrder: 1}, withoutWaits(tr.stats[read]))
 	assert.Equal(t, kindStats{acquired: 2, peak: 1, violations: 2, tokens: 2, outOfOrder: 1}, withoutWaits(tr.stats[write]))

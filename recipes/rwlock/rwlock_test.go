@@ -332,80 +332,66 @@ func TestRWLock_UncontendedAcquireReleaseCostsThreeRequests(t *testing.T) {
 	}
 }
 
-// One explicit owner acquiring the read lock in one goroutine and the write
-// lock in another: the write acquire waits for the read acquire under way
-// and is refused as an upgrade, instead of queueing behind its own reader
-// and waiting for itself.
-func TestRWLock_OwnersConcurrentReadThenWriteIsAnUpgrade(t *testing.T) {
+// One explicit owner acquiring one lock in a goroutine and the other in
+// another, while a writer of another process makes the first wait: the
+// second waits for the first and then does what one goroutine would. A
+// write after a read is refused as an upgrade instead of queueing behind
+// the owner's own reader; a read after a write downgrades instead of
+// queueing behind the owner's own writer. Either way the owner never waits
+// for itself.
+func TestRWLock_OwnersConcurrentAcquiresNeverQueueBehindThemselves(t *testing.T) {
 	servers := zktest.Servers(t)
-	c := connect(t, servers)
-	ctx := testContext(t)
-	path := zktest.UniquePath(t)
-	blocker := start(newRW(t, connect(t, servers), path).WriteLock())
-	blocker.held(t, "the writer that makes the owner wait")
+	read := func(rw *rwlock.ReadWriteLock) *rwlock.Lock { return rw.ReadLock() }
+	write := func(rw *rwlock.ReadWriteLock) *rwlock.Lock { return rw.WriteLock() }
+	for _, tc := range []struct {
+		name          string
+		first, second func(*rwlock.ReadWriteLock) *rwlock.Lock
+		check         func(t *testing.T, first *rwlock.Hold, second result)
+		nodes         int // the owner's nodes while it holds
+	}{
+		{"read then write", read, write, func(t *testing.T, _ *rwlock.Hold, second result) {
+			require.ErrorIs(t, second.err, rwlock.ErrUpgrade)
+		}, 1},
+		{"write then read", write, read, func(t *testing.T, first *rwlock.Hold, second result) {
+			require.NoError(t, second.err, "the owner's reader downgrades")
+			assert.Equal(t, first.Path()[len(first.Path())-10:], second.h.Path()[len(second.h.Path())-10:], "at the writer's sequence")
+		}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := connect(t, servers)
+			ctx := testContext(t)
+			path := zktest.UniquePath(t)
+			blocker := start(newRW(t, connect(t, servers), path).WriteLock())
+			blocker.held(t, "the writer that makes the owner wait")
 
-	rw := newRW(t, c, path)
-	job := rwlock.WithOwner(ctx, "job-7")
-	read := make(chan result, 1)
-	go func() { // ends when the read acquire does, at the latest with ctx
-		h, err := rw.ReadLock().Acquire(job)
-		read <- result{h, err}
-	}()
-	queued(t, c, path, 2)
-	write := make(chan error, 1)
-	go func() { // ends within its 10 s timeout
-		h, err := rw.WriteLock().AcquireTimeout(job, 10*time.Second)
-		if h != nil {
-			_ = h.Release(job)
-		}
-		write <- err
-	}()
-	time.Sleep(300 * time.Millisecond) // the write acquire is under way
-	blocker.finish(t)
+			rw := newRW(t, c, path)
+			job := rwlock.WithOwner(ctx, "job-7")
+			firstDone := make(chan result, 1)
+			go func() { // ends when the acquire does, at the latest with ctx
+				h, err := tc.first(rw).Acquire(job)
+				firstDone <- result{h, err}
+			}()
+			queued(t, c, path, 2)
+			secondDone := make(chan result, 1)
+			go func() { // ends within its 10 s timeout
+				h, err := tc.second(rw).AcquireTimeout(job, 10*time.Second)
+				secondDone <- result{h, err}
+			}()
+			time.Sleep(300 * time.Millisecond) // the second acquire is under way
+			blocker.finish(t)
 
-	r := <-read
-	require.NoError(t, r.err)
-	require.ErrorIs(t, <-write, rwlock.ErrUpgrade)
-	assert.Len(t, children(t, c, path), 1, "no write node was queued behind the owner's reader")
-	require.NoError(t, r.h.Release(job))
-	assert.Empty(t, children(t, c, path))
-}
-
-// The reverse: one owner's read acquire beside its write acquire under way
-// waits for the write lock and downgrades, instead of queueing behind its
-// own writer.
-func TestRWLock_OwnersConcurrentWriteThenReadDowngrades(t *testing.T) {
-	servers := zktest.Servers(t)
-	c := connect(t, servers)
-	ctx := testContext(t)
-	path := zktest.UniquePath(t)
-	blocker := start(newRW(t, connect(t, servers), path).WriteLock())
-	blocker.held(t, "the writer that makes the owner wait")
-
-	rw := newRW(t, c, path)
-	job := rwlock.WithOwner(ctx, "job-8")
-	write := make(chan result, 1)
-	go func() { // ends when the write acquire does, at the latest with ctx
-		h, err := rw.WriteLock().Acquire(job)
-		write <- result{h, err}
-	}()
-	queued(t, c, path, 2)
-	read := make(chan result, 1)
-	go func() { // ends within its 10 s timeout
-		h, err := rw.ReadLock().AcquireTimeout(job, 10*time.Second)
-		read <- result{h, err}
-	}()
-	time.Sleep(300 * time.Millisecond) // the read acquire is under way
-	blocker.finish(t)
-
-	w := <-write
-	require.NoError(t, w.err)
-	r := <-read
-	require.NoError(t, r.err, "the owner's reader downgrades at its writer's place")
-	assert.Equal(t, w.h.Path()[len(w.h.Path())-10:], r.h.Path()[len(r.h.Path())-10:], "at the writer's sequence")
-	require.NoError(t, w.h.Release(job))
-	require.NoError(t, r.h.Release(job))
-	assert.Empty(t, children(t, c, path))
+			first := <-firstDone
+			require.NoError(t, first.err)
+			second := <-secondDone
+			tc.check(t, first.h, second)
+			assert.Len(t, children(t, c, path), tc.nodes, "the owner queued nothing behind itself")
+			if second.h != nil {
+				require.NoError(t, second.h.Release(job))
+			}
+			require.NoError(t, first.h.Release(job))
+			assert.Empty(t, children(t, c, path))
+		})
+	}
 }
 
 // A TryAcquire of an owner whose other acquire is under way does not wait
