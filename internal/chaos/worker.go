@@ -198,8 +198,10 @@ func (s *Stats) count(m map[string]int, class string, err error) {
 // errorClass names the kind of err for the counts.
 func errorClass(err error) string {
 	switch {
-	case errors.Is(err, zkrecipes.ErrNotAcquired), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, zkrecipes.ErrNotAcquired):
 		return "not acquired in time"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timed out" // an acquire's wait, or a release's bounded delete
 	case errors.Is(err, zkrecipes.ErrLost):
 		return "lost"
 	case errors.Is(err, zkrecipes.ErrSessionChanged):

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -135,5 +136,19 @@ func TestReport_FailsOnAnyBrokenPromise(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &back))
 	for _, key := range []string{"faults", "acquisitions", "losses_signalled", "violations", "orphans", "leaked_goroutines"} {
 		assert.Contains(t, back, key)
+	}
+}
+
+func TestErrorClass_TellsATimeoutFromContention(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{fmt.Errorf("mutex: acquire /p: %w", zkrecipes.ErrNotAcquired), "not acquired in time"},
+		{fmt.Errorf("leases: return /p/l: deletion continues in the background: %w", context.DeadlineExceeded), "timed out"},
+		{fmt.Errorf("x: %w", zkrecipes.ErrLost), "lost"},
+		{errors.New("broken pipe"), "other"},
+	} {
+		assert.Equal(t, tc.want, errorClass(tc.err), "%v", tc.err)
 	}
 }

@@ -107,7 +107,7 @@ func (h *Hold) finish(ctx context.Context) error {
 	case errors.Is(err, framework.ErrSessionChanged):
 		return fmt.Errorf("%w: %w", ErrLost, err)
 	default:
-		return fmt.Errorf("%s: release %s: deletion continues in the background: %w", h.m.opts.name, h.node.Path, err)
+		return fmt.Errorf("deletion continues in the background: %w", err)
 	}
 }
 
