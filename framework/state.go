@@ -72,7 +72,12 @@ const (
 	StandardErrorPolicy ErrorPolicy = iota
 	// SessionErrorPolicy counts only Lost as loss: a hold survives a short
 	// disconnect, at the risk of overlapping with a new holder while the
-	// client cannot yet know that its session expired.
+	// client cannot yet know that its session expired. The client sees a
+	// silent connection as Suspended two thirds of the session timeout
+	// after the server last answered, and declares Lost a whole timeout
+	// later; the server may expire the session a timeout after it last
+	// heard from the client, so the overlap can last up to about two
+	// thirds of the timeout, as under Curator's SessionConnectionStateErrorPolicy.
 	SessionErrorPolicy
 )
 
