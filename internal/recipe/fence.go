@@ -14,7 +14,7 @@ import (
 // server on first use and remembered, so that a hold nobody asks about
 // costs no request. The zero Fence is ready to use.
 type Fence struct {
-	mu    sync.Mutex // guards token; held across the read, so one read serves all
+	mu    sync.Mutex // guards token
 	token int64
 }
 
@@ -22,12 +22,15 @@ type Fence struct {
 // node's session (framework.BindSession), so a node of a session that is
 // gone is reported lost instead of read in a new one; a TTL lease, which
 // outlives its session, reads unbound. A node that no longer exists, or
-// whose session is gone, is an error wrapping zkrecipes.ErrLost.
+// whose session is gone, is an error wrapping zkrecipes.ErrLost. Callers
+// that ask at once may each read: the answer is the same, and none of them
+// waits on another's call beyond its own ctx.
 func (f *Fence) Token(ctx context.Context, client *framework.Client, node framework.Node, bound bool) (int64, error) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.token != 0 {
-		return f.token, nil
+	token := f.token
+	f.mu.Unlock()
+	if token != 0 {
+		return token, nil
 	}
 	if bound {
 		ctx = framework.BindSession(ctx, node.Session)
@@ -41,6 +44,8 @@ func (f *Fence) Token(ctx context.Context, client *framework.Client, node framew
 	case !ok:
 		return 0, fmt.Errorf("%w: %s was deleted", zkrecipes.ErrLost, node.Path)
 	}
+	f.mu.Lock()
 	f.token = stat.Czxid
-	return f.token, nil
+	f.mu.Unlock()
+	return stat.Czxid, nil
 }
