@@ -35,6 +35,7 @@ type Lock struct {
 	rw   *ReadWriteLock
 	m    *mutex.Mutex
 	name string // the node name: readName or writeName
+	what string // begins its errors: "rwlock: read lock", "rwlock: write lock"
 }
 
 // Hold is one owner's hold on the read or the write lock: a mutex.Hold,
@@ -53,16 +54,17 @@ func New(client *framework.Client, path string, opts ...Option) (*ReadWriteLock,
 		return nil, err
 	}
 	rw := &ReadWriteLock{client: client, path: path, turns: make(map[any]chan struct{})}
-	w, err := mutex.NewWithDriver(client, path, writeName, writeDriver{}, append(o.mutexOptions(), mutex.WithName("rwlock: write lock"))...)
+	rw.read = Lock{rw: rw, name: readName, what: "rwlock: read lock"}
+	rw.write = Lock{rw: rw, name: writeName, what: "rwlock: write lock"}
+	w, err := mutex.NewWithDriver(client, path, writeName, writeDriver{}, append(o.mutexOptions(), mutex.WithName(rw.write.what))...)
 	if err != nil {
 		return nil, err
 	}
-	r, err := mutex.NewWithDriver(client, path, readName, readDriver{}, append(o.mutexOptions(), mutex.WithName("rwlock: read lock"), mutex.WithPlace(rw.writersPlace))...)
+	r, err := mutex.NewWithDriver(client, path, readName, readDriver{}, append(o.mutexOptions(), mutex.WithName(rw.read.what), mutex.WithPlace(rw.writersPlace))...)
 	if err != nil {
 		return nil, err
 	}
-	rw.read = Lock{rw: rw, m: r, name: readName}
-	rw.write = Lock{rw: rw, m: w, name: writeName}
+	rw.read.m, rw.write.m = r, w
 	return rw, nil
 }
 
@@ -157,7 +159,7 @@ func (l *Lock) Participants(ctx context.Context) ([]string, error) {
 // acquire runs acquire in the owner's turn (takeTurn, waiting at most
 // bound unless it is negative), after the upgrade check.
 func (l *Lock) acquire(ctx context.Context, bound time.Duration, acquire func(context.Context) (*Hold, error)) (*Hold, error) {
-	end, err := l.rw.takeTurn(ctx, l.kind(), bound)
+	end, err := l.rw.takeTurn(ctx, l.what, bound)
 	if err != nil {
 		return nil, err
 	}
@@ -168,19 +170,11 @@ func (l *Lock) acquire(ctx context.Context, bound time.Duration, acquire func(co
 	return acquire(ctx)
 }
 
-// kind is "read" or "write".
-func (l *Lock) kind() string {
-	if l.name == writeName {
-		return "write"
-	}
-	return "read"
-}
-
 // checkUpgrade refuses the write lock to an owner that holds only the read
 // lock: its own read node would stand in its way forever.
 func (l *Lock) checkUpgrade(ctx context.Context) error {
 	if l.name != writeName || l.rw.read.m.Held(ctx) == nil || l.m.Held(ctx) != nil {
 		return nil
 	}
-	return fmt.Errorf("rwlock: write lock: acquire %s: %w; release the read lock first", l.rw.path, ErrUpgrade)
+	return fmt.Errorf("%s: acquire %s: %w; release the read lock first", l.what, l.rw.path, ErrUpgrade)
 }

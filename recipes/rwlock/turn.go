@@ -9,7 +9,8 @@ import (
 )
 
 // takeTurn waits until no other acquire by the owner in ctx is under way
-// on either lock of rw, and returns a function that ends this one's turn.
+// on either lock of rw, and returns a function that ends this one's turn;
+// what names the lock in its errors.
 // It waits until ctx ends, or at most bound if bound is not negative: a
 // timed acquire's wait includes its turn, and one attempt does not wait
 // (ErrNotAcquired).
@@ -22,13 +23,17 @@ import (
 // downgrading; either waits for the owner itself. A goroutine is one
 // owner, so only explicit owners (WithOwner) used from two goroutines ever
 // wait here.
-func (rw *ReadWriteLock) takeTurn(ctx context.Context, lock string, bound time.Duration) (func(), error) {
+func (rw *ReadWriteLock) takeTurn(ctx context.Context, what string, bound time.Duration) (func(), error) {
 	owner, err := mutex.OwnerOf(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("rwlock: %s lock: acquire %s: %w", lock, rw.path, err)
+		return nil, fmt.Errorf("%s: acquire %s: %w", what, rw.path, err)
 	}
-	var timer *time.Timer
 	var expired <-chan time.Time // nil: no bound
+	if bound > 0 {
+		timer := time.NewTimer(bound)
+		defer timer.Stop()
+		expired = timer.C
+	}
 	for {
 		rw.mu.Lock()
 		busy, waiting := rw.turns[owner]
@@ -45,19 +50,14 @@ func (rw *ReadWriteLock) takeTurn(ctx context.Context, lock string, bound time.D
 		}
 		rw.mu.Unlock()
 		if bound == 0 {
-			return nil, fmt.Errorf("rwlock: %s lock: acquire %s: %w: an acquire of the same owner is under way", lock, rw.path, ErrNotAcquired)
-		}
-		if timer == nil && bound > 0 {
-			timer = time.NewTimer(bound)
-			defer timer.Stop()
-			expired = timer.C
+			return nil, fmt.Errorf("%s: acquire %s: %w: an acquire of the same owner is under way", what, rw.path, ErrNotAcquired)
 		}
 		select {
 		case <-busy:
 		case <-expired:
-			return nil, fmt.Errorf("rwlock: %s lock: acquire %s: %w: an acquire of the same owner was under way", lock, rw.path, ErrNotAcquired)
+			return nil, fmt.Errorf("%s: acquire %s: %w: an acquire of the same owner was under way", what, rw.path, ErrNotAcquired)
 		case <-ctx.Done():
-			return nil, fmt.Errorf("rwlock: %s lock: acquire %s: %w", lock, rw.path, ctx.Err())
+			return nil, fmt.Errorf("%s: acquire %s: %w", what, rw.path, ctx.Err())
 		}
 	}
 }
