@@ -29,22 +29,28 @@ type Hold struct {
 	Token int64 `json:"token,omitempty"`
 }
 
-// Violation is a broken promise: holds that overlapped, or fencing tokens
-// that did not increase.
+// Violation is a broken promise: holds that overlapped, fencing tokens
+// that did not increase, a resource that accepted a stale write, or a
+// shared count that does not add up.
 type Violation struct {
-	// Kind is "overlap" or "fencing".
+	// Kind is "overlap", "fencing", "stale-write" or "count".
 	Kind string `json:"kind"`
 	// Recipe is the lock whose promise was broken.
 	Recipe string `json:"recipe"`
 	// At is when the overlap began, or when the second hold was acquired.
 	At time.Time `json:"at"`
 	// Holds are the holds involved, the new one last.
-	Holds []Hold `json:"holds"`
+	Holds []Hold `json:"holds,omitempty"`
+	// Detail says what broke when no hold does.
+	Detail string `json:"detail,omitempty"`
 }
 
 // String describes the violation for a test log.
 func (v Violation) String() string {
 	s := fmt.Sprintf("%s on %s at %s:", v.Kind, v.Recipe, v.At.Format(time.TimeOnly+".000000"))
+	if v.Detail != "" {
+		s += " " + v.Detail
+	}
 	for _, h := range v.Holds {
 		s += fmt.Sprintf(" [%s %s token=%#x %s..%s lost=%t]", h.Holder, h.Node, h.Token,
 			h.Acquired.Format(time.TimeOnly+".000000"), h.End.Format(time.TimeOnly+".000000"), h.Lost)
@@ -55,13 +61,18 @@ func (v Violation) String() string {
 // Ledger collects holds from concurrent workers and checks them. The
 // zero value is not usable; call NewLedger.
 type Ledger struct {
+	clock *Clock
+
 	mu     sync.Mutex
 	limits map[string]int
 	holds  []Hold
 }
 
-// NewLedger returns an empty ledger.
-func NewLedger() *Ledger { return &Ledger{limits: make(map[string]int)} }
+// NewLedger returns an empty ledger with a clock of its own.
+func NewLedger() *Ledger { return &Ledger{clock: NewClock(), limits: make(map[string]int)} }
+
+// Clock returns the clock every instant recorded in l is read from.
+func (l *Ledger) Clock() *Clock { return l.clock }
 
 // SetLimit sets how many non-exclusive holds of recipe may overlap (0: no
 // limit). A recipe whose limit was never set has limit 1.

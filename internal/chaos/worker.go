@@ -68,7 +68,11 @@ func (w *Worker) holdTime(rnd *rand.Rand) time.Duration {
 
 // hold records one hold of about d, from its acquire to its release.
 func (w *Worker) hold(h Held, d time.Duration) {
-	rec := Hold{Recipe: w.Recipe, Holder: w.Holder, Node: h.Node(), Exclusive: w.Locker.Exclusive(), Acquired: time.Now()}
+	clock := w.Ledger.Clock()
+	rec := Hold{Recipe: w.Recipe, Holder: w.Holder, Node: h.Node(), Exclusive: w.Locker.Exclusive(), Acquired: clock.Now()}
+	if p, ok := h.(PeerHeld); ok {
+		rec.Acquired = clock.At(p.AcquiredAt())
+	}
 	lostAt := make(chan time.Time, 1)
 	released := make(chan struct{})
 	lost := h.Lost()
@@ -82,7 +86,7 @@ func (w *Worker) hold(h Held, d time.Duration) {
 		go func() {
 			select {
 			case <-lost:
-				lostAt <- time.Now()
+				lostAt <- clock.Now()
 			case <-released:
 			}
 		}()
@@ -94,7 +98,7 @@ func (w *Worker) hold(h Held, d time.Duration) {
 	var end time.Time
 	select {
 	case <-timer.C:
-		end = time.Now()
+		end = clock.Now()
 	case at := <-lostAt:
 		end, rec.Lost = at, true
 	}
@@ -111,13 +115,23 @@ func (w *Worker) hold(h Held, d time.Duration) {
 	w.finish(h, rec)
 }
 
-// finish records the hold and releases it.
+// finish releases the hold and records it. A hold the peer stamps ends when
+// the peer began its release, which only its answer tells.
 func (w *Worker) finish(h Held, rec Hold) {
+	rctx, cancel := context.WithTimeout(context.Background(), releaseBound)
+	defer cancel()
+	var err error
+	if p, ok := h.(PeerHeld); ok {
+		var called int64
+		called, err = p.ReleaseAt(rctx)
+		if err == nil && !rec.Lost {
+			rec.End = w.Ledger.Clock().At(called)
+		}
+	} else {
+		err = h.Release(rctx)
+	}
 	w.Ledger.Record(rec)
 	w.Stats.held(w.Recipe, w.Holder, rec.Lost)
-	rctx, cancel := context.WithTimeout(context.Background(), releaseBound)
-	err := h.Release(rctx)
-	cancel()
 	if err != nil && !(rec.Lost && errors.Is(err, zkrecipes.ErrLost)) {
 		w.Stats.releaseError(w.Recipe, err)
 	}

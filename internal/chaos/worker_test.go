@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
 )
 
 // fakeLocker hands out holds whose loss the test controls: each hold is
@@ -23,6 +24,7 @@ import (
 type fakeLocker struct {
 	lostAfter  time.Duration
 	releaseErr error
+	peer       bool // hand out PeerHeld holds, stamped as a peer would
 
 	mu       sync.Mutex
 	acquired int
@@ -41,6 +43,10 @@ func (f *fakeLocker) Acquire(ctx context.Context) (Held, error) {
 		return nil, ctx.Err()
 	}
 	h := &fakeHeld{f: f, lost: make(chan struct{})}
+	if f.peer {
+		// The peer's acquire returned a while before the Go side hears of it.
+		return &fakePeerHeld{fakeHeld: h, at: zktest.Monotonic() - int64(5*time.Millisecond)}, nil
+	}
 	switch {
 	case f.lostAfter == 0:
 		close(h.lost)
@@ -63,6 +69,19 @@ func (h *fakeHeld) Release(context.Context) error {
 	defer h.f.mu.Unlock()
 	h.f.released++
 	return h.f.releaseErr
+}
+
+// fakePeerHeld is a hold of a peer that stamps its own instants.
+type fakePeerHeld struct {
+	*fakeHeld
+	at     int64 // when the peer's acquire returned
+	called int64 // when the peer began to release
+}
+
+func (h *fakePeerHeld) AcquiredAt() int64 { return h.at }
+func (h *fakePeerHeld) ReleaseAt(ctx context.Context) (int64, error) {
+	h.called = zktest.Monotonic() + int64(3*time.Millisecond) // after the Go side asked
+	return h.called, h.Release(ctx)
 }
 
 // runOne runs a worker on f until its one hold is recorded and released.
@@ -104,6 +123,13 @@ func TestWorker_RecordsTheHoldAsItWent(t *testing.T) {
 		h, _ := runOne(t, &fakeLocker{lostAfter: 0}, time.Minute)
 		assert.True(t, h.Lost)
 		assert.Equal(t, h.Acquired, h.End)
+	})
+	t.Run("a peer's hold spans the peer's own instants", func(t *testing.T) {
+		f := &fakeLocker{lostAfter: -1, peer: true}
+		h, _ := runOne(t, f, 10*time.Millisecond)
+		assert.False(t, h.Lost)
+		assert.GreaterOrEqual(t, h.End.Sub(h.Acquired), 18*time.Millisecond,
+			"from the peer's acquire (5 ms before the Go side heard) to its release (3 ms after the Go side asked)")
 	})
 	t.Run("a failed release is counted", func(t *testing.T) {
 		_, stats := runOne(t, &fakeLocker{lostAfter: -1, releaseErr: errors.New("boom")}, time.Millisecond)
