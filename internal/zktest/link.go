@@ -20,7 +20,7 @@ type link struct {
 
 	mu    sync.Mutex
 	drops map[int32]int32 // xids whose reply is to be swallowed -> request type (0: a create)
-	holds map[int32]bool // xids whose reply starts a HoldReplies
+	holds map[int32]bool  // xids whose reply starts a HoldReplies
 }
 
 // close closes both connections, which ends both pumps.
