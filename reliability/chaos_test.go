@@ -89,7 +89,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	}
 	schedule := &chaos.Schedule{
 		Ensemble: ensemble, Links: links, SessionTimeout: chaosSessionTimeout, Seed: seed,
-		Log: slog.New(slog.NewTextHandler(t.Output(), nil)),
+		Log: slog.New(slog.NewTextHandler(t.Output(), nil)), Clock: ledger.Clock(), Holders: holderNames(len(clients)),
 	}
 	require.NoError(t, runChaos(duration, schedule, workers, curatorWorkers), "the schedule could not undo a fault")
 
@@ -97,6 +97,8 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	report.Faults = schedule.Counts()
 	report.Fill(stats)
 	report.Violations = append(report.Violations, ledger.Check()...)
+	report.HoldsInterrupted = chaos.Interrupted(ledger.Holds())
+	report.ExpiredUnderHolder = chaos.ExpiredUnderHolder(ledger.Holds(), schedule.Expiries())
 	require.Eventually(t, func() bool {
 		for _, c := range clients {
 			if !c.State().IsConnected() {
@@ -114,15 +116,38 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	for _, c := range clients {
 		assert.NoError(t, c.Close())
 	}
+	report.RepliesDropped, report.RepliesDroppedBy = droppedReplies(links)
+	report.LeakedGoroutines = leakedGoroutines(t, baseline)
+	judge(t, report, root)
+}
+
+// holderNames returns the Holder of each client's workers: "go-<i>".
+func holderNames(n int) []string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("go-%d", i)
+	}
+	return names
+}
+
+// droppedReplies closes every proxy and counts the answers they swallowed,
+// in all and by request.
+func droppedReplies(links [][]chaos.Link) (int, map[string]int) {
+	total, by := 0, map[string]int{}
 	for _, ls := range links {
 		for _, l := range ls {
 			p := l.(*zktest.Proxy)
-			report.RepliesDropped += p.DroppedReplies()
+			n := p.DroppedReplies()
+			total += n
+			for name, op := range map[string]int32{"set": zktest.OpSetData, "multi": zktest.OpMulti, "auth": zktest.OpSetAuth} {
+				by[name] += p.DroppedRepliesOf(op)
+				n -= p.DroppedRepliesOf(op)
+			}
+			by["create"] += n
 			p.Close()
 		}
 	}
-	report.LeakedGoroutines = leakedGoroutines(t, baseline)
-	judge(t, report, root)
+	return total, by
 }
 
 // goWorkers returns a worker for every recipe and client.
@@ -186,10 +211,13 @@ func judge(t *testing.T, report *chaos.Report, root string) {
 	assert.Empty(t, report.Orphans, "nodes left under %s", root)
 	assert.Zero(t, report.LeakedGoroutines, "goroutines leaked")
 	assert.Empty(t, report.StateProblems, "client state machines")
+	for _, p := range report.Problems() {
+		t.Errorf("chaos: %s", p)
+	}
 	for _, r := range []string{"mutex", "semaphore", "counted-semaphore", "rwlock", "mutex by curator", "semaphore by curator", "rwlock by curator"} {
 		assert.Positive(t, report.Acquisitions[r], "acquisitions of %s", r)
 	}
-	assert.Len(t, report.Faults, 6, "every kind of fault was injected")
+	assert.Len(t, report.Faults, len(chaos.FaultKinds()), "every kind of fault was injected")
 }
 
 // connectChaosClients connects chaosClients clients, each through a proxy
