@@ -12,11 +12,11 @@ import (
 
 // Report is what a chaos run measured, written as JSON.
 type Report struct {
-	Duration         string            `json:"duration"`
-	Seed             uint64            `json:"seed"`
-	Clients          int               `json:"clients"`
-	Faults           map[string]int    `json:"faults"`
-	RepliesDropped   int               `json:"replies_dropped"` // answers the lost-* faults swallowed
+	Duration       string         `json:"duration"`
+	Seed           uint64         `json:"seed"`
+	Clients        int            `json:"clients"`
+	Faults         map[string]int `json:"faults"`
+	RepliesDropped int            `json:"replies_dropped"` // answers the lost-* faults swallowed
 	// RepliesDroppedBy counts the swallowed answers by request: create,
 	// set, multi, auth.
 	RepliesDroppedBy map[string]int `json:"replies_dropped_by"`
@@ -30,7 +30,7 @@ type Report struct {
 	Fencing map[string]int `json:"fencing,omitempty"`
 	// Increments counts the shared-count increments: believed applied,
 	// found on the server, and not known.
-	Increments map[string]int `json:"increments,omitempty"`
+	Increments       map[string]int    `json:"increments,omitempty"`
 	Acquisitions     map[string]int    `json:"acquisitions"`
 	LossesSignalled  map[string]int    `json:"losses_signalled"`
 	AcquireErrors    map[string]int    `json:"acquire_errors"`
