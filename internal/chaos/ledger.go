@@ -27,7 +27,13 @@ type Hold struct {
 	Lost bool `json:"lost"`
 	// Token is the fencing token, 0 when unknown.
 	Token int64 `json:"token,omitempty"`
+	// Leases is how many of the recipe's Limit the hold takes (several
+	// leases acquired at once); 0 counts as 1.
+	Leases int `json:"leases,omitempty"`
 }
+
+// weight returns how many of the recipe's Limit h takes.
+func (h Hold) weight() int { return max(h.Leases, 1) }
 
 // Violation is a broken promise: holds that overlapped, fencing tokens
 // that did not increase, a resource that accepted a stale write, or a
@@ -150,10 +156,12 @@ func overlaps(recipe string, holds []Hold, limit int) []Violation {
 		}
 		active = slices.DeleteFunc(active, func(a Hold) bool { return !a.End.After(h.Acquired) })
 		broken := len(active) > 0 && h.Exclusive
+		taken := h.weight()
 		for _, a := range active {
 			broken = broken || a.Exclusive
+			taken += a.weight()
 		}
-		if limit > 0 && len(active)+1 > limit {
+		if limit > 0 && taken > limit {
 			broken = true
 		}
 		if broken {

@@ -55,3 +55,14 @@ type PeerHeld interface {
 	// ReleaseAt releases the hold, and returns when the peer began to.
 	ReleaseAt(ctx context.Context) (called int64, err error)
 }
+
+// Downgrader is a write hold of a read/write lock that the worker
+// downgrades instead of releasing: Downgrade takes the read lock of the
+// same owner while the write lock is held, then releases the write lock,
+// and returns the read hold (or nil and an error, the write lock
+// released). The write hold is recorded as ending when the downgrade
+// began, the read hold as beginning when Downgrade returned.
+type Downgrader interface {
+	Held
+	Downgrade(ctx context.Context) (Held, error)
+}
