@@ -22,6 +22,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/internal/chaos"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
 // The shape of a chaos run.
@@ -66,7 +67,9 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	zktest.Integration(t)
 	duration, seed := chaosDuration(t), chaosSeed(t)
 	t.Logf("chaos: duration %v seed %d (CHAOS_SEED=%d replays the schedule)", duration, seed, seed)
-	ensemble := zktest.NewEnsemble(t, 3)
+	// The server grants less than the quiet client asks for (see
+	// connectChaosClients).
+	ensemble := zktest.NewEnsemble(t, 3, zktesting.WithMaxSessionTimeout(chaosSessionTimeout))
 	root := zktest.UniquePath(t)
 	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	observer, err := framework.Connect(context.Background(), ensemble.Addrs(), framework.WithLogger(logger))
@@ -78,6 +81,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	ledger, stats := chaos.NewLedger(), chaos.NewStats()
 	clients, links, logs := connectChaosClients(t, ensemble.Addrs(), logger)
 	workers := goWorkers(t, root, clients, ledger, stats, seed)
+	edges := goEdges(t, root, clients, ledger, stats, seed)
 	curatorWorkers := []*chaos.Worker{
 		{Recipe: "mutex", Locker: chaos.CuratorMutex{Peer: curator, Handle: "chaos-mutex", Path: root + "/mutex", Observer: observer}},
 		{Recipe: "semaphore", Locker: chaos.CuratorSemaphore{Peer: curator, Handle: "chaos-sem", Path: root + "/semaphore", Max: chaosSemaphoreMax}},
@@ -91,7 +95,8 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 		Ensemble: ensemble, Links: links, SessionTimeout: chaosSessionTimeout, Seed: seed,
 		Log: slog.New(slog.NewTextHandler(t.Output(), nil)), Clock: ledger.Clock(), Holders: holderNames(len(clients)),
 	}
-	require.NoError(t, runChaos(duration, schedule, workers, curatorWorkers), "the schedule could not undo a fault")
+	runners := append(edges.runners, workersAsRunners(workers)...)
+	require.NoError(t, runChaos(duration, schedule, runners, curatorWorkers), "the schedule could not undo a fault")
 
 	report := chaos.NewReport(duration, seed, len(clients))
 	report.Faults = schedule.Counts()
@@ -99,6 +104,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	report.Violations = append(report.Violations, ledger.Check()...)
 	report.HoldsInterrupted = chaos.Interrupted(ledger.Holds())
 	report.ExpiredUnderHolder = chaos.ExpiredUnderHolder(ledger.Holds(), schedule.Expiries())
+	edges.judge(t, observer, ledger, report)
 	require.Eventually(t, func() bool {
 		for _, c := range clients {
 			if !c.State().IsConnected() {
@@ -167,10 +173,19 @@ func goWorkers(t *testing.T, root string, clients []*framework.Client, ledger *c
 	return workers
 }
 
+// workersAsRunners returns workers as runners.
+func workersAsRunners(workers []*chaos.Worker) []runner {
+	out := make([]runner, len(workers))
+	for i, w := range workers {
+		out[i] = w
+	}
+	return out
+}
+
 // runChaos runs the schedule and the workers for duration, the Curator
 // workers for its middle half, and returns once all have stopped and every
 // fault is undone.
-func runChaos(duration time.Duration, schedule *chaos.Schedule, workers, curatorWorkers []*chaos.Worker) error {
+func runChaos(duration time.Duration, schedule *chaos.Schedule, workers []runner, curatorWorkers []*chaos.Worker) error {
 	runCtx, stop := context.WithTimeout(context.Background(), duration)
 	defer stop()
 	var wg sync.WaitGroup
@@ -214,19 +229,25 @@ func judge(t *testing.T, report *chaos.Report, root string) {
 	for _, p := range report.Problems() {
 		t.Errorf("chaos: %s", p)
 	}
-	for _, r := range []string{"mutex", "semaphore", "counted-semaphore", "rwlock", "mutex by curator", "semaphore by curator", "rwlock by curator"} {
+	for _, r := range []string{
+		"mutex", "semaphore", "counted-semaphore", "rwlock", "mutex by curator", "semaphore by curator", "rwlock by curator",
+		"rwlock downgrade", "mutex explicit owner", "semaphore multi", ttlRecipe,
+	} {
 		assert.Positive(t, report.Acquisitions[r], "acquisitions of %s", r)
 	}
 	assert.Len(t, report.Faults, len(chaos.FaultKinds()), "every kind of fault was injected")
 }
 
 // connectChaosClients connects chaosClients clients, each through a proxy
-// of its own to every member, recording their states from the first.
+// of its own to every member, recording their states from the first. Each
+// sends credentials on every connection, so that the answer to an auth can
+// be lost. The last client is quiet: go-zookeeper's info logging is off,
+// and it asks for twice the session timeout the server grants.
 func connectChaosClients(t *testing.T, members []string, logger *slog.Logger) ([]*framework.Client, [][]chaos.Link, []*chaos.StateLog) {
 	var clients []*framework.Client
 	var links [][]chaos.Link
 	var logs []*chaos.StateLog
-	for range chaosClients {
+	for i := range chaosClients {
 		var addrs []string
 		var ls []chaos.Link
 		for _, m := range members {
@@ -234,7 +255,14 @@ func connectChaosClients(t *testing.T, members []string, logger *slog.Logger) ([
 			addrs = append(addrs, p.Addr())
 			ls = append(ls, p)
 		}
-		c, err := framework.New(addrs, framework.WithSessionTimeout(chaosSessionTimeout), framework.WithLogger(logger))
+		opts := []framework.Option{
+			framework.WithSessionTimeout(chaosSessionTimeout), framework.WithLogger(logger),
+			framework.WithAuth("digest", []byte("chaos:secret")),
+		}
+		if i == chaosClients-1 {
+			opts = append(opts, framework.WithSessionTimeout(2*chaosSessionTimeout), framework.WithZKOptions(zk.WithLogInfo(false)))
+		}
+		c, err := framework.New(addrs, opts...)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = c.Close() })
 		log := &chaos.StateLog{}
