@@ -34,8 +34,9 @@ const (
 )
 
 // goEdges returns the workers at the recipes' edges, contending with the
-// plain ones: writers of the read/write lock that downgrade (clients 0
-// and 1), explicit owners of the mutex that acquire in one goroutine and
+// plain ones: writers of the read/write lock that downgrade (client 0 in
+// order, client 1 as an explicit owner whose read acquire and write
+// release run at once), explicit owners of the mutex that acquire in one goroutine and
 // release in another (2 and 3), acquires of two semaphore leases in one
 // transaction (0 and 3), an incrementer of a shared count on every client,
 // and TTL leases of a one-lease semaphore that client 1 takes and client 2
@@ -49,8 +50,8 @@ func goEdges(t *testing.T, root string, clients []*framework.Client, ledger *cha
 			Ledger: ledger, Stats: stats, Seed: seed + 500 + uint64(len(e.runners)),
 		})
 	}
-	for _, i := range []int{0, 1} {
-		d, err := chaos.NewDowngrade(clients[i], root+"/rwlock")
+	for i, owner := range []string{"", "downgrader-1"} {
+		d, err := chaos.NewDowngrade(clients[i], root+"/rwlock", owner)
 		require.NoError(t, err)
 		worker("rwlock", "rwlock downgrade", i, "downgrade", d)
 	}

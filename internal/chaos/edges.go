@@ -6,52 +6,80 @@ import (
 	"fmt"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/zkrecipes/zkrecipes/recipes/rwlock"
-	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
 )
 
 // The edges of the recipes that the plain adapters never reach, each a
 // Locker recorded under the recipe it contends on: a writer that
 // downgrades, an explicit owner that acquires in one goroutine and
-// releases in another, and several semaphore leases acquired at once.
+// releases in another, and several semaphore leases acquired at once
+// (leasesn.go).
 
 // Downgrade is a Locker on the write lock of its own read/write lock at a
 // path, whose holds the worker downgrades (see Downgrader): it contends
-// with the writers and readers of RWLock on the same path.
-type Downgrade struct{ rw *rwlock.ReadWriteLock }
+// with the writers and readers of RWLock on the same path. By default the
+// worker's goroutine owns the holds, and downgrades in order: the read
+// lock, then the write lock's release. With an explicit owner, the read
+// acquire and the write release run at once, in two goroutines of the
+// owner: whichever the recipe lets go first, nobody else may hold the
+// write lock while the read lock is held at the writer's place.
+type Downgrade struct {
+	rw    *rwlock.ReadWriteLock
+	owner *owner // nil: the calling goroutine
+}
 
-// NewDowngrade returns a Downgrade on the read/write lock at path.
-func NewDowngrade(client *framework.Client, path string) (*Downgrade, error) {
+// NewDowngrade returns a Downgrade on the read/write lock at path; a
+// non-empty owner names the explicit owner of its holds.
+func NewDowngrade(client *framework.Client, path, ownerName string) (*Downgrade, error) {
 	rw, err := rwlock.New(client, path)
 	if err != nil {
 		return nil, err
 	}
-	return &Downgrade{rw: rw}, nil
+	d := &Downgrade{rw: rw}
+	if ownerName != "" {
+		d.owner = &owner{name: ownerName}
+	}
+	return d, nil
 }
 
 // Exclusive returns true: the write hold excludes all.
 func (d *Downgrade) Exclusive() bool { return true }
 
-// Acquire takes the write lock for the calling goroutine, the worker's.
+// as returns ctx acting for the explicit owner, if any.
+func (d *Downgrade) as(ctx context.Context) context.Context {
+	if d.owner == nil {
+		return ctx
+	}
+	return rwlock.WithOwner(ctx, d.owner)
+}
+
+// Acquire takes the write lock for the owner.
 func (d *Downgrade) Acquire(ctx context.Context) (Held, error) {
-	h, err := d.rw.WriteLock().Acquire(ctx)
+	h, err := d.rw.WriteLock().Acquire(d.as(ctx))
 	if err != nil {
 		return nil, err
 	}
-	return downgradeHeld{mutexHeld: mutexHeld{h}, rw: d.rw}, nil
+	return downgradeHeld{mutexHeld: mutexHeld{h}, d: d}, nil
 }
 
 type downgradeHeld struct {
 	mutexHeld
-	rw *rwlock.ReadWriteLock
+	d *Downgrade
+}
+
+// Release releases the write lock for the owner.
+func (h downgradeHeld) Release(ctx context.Context) error {
+	return h.d.rw.WriteLock().Release(h.d.as(ctx))
 }
 
 // Downgrade takes the read lock while the write lock is held, then
-// releases the write lock; on the worker's goroutine, the owner of both.
+// releases the write lock; an explicit owner does both at once.
 func (h downgradeHeld) Downgrade(ctx context.Context) (Held, error) {
-	read, err := h.rw.ReadLock().Acquire(ctx)
+	if h.d.owner != nil {
+		return h.concurrently(ctx)
+	}
+	read, err := h.d.rw.ReadLock().Acquire(ctx)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("downgrade: %w", err), h.Release(ctx))
 	}
@@ -59,6 +87,34 @@ func (h downgradeHeld) Downgrade(ctx context.Context) (Held, error) {
 		return mutexHeld{read}, fmt.Errorf("downgrade: release the write lock: %w", err)
 	}
 	return mutexHeld{read}, nil
+}
+
+// concurrently runs the read acquire and the write release at once, each
+// in a goroutine of the explicit owner.
+func (h downgradeHeld) concurrently(ctx context.Context) (Held, error) {
+	released := make(chan error, 1)
+	// Ends when the release returns, which ctx bounds.
+	go func() { released <- h.Release(ctx) }()
+	read, err := h.d.rw.ReadLock().Acquire(h.d.as(ctx))
+	relErr := <-released
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("downgrade: %w", err), relErr)
+	}
+	held := ownedReadHeld{mutexHeld: mutexHeld{read}, d: h.d}
+	if relErr != nil {
+		return held, fmt.Errorf("downgrade: release the write lock: %w", relErr)
+	}
+	return held, nil
+}
+
+// ownedReadHeld is a read hold of an explicit owner.
+type ownedReadHeld struct {
+	mutexHeld
+	d *Downgrade
+}
+
+func (h ownedReadHeld) Release(ctx context.Context) error {
+	return h.d.rw.ReadLock().Release(h.d.as(ctx))
 }
 
 // OwnedMutex is a Locker on a mutex.Mutex of its own at a path whose holds
@@ -116,90 +172,4 @@ func (h ownedHeld) Release(ctx context.Context) error {
 	// Ends when the release returns, which ctx bounds.
 	go func() { done <- h.o.m.Release(mutex.WithOwner(ctx, h.o.owner)) }()
 	return <-done
-}
-
-// SemaphoreN is a Locker on a semaphore.Semaphore of its own that acquires
-// N leases at once (one transaction), recorded as one hold of N leases.
-type SemaphoreN struct {
-	s *semaphore.Semaphore
-	n int
-}
-
-// NewSemaphoreN returns a SemaphoreN on the semaphore at path with max
-// leases.
-func NewSemaphoreN(client *framework.Client, path string, maxLeases, n int) (*SemaphoreN, error) {
-	s, err := semaphore.New(client, path, maxLeases)
-	if err != nil {
-		return nil, err
-	}
-	return &SemaphoreN{s: s, n: n}, nil
-}
-
-// Exclusive returns false.
-func (l *SemaphoreN) Exclusive() bool { return false }
-
-// Acquire acquires N leases, all or none.
-func (l *SemaphoreN) Acquire(ctx context.Context) (Held, error) {
-	ls, err := l.s.AcquireN(ctx, l.n)
-	if err != nil {
-		return nil, err
-	}
-	h := &leasesHeld{s: l.s, ls: ls, lost: make(chan struct{}), done: make(chan struct{})}
-	// Ends when a lease is lost or the leases are returned.
-	go func() {
-		defer close(h.lost)
-		cases := make([]<-chan struct{}, 0, len(ls))
-		for _, lease := range ls {
-			cases = append(cases, lease.Lost())
-		}
-		waitAny(cases, h.done)
-	}()
-	return h, nil
-}
-
-// leasesHeld is several leases held at once: lost when any is.
-type leasesHeld struct {
-	s    *semaphore.Semaphore
-	ls   []*leases.Lease
-	lost chan struct{} // closed when a lease is lost, or after Release
-	done chan struct{} // closed by Release
-}
-
-func (h *leasesHeld) Lost() <-chan struct{} { return h.lost }
-
-// FencingToken returns 0: leases carry no fencing token here.
-func (h *leasesHeld) FencingToken(context.Context) (int64, error) { return 0, nil }
-
-func (h *leasesHeld) Node() string { return h.ls[0].Path() }
-
-// Leases returns how many leases the hold takes.
-func (h *leasesHeld) Leases() int { return len(h.ls) }
-
-func (h *leasesHeld) Release(ctx context.Context) error {
-	close(h.done)
-	return h.s.Return(ctx, h.ls...)
-}
-
-// waitAny returns when one of chs, or done, is closed.
-func waitAny(chs []<-chan struct{}, done <-chan struct{}) {
-	merged := make(chan struct{})
-	stop := make(chan struct{})
-	defer close(stop)
-	for _, ch := range chs {
-		// Ends when ch closes or waitAny returns.
-		go func() {
-			select {
-			case <-ch:
-				select {
-				case merged <- struct{}{}:
-				case <-stop:
-				}
-			case <-stop:
-			}
-		}()
-	}
-	select {
-	case <-merged:
-	case <-done:
-	}
 }
