@@ -22,7 +22,7 @@ type runner interface{ Run(ctx context.Context) }
 type edges struct {
 	runners  []runner
 	tally    *chaos.Tally
-	count    string // the incremented shared count's path
+	counts   []string // the incremented shared counts' paths
 	resource *chaos.Resource
 	resumers []*chaos.TTLResumer
 }
@@ -38,12 +38,13 @@ const (
 // order, client 1 as an explicit owner whose read acquire and write
 // release run at once), explicit owners of the mutex that acquire in one goroutine and
 // release in another (2 and 3), acquires of two semaphore leases in one
-// transaction (0 and 3), an incrementer of a shared count on every client,
+// transaction (0 and 3), an incrementer of a shared count of its own on
+// every client,
 // and TTL leases of a one-lease semaphore that client 1 takes and client 2
 // takes over with Resume, and 3 and 4 likewise, fenced by a resource that
 // keeps the highest token.
 func goEdges(t *testing.T, root string, clients []*framework.Client, ledger *chaos.Ledger, stats *chaos.Stats, seed uint64) *edges {
-	e := &edges{tally: &chaos.Tally{}, count: root + "/increments", resource: &chaos.Resource{Name: ttlRecipe, Clock: ledger.Clock()}}
+	e := &edges{tally: &chaos.Tally{}, resource: &chaos.Resource{Name: ttlRecipe, Clock: ledger.Clock()}}
 	worker := func(recipe, label string, i int, part string, l chaos.Locker) {
 		e.runners = append(e.runners, &chaos.Worker{
 			Recipe: recipe, Label: label, Holder: fmt.Sprintf("go-%d/%s", i, part), Locker: l,
@@ -66,7 +67,9 @@ func goEdges(t *testing.T, root string, clients []*framework.Client, ledger *cha
 		worker("semaphore", "semaphore multi", i, "multi", s)
 	}
 	for i, c := range clients {
-		count, err := sharedcount.New(c, e.count, 0)
+		path := fmt.Sprintf("%s/increments/go-%d", root, i)
+		e.counts = append(e.counts, path)
+		count, err := sharedcount.New(c, path, 0)
 		require.NoError(t, err)
 		e.runners = append(e.runners, &chaos.Incrementer{Count: count, Tally: e.tally, Stats: stats, Label: fmt.Sprintf("increments go-%d", i)})
 	}
@@ -87,7 +90,7 @@ func goEdges(t *testing.T, root string, clients []*framework.Client, ledger *cha
 }
 
 // judge adds what the edges found to the report: the fenced resource's
-// writes and its violations, and the shared count's rise against the
+// writes and its violations, and the shared counts' rise against the
 // increments the workers believe applied.
 func (e *edges) judge(t *testing.T, observer *framework.Client, ledger *chaos.Ledger, report *chaos.Report) {
 	accepted, refused := e.resource.Counts()
@@ -100,11 +103,15 @@ func (e *edges) judge(t *testing.T, observer *framework.Client, ledger *chaos.Le
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	count, err := sharedcount.New(observer, e.count, 0)
-	require.NoError(t, err)
-	v, err := count.Get(ctx)
-	require.NoError(t, err)
+	var total int32
+	for _, path := range e.counts {
+		count, err := sharedcount.New(observer, path, 0)
+		require.NoError(t, err)
+		v, err := count.Get(ctx)
+		require.NoError(t, err)
+		total += v.Count
+	}
 	believed, unknown := e.tally.Counts()
-	report.Increments = map[string]int{"believed": believed, "unknown": unknown, "final": int(v.Count)}
-	report.Violations = append(report.Violations, e.tally.Check("sharedcount", ledger.Clock().Now(), 0, v.Count)...)
+	report.Increments = map[string]int{"believed": believed, "unknown": unknown, "final": int(total)}
+	report.Violations = append(report.Violations, e.tally.Check("sharedcount", ledger.Clock().Now(), 0, total)...)
 }

@@ -10,8 +10,8 @@ import (
 )
 
 // Tally is the shared-count increment ledger: every increment a worker
-// believes applied, and every one whose outcome it could not know (an
-// error). It is safe for concurrent use.
+// believes applied, and every one whose outcome it could not settle. It
+// is safe for concurrent use.
 type Tally struct {
 	mu       sync.Mutex
 	believed int
@@ -31,10 +31,10 @@ func (t *Tally) Counts() (believed, unknown int) {
 	return t.believed, t.unknown
 }
 
-// Check compares the count's rise, from seed to final, with what the
+// Check compares the counts' rise, from seed to final, with what the
 // workers believe: it must equal the believed increments exactly, give or
-// take those whose outcome nobody knew (each may or may not have applied,
-// at most once). A rise above that is an increment applied twice, as a
+// take those whose outcome could not be settled (each may or may not have
+// applied, at most once; none in a run whose counts stayed readable). A rise above that is an increment applied twice, as a
 // TrySet whose answer was lost and that reports "not applied" makes; a rise
 // below it is an increment believed applied that never was.
 func (t *Tally) Check(recipe string, at time.Time, seed, final int32) []Violation {
@@ -47,14 +47,19 @@ func (t *Tally) Check(recipe string, at time.Time, seed, final int32) []Violatio
 		"the count rose by %d, but %d increments were believed applied and %d not known", rise, believed, unknown)}}
 }
 
-// Incrementer adds one to a shared count, again and again, by the
-// documented loop: read the count and its version, TrySet the count plus
-// one at that version, and read again if another write came first.
+// Incrementer adds one to a shared count of its own, again and again, by
+// the documented loop: read the count and its version, TrySet the count
+// plus one at that version, and read again if the TrySet reports that
+// another write came first. Being the count's only writer, it settles a
+// TrySet that failed with an error by reading the count again: one more
+// than before is its increment, applied; so an increment it believes
+// applied is exactly one that was, and a lost answer that makes TrySet
+// report "not applied" after applying it shows as a count above the tally.
 type Incrementer struct {
 	Count *sharedcount.SharedCount
 	Tally *Tally
 	Stats *Stats
-	Label string // names the incrementer in the counts, e.g. "increments"
+	Label string // names the incrementer in the counts, e.g. "increments go-0"
 }
 
 // Run increments until ctx ends.
@@ -68,7 +73,7 @@ func (in *Incrementer) Run(ctx context.Context) {
 	}
 }
 
-// increment adds one, or fails; a failed TrySet's increment is not known.
+// increment adds one, or fails before writing, or settles a failed write.
 func (in *Incrementer) increment(ctx context.Context) error {
 	for {
 		actx, cancel := context.WithTimeout(ctx, acquireTimeout)
@@ -81,7 +86,7 @@ func (in *Incrementer) increment(ctx context.Context) error {
 		cancel()
 		switch {
 		case err != nil:
-			in.Tally.Unknown()
+			in.settle(ctx, v)
 			return err
 		case ok:
 			in.Tally.Believed()
@@ -89,5 +94,27 @@ func (in *Incrementer) increment(ctx context.Context) error {
 		case ctx.Err() != nil:
 			return ctx.Err()
 		}
+	}
+}
+
+// settle reads the count after a TrySet from before that failed, until a
+// read succeeds: one more is the increment, applied; the same is none. A
+// count that cannot be read by the end of the run is not known.
+func (in *Incrementer) settle(ctx context.Context, before sharedcount.Value) {
+	for {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), acquireTimeout)
+		v, err := in.Count.Get(rctx)
+		cancel()
+		switch {
+		case err == nil && v.Count == before.Count+1:
+			in.Tally.Believed()
+			return
+		case err == nil && v.Count == before.Count:
+			return
+		case err == nil || ctx.Err() != nil:
+			in.Tally.Unknown() // another writer, or no read before the end
+			return
+		}
+		pause(ctx, errorPause)
 	}
 }
