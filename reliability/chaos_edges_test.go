@@ -80,7 +80,8 @@ func goEdges(t *testing.T, root string, clients []*framework.Client, ledger *cha
 		second, err := semaphore.New(clients[pair[1]], root+"/"+ttlRecipe, 1, semaphore.WithTTL(chaos.TTL()))
 		require.NoError(t, err)
 		r := &chaos.TTLResumer{
-			First: first, Second: second, Recipe: ttlRecipe, Holder: fmt.Sprintf("go-%d/ttl", pair[0]),
+			First: first, Second: second, Recipe: ttlRecipe,
+			Holder: fmt.Sprintf("go-%d/ttl", pair[0]), SecondHolder: fmt.Sprintf("go-%d/ttl-resumed", pair[1]),
 			Ledger: ledger, Stats: stats, Resource: e.resource,
 		}
 		e.resumers = append(e.resumers, r)

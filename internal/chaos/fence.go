@@ -74,7 +74,8 @@ func (r *Resource) Violations() []Violation {
 type TTLResumer struct {
 	First, Second *semaphore.Semaphore // of two clients, on one path, WithTTL
 	Recipe        string
-	Holder        string // the first holder; the second is Holder+"/resumed"
+	Holder        string // names the first holder, of First's client
+	SecondHolder  string // names the second holder, of Second's client
 	Ledger        *Ledger
 	Stats         *Stats
 	Resource      *Resource
@@ -134,7 +135,7 @@ func (r *TTLResumer) handOver(ctx context.Context) error {
 // and returns both.
 func (r *TTLResumer) resumed(ctx context.Context, first, second *leases.Lease, firstToken int64) {
 	clock := r.Ledger.Clock()
-	holder := r.Holder + "/resumed"
+	holder := r.SecondHolder
 	rec := Hold{Recipe: r.Recipe, Holder: holder, Node: second.Path(), Exclusive: true, Acquired: clock.Now()}
 	tctx, cancel := context.WithTimeout(ctx, tokenTimeout)
 	rec.Token, _ = second.FencingToken(tctx)
