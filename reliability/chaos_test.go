@@ -113,7 +113,13 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 			report.StateProblems = append(report.StateProblems, fmt.Sprintf("client %d: %s", i, p))
 		}
 	}
-	for _, c := range clients {
+	for i, c := range clients {
+		// The server grants at most chaosSessionTimeout; a client that
+		// believes in more declares Lost after the server has expired it.
+		if got := c.SessionTimeout(); got > chaosSessionTimeout {
+			report.StateProblems = append(report.StateProblems, fmt.Sprintf(
+				"client %d: session timeout %v, but the server grants at most %v", i, got, chaosSessionTimeout))
+		}
 		assert.NoError(t, c.Close())
 	}
 	report.RepliesDropped, report.RepliesDroppedBy = droppedReplies(links)
