@@ -88,6 +88,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	schedule := &chaos.Schedule{
 		Ensemble: ensemble, Links: links, SessionTimeout: chaosSessionTimeout, Seed: seed,
 		Log: slog.New(slog.NewTextHandler(t.Output(), nil)), Clock: ledger.Clock(), Holders: holderNames(len(clients)),
+		Holding: ledger.Holding,
 	}
 	runners := append(edges.runners, workersAsRunners(workers)...)
 	require.NoError(t, runChaos(duration, schedule, runners, curatorWorkers), "the schedule could not undo a fault")

@@ -1,6 +1,8 @@
 package chaos
 
 import (
+	"context"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -80,4 +82,33 @@ func TestReport_FailsALongRunWhoseFaultsDidNotBite(t *testing.T) {
 			assert.Equal(t, len(tc.want) > 0, r.Failed())
 		})
 	}
+}
+
+func TestLedger_TellsWhichClientHoldsNow(t *testing.T) {
+	l := NewLedger()
+	assert.False(t, l.Holding("go-1"))
+	l.Begin("go-1/downgrade")
+	l.Begin("go-1/downgrade")
+	assert.True(t, l.Holding("go-1"))
+	assert.False(t, l.Holding("go-10"), "go-10 is another client")
+	l.Done("go-1/downgrade")
+	assert.True(t, l.Holding("go-1"), "one of its two holds is still in force")
+	l.Done("go-1/downgrade")
+	assert.False(t, l.Holding("go-1"))
+}
+
+func TestSchedule_PartitionsAClientThatHolds(t *testing.T) {
+	holding := map[string]bool{"go-2": true}
+	s := &Schedule{
+		Links: make([][]Link, 4), Holders: []string{"go-0", "go-1", "go-2", "go-3"},
+		Holding: func(c string) bool { return holding[c] },
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for range 10 {
+		assert.Equal(t, 2, s.pickHolder(t.Context(), 0, rnd))
+	}
+	holding = map[string]bool{}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	assert.Equal(t, 3, s.pickHolder(ctx, 3, rnd), "nobody holds: the client drawn")
 }

@@ -72,10 +72,42 @@ type Ledger struct {
 	mu     sync.Mutex
 	limits map[string]int
 	holds  []Hold
+	active map[string]int // holds in force, by holder
 }
 
 // NewLedger returns an empty ledger with a clock of its own.
-func NewLedger() *Ledger { return &Ledger{clock: NewClock(), limits: make(map[string]int)} }
+func NewLedger() *Ledger {
+	return &Ledger{clock: NewClock(), limits: make(map[string]int), active: make(map[string]int)}
+}
+
+// Begin notes that holder holds one more hold, until Done.
+func (l *Ledger) Begin(holder string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.active[holder]++
+}
+
+// Done notes that a hold of holder has ended.
+func (l *Ledger) Done(holder string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.active[holder]--; l.active[holder] <= 0 {
+		delete(l.active, holder)
+	}
+}
+
+// Holding tells whether client (a holder's name, or the name its holders
+// start with and "/") holds something right now.
+func (l *Ledger) Holding(client string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for holder := range l.active {
+		if ownedBy(holder, client) {
+			return true
+		}
+	}
+	return false
+}
 
 // Clock returns the clock every instant recorded in l is read from.
 func (l *Ledger) Clock() *Clock { return l.clock }

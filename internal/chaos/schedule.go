@@ -59,6 +59,8 @@ const (
 	memberStart   = 2 * time.Minute // bound on starting a member again
 	leaderTimeout = time.Minute     // bound on finding the leader
 	expireMargin  = 2 * time.Second // a partition lasts the session timeout and this
+	holderWait    = 2 * time.Second // to find a client that holds, for a partition
+	holderPoll    = 5 * time.Millisecond
 )
 
 // Schedule injects faults into an ensemble and the links of its clients,
@@ -77,6 +79,11 @@ type Schedule struct {
 	// and "/" and its part), so that the report can tell which holds a
 	// partition interrupted.
 	Holders []string
+	// Holding, if set, tells whether a client (by its name in Holders)
+	// holds something right now: a partition past the session timeout
+	// then goes to a client that holds, so that the session expires under
+	// a holder.
+	Holding func(client string) bool
 
 	mu       sync.Mutex
 	counts   map[string]int
@@ -134,6 +141,9 @@ func (s *Schedule) Counts() map[string]int {
 // ctx ends, so that nothing stays broken.
 func (s *Schedule) inject(ctx context.Context, kind string, rnd *rand.Rand) error {
 	client := rnd.IntN(len(s.Links))
+	if kind == FaultExpire {
+		client = s.pickHolder(ctx, client, rnd)
+	}
 	links := s.Links[client]
 	s.Log.Info("chaos: fault", "kind", kind, "client", client)
 	s.count(kind)
@@ -182,6 +192,24 @@ func (s *Schedule) inject(ctx context.Context, kind string, rnd *rand.Rand) erro
 		return s.restart(ctx, true, rnd)
 	}
 	return nil
+}
+
+// pickHolder returns a client that holds something, looking for one for
+// up to holderWait; fallback when none does.
+func (s *Schedule) pickHolder(ctx context.Context, fallback int, rnd *rand.Rand) int {
+	if s.Holding == nil || len(s.Holders) < len(s.Links) {
+		return fallback
+	}
+	deadline := time.Now().Add(holderWait)
+	for ctx.Err() == nil && time.Now().Before(deadline) {
+		for _, c := range rnd.Perm(len(s.Links)) {
+			if s.Holding(s.Holders[c]) {
+				return c
+			}
+		}
+		pause(ctx, holderPoll)
+	}
+	return fallback
 }
 
 // partition pauses every link of a client for longer than its session

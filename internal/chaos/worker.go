@@ -98,6 +98,7 @@ func (w *Worker) hold(h Held, exclusive bool) {
 		w.finish(h, rec)
 		return
 	}
+	w.Ledger.Begin(w.Holder)
 	if lost != nil {
 		// Ends at the loss signal or the release, whichever comes first.
 		go func() {
@@ -129,6 +130,7 @@ func (w *Worker) hold(h Held, exclusive bool) {
 		}
 	}
 	rec.End = end
+	w.Ledger.Done(w.Holder)
 	w.finish(h, rec)
 }
 
