@@ -34,7 +34,8 @@ build:
 test: deps
 	$(GO) test -race -count=1 -timeout 20m ./...
 
-## chaos: the chaos run alone, for DURATION (make chaos DURATION=30m); report in CHAOS_REPORT
+## chaos: the chaos run alone, for DURATION (make chaos DURATION=30m); report in CHAOS_REPORT;
+## fails on a broken promise, and from 2m on when no fault interrupted a hold, dropped an answer or expired a holder
 chaos: deps
 	CHAOS_DURATION=$(DURATION) $(GO) test -race -count=1 -timeout 24h -v -run '^TestChaos_NothingHeldTwice' ./reliability/
 

@@ -4,12 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"runtime"
-	"runtime/pprof"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,8 +15,8 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/chaos"
-	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
 // The shape of a chaos run.
@@ -66,7 +61,9 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	zktest.Integration(t)
 	duration, seed := chaosDuration(t), chaosSeed(t)
 	t.Logf("chaos: duration %v seed %d (CHAOS_SEED=%d replays the schedule)", duration, seed, seed)
-	ensemble := zktest.NewEnsemble(t, 3)
+	// The server grants less than the quiet client asks for (see
+	// connectChaosClients).
+	ensemble := zktest.NewEnsemble(t, 3, zktesting.WithMaxSessionTimeout(chaosSessionTimeout))
 	root := zktest.UniquePath(t)
 	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	observer, err := framework.Connect(context.Background(), ensemble.Addrs(), framework.WithLogger(logger))
@@ -78,6 +75,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	ledger, stats := chaos.NewLedger(), chaos.NewStats()
 	clients, links, logs := connectChaosClients(t, ensemble.Addrs(), logger)
 	workers := goWorkers(t, root, clients, ledger, stats, seed)
+	edges := goEdges(t, root, clients, ledger, stats, seed)
 	curatorWorkers := []*chaos.Worker{
 		{Recipe: "mutex", Locker: chaos.CuratorMutex{Peer: curator, Handle: "chaos-mutex", Path: root + "/mutex", Observer: observer}},
 		{Recipe: "semaphore", Locker: chaos.CuratorSemaphore{Peer: curator, Handle: "chaos-sem", Path: root + "/semaphore", Max: chaosSemaphoreMax}},
@@ -89,14 +87,19 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	}
 	schedule := &chaos.Schedule{
 		Ensemble: ensemble, Links: links, SessionTimeout: chaosSessionTimeout, Seed: seed,
-		Log: slog.New(slog.NewTextHandler(t.Output(), nil)),
+		Log: slog.New(slog.NewTextHandler(t.Output(), nil)), Clock: ledger.Clock(), Holders: holderNames(len(clients)),
+		Holding: ledger.Holding,
 	}
-	require.NoError(t, runChaos(duration, schedule, workers, curatorWorkers), "the schedule could not undo a fault")
+	runners := append(edges.runners, workersAsRunners(workers)...)
+	require.NoError(t, runChaos(duration, schedule, runners, curatorWorkers), "the schedule could not undo a fault")
 
 	report := chaos.NewReport(duration, seed, len(clients))
 	report.Faults = schedule.Counts()
 	report.Fill(stats)
 	report.Violations = append(report.Violations, ledger.Check()...)
+	report.HoldsInterrupted = chaos.Interrupted(ledger.Holds())
+	report.ExpiredUnderHolder = chaos.ExpiredUnderHolder(ledger.Holds(), schedule.Expiries())
+	edges.judge(t, observer, ledger, report)
 	require.Eventually(t, func() bool {
 		for _, c := range clients {
 			if !c.State().IsConnected() {
@@ -111,16 +114,16 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 			report.StateProblems = append(report.StateProblems, fmt.Sprintf("client %d: %s", i, p))
 		}
 	}
-	for _, c := range clients {
+	for i, c := range clients {
+		// The server grants at most chaosSessionTimeout; a client that
+		// believes in more declares Lost after the server has expired it.
+		if got := c.SessionTimeout(); got > chaosSessionTimeout {
+			report.StateProblems = append(report.StateProblems, fmt.Sprintf(
+				"client %d: session timeout %v, but the server grants at most %v", i, got, chaosSessionTimeout))
+		}
 		assert.NoError(t, c.Close())
 	}
-	for _, ls := range links {
-		for _, l := range ls {
-			p := l.(*zktest.Proxy)
-			report.RepliesDropped += p.DroppedReplies()
-			p.Close()
-		}
-	}
+	report.RepliesDropped, report.RepliesDroppedBy = droppedReplies(links)
 	report.LeakedGoroutines = leakedGoroutines(t, baseline)
 	judge(t, report, root)
 }
@@ -145,7 +148,7 @@ func goWorkers(t *testing.T, root string, clients []*framework.Client, ledger *c
 // runChaos runs the schedule and the workers for duration, the Curator
 // workers for its middle half, and returns once all have stopped and every
 // fault is undone.
-func runChaos(duration time.Duration, schedule *chaos.Schedule, workers, curatorWorkers []*chaos.Worker) error {
+func runChaos(duration time.Duration, schedule *chaos.Schedule, workers []runner, curatorWorkers []*chaos.Worker) error {
 	runCtx, stop := context.WithTimeout(context.Background(), duration)
 	defer stop()
 	var wg sync.WaitGroup
@@ -186,19 +189,28 @@ func judge(t *testing.T, report *chaos.Report, root string) {
 	assert.Empty(t, report.Orphans, "nodes left under %s", root)
 	assert.Zero(t, report.LeakedGoroutines, "goroutines leaked")
 	assert.Empty(t, report.StateProblems, "client state machines")
-	for _, r := range []string{"mutex", "semaphore", "counted-semaphore", "rwlock", "mutex by curator", "semaphore by curator", "rwlock by curator"} {
+	for _, p := range report.Problems() {
+		t.Errorf("chaos: %s", p)
+	}
+	for _, r := range []string{
+		"mutex", "semaphore", "counted-semaphore", "rwlock", "mutex by curator", "semaphore by curator", "rwlock by curator",
+		"rwlock downgrade", "mutex explicit owner", "semaphore multi", ttlRecipe,
+	} {
 		assert.Positive(t, report.Acquisitions[r], "acquisitions of %s", r)
 	}
-	assert.Len(t, report.Faults, 6, "every kind of fault was injected")
+	assert.Len(t, report.Faults, len(chaos.FaultKinds()), "every kind of fault was injected")
 }
 
 // connectChaosClients connects chaosClients clients, each through a proxy
-// of its own to every member, recording their states from the first.
+// of its own to every member, recording their states from the first. Each
+// sends credentials on every connection, so that the answer to an auth can
+// be lost. The last client is quiet: go-zookeeper's info logging is off,
+// and it asks for twice the session timeout the server grants.
 func connectChaosClients(t *testing.T, members []string, logger *slog.Logger) ([]*framework.Client, [][]chaos.Link, []*chaos.StateLog) {
 	var clients []*framework.Client
 	var links [][]chaos.Link
 	var logs []*chaos.StateLog
-	for range chaosClients {
+	for i := range chaosClients {
 		var addrs []string
 		var ls []chaos.Link
 		for _, m := range members {
@@ -206,7 +218,14 @@ func connectChaosClients(t *testing.T, members []string, logger *slog.Logger) ([
 			addrs = append(addrs, p.Addr())
 			ls = append(ls, p)
 		}
-		c, err := framework.New(addrs, framework.WithSessionTimeout(chaosSessionTimeout), framework.WithLogger(logger))
+		opts := []framework.Option{
+			framework.WithSessionTimeout(chaosSessionTimeout), framework.WithLogger(logger),
+			framework.WithAuth("digest", []byte("chaos:secret")),
+		}
+		if i == chaosClients-1 {
+			opts = append(opts, framework.WithSessionTimeout(2*chaosSessionTimeout), framework.WithZKOptions(zk.WithLogInfo(false)))
+		}
+		c, err := framework.New(addrs, opts...)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = c.Close() })
 		log := &chaos.StateLog{}
@@ -217,90 +236,4 @@ func connectChaosClients(t *testing.T, members []string, logger *slog.Logger) ([
 		clients, links, logs = append(clients, c), append(links, ls), append(logs, log)
 	}
 	return clients, links, logs
-}
-
-// waitNoOrphans waits until no ephemeral node is left under root, and
-// returns those still there after orphanTimeout.
-func waitNoOrphans(t *testing.T, observer *framework.Client, root string) []string {
-	var orphans []string
-	deadline := time.Now().Add(orphanTimeout)
-	for {
-		orphans = ephemerals(t, observer, root)
-		if len(orphans) == 0 || time.Now().After(deadline) {
-			return orphans
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// ephemerals lists every ephemeral node under path, depth first.
-func ephemerals(t *testing.T, c *framework.Client, path string) []string {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	children, _, err := c.Children(ctx, path)
-	if err != nil {
-		require.ErrorIs(t, err, zk.ErrNoNode)
-		return nil
-	}
-	var out []string
-	for _, name := range children {
-		child := zkpath.Join(path, name)
-		ok, stat, err := c.Exists(ctx, child)
-		require.NoError(t, err)
-		if ok && stat.EphemeralOwner != 0 {
-			out = append(out, fmt.Sprintf("%s (session %#x)", child, stat.EphemeralOwner))
-		}
-		out = append(out, ephemerals(t, c, child)...)
-	}
-	return out
-}
-
-// leakedGoroutines waits for the goroutine count to fall back to baseline,
-// and returns by how much it stays above; it logs the stacks if it does.
-func leakedGoroutines(t *testing.T, baseline int) int {
-	deadline := time.Now().Add(goroutineTimeout)
-	for {
-		n := runtime.NumGoroutine()
-		if n <= baseline {
-			return 0
-		}
-		if time.Now().After(deadline) {
-			var b strings.Builder
-			_ = pprof.Lookup("goroutine").WriteTo(&b, 1)
-			t.Logf("chaos: %d goroutines, %d before the run:\n%s", n, baseline, b.String())
-			return n - baseline
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// chaosDuration reads CHAOS_DURATION (default 2m).
-func chaosDuration(t *testing.T) time.Duration {
-	s := os.Getenv("CHAOS_DURATION")
-	if s == "" {
-		return defaultChaosRun
-	}
-	d, err := time.ParseDuration(s)
-	require.NoError(t, err, "CHAOS_DURATION")
-	require.Positive(t, d, "CHAOS_DURATION")
-	return d
-}
-
-// chaosSeed reads CHAOS_SEED, or picks one from the clock.
-func chaosSeed(t *testing.T) uint64 {
-	s := os.Getenv("CHAOS_SEED")
-	if s == "" {
-		return uint64(time.Now().UnixNano())
-	}
-	seed, err := strconv.ParseUint(s, 10, 64)
-	require.NoError(t, err, "CHAOS_SEED")
-	return seed
-}
-
-// reportPath is CHAOS_REPORT, or a file in the test's temporary directory.
-func reportPath(t *testing.T) string {
-	if p := os.Getenv("CHAOS_REPORT"); p != "" {
-		return p
-	}
-	return filepath.Join(t.TempDir(), "chaos-report.json")
 }

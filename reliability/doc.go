@@ -5,7 +5,14 @@
 //   - chaos_test.go: clients of a three-server ensemble, behind
 //     fault-injecting proxies, loop on the lock recipes (and the Curator
 //     peer joins them) while a schedule of faults runs; nothing may be held
-//     twice, left behind or leaked (see internal/chaos). CHAOS_DURATION
+//     twice, left behind or leaked (see internal/chaos). The edges join
+//     them (chaos_edges_test.go): downgrades, explicit owners, multi-lease
+//     acquires, a shared count's increments, TTL leases taken over with
+//     Resume and fenced by a resource, a client that asks for more session
+//     timeout than the server grants with go-zookeeper's info logging off.
+//     A run of two minutes or more fails unless its faults bit: a hold
+//     interrupted, an answer dropped, a session expired under a holder.
+//     CHAOS_DURATION
 //     sets the run's length (default 2m), CHAOS_SEED replays a schedule,
 //     CHAOS_REPORT names the JSON report's file; `make chaos
 //     DURATION=30m` runs it alone.

@@ -13,13 +13,16 @@ import (
 // (internal/zktest's Curator): a Java process whose named handles take
 // Curator's InterProcessMutex, InterProcessSemaphoreV2 and
 // InterProcessReadWriteLock.
+//
+// Each command returns the peer's own instant on CLOCK_MONOTONIC (see
+// Clock): when its acquire returned, or when it began to release.
 type CuratorPeer interface {
-	MutexAcquire(ctx context.Context, handle, path string, timeout time.Duration) (bool, error)
-	MutexRelease(ctx context.Context, handle string) error
-	SemAcquire(ctx context.Context, handle, path string, maxLeases, qty int, timeout time.Duration) ([]string, bool, error)
-	SemRelease(ctx context.Context, handle string) error
-	RWAcquire(ctx context.Context, handle, path string, write bool, timeout time.Duration) (bool, error)
-	RWRelease(ctx context.Context, handle string, write bool) error
+	MutexAcquireAt(ctx context.Context, handle, path string, timeout time.Duration) (bool, int64, error)
+	MutexReleaseAt(ctx context.Context, handle string) (int64, error)
+	SemAcquireAt(ctx context.Context, handle, path string, maxLeases, qty int, timeout time.Duration) ([]string, bool, int64, error)
+	SemReleaseAt(ctx context.Context, handle string) (int64, error)
+	RWAcquireAt(ctx context.Context, handle, path string, write bool, timeout time.Duration) (bool, int64, error)
+	RWReleaseAt(ctx context.Context, handle string, write bool) (int64, error)
 }
 
 // Bounds of a command to the peer. The peer's own acquire timeout is short,
@@ -32,7 +35,7 @@ const (
 )
 
 // CuratorMutex is a Locker on Curator's InterProcessMutex at Path, through
-// one handle of the peer. Its holds are never signalled lost (Curator's
+// one handle of the peer; its holds are PeerHeld. Its holds are never signalled lost (Curator's
 // mutex has no such signal); their fencing token is the czxid of the first
 // node in the queue, read through Observer.
 type CuratorMutex struct {
@@ -47,13 +50,15 @@ func (c CuratorMutex) Exclusive() bool { return true }
 
 // Acquire asks the peer for the lock until it holds it or ctx ends.
 func (c CuratorMutex) Acquire(ctx context.Context) (Held, error) {
-	err := askPeer(ctx, func(ctx context.Context) (bool, error) {
-		return c.Peer.MutexAcquire(ctx, c.Handle, c.Path, curatorAttempt)
+	var at int64
+	err := askPeer(ctx, func(ctx context.Context) (ok bool, err error) {
+		ok, at, err = c.Peer.MutexAcquireAt(ctx, c.Handle, c.Path, curatorAttempt)
+		return ok, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("curator mutex %s: %w", c.Path, err)
 	}
-	return curatorMutexHeld{c}, nil
+	return curatorMutexHeld{c: c, at: at}, nil
 }
 
 // askPeer makes attempts of the peer until one succeeds, fails, or ctx
@@ -99,7 +104,12 @@ func headToken(ctx context.Context, observer *framework.Client, path string, loc
 	return stat.Czxid, nil
 }
 
-type curatorMutexHeld struct{ c CuratorMutex }
+type curatorMutexHeld struct {
+	c  CuratorMutex
+	at int64 // when the peer's acquire returned
+}
+
+func (h curatorMutexHeld) AcquiredAt() int64 { return h.at }
 
 func (h curatorMutexHeld) Lost() <-chan struct{} { return nil }
 
@@ -112,9 +122,14 @@ func (h curatorMutexHeld) FencingToken(ctx context.Context) (int64, error) {
 func (h curatorMutexHeld) Node() string { return "" }
 
 func (h curatorMutexHeld) Release(ctx context.Context) error {
+	_, err := h.ReleaseAt(ctx)
+	return err
+}
+
+func (h curatorMutexHeld) ReleaseAt(ctx context.Context) (int64, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), curatorAnswer)
 	defer cancel()
-	return h.c.Peer.MutexRelease(ctx, h.c.Handle)
+	return h.c.Peer.MutexReleaseAt(ctx, h.c.Handle)
 }
 
 // CuratorSemaphore is a Locker on Curator's InterProcessSemaphoreV2 at
@@ -133,8 +148,9 @@ func (c CuratorSemaphore) Exclusive() bool { return false }
 // Acquire asks the peer for a lease until it has one or ctx ends.
 func (c CuratorSemaphore) Acquire(ctx context.Context) (Held, error) {
 	var names []string
+	var at int64
 	err := askPeer(ctx, func(ctx context.Context) (ok bool, err error) {
-		names, ok, err = c.Peer.SemAcquire(ctx, c.Handle, c.Path, c.Max, 1, curatorAttempt)
+		names, ok, at, err = c.Peer.SemAcquireAt(ctx, c.Handle, c.Path, c.Max, 1, curatorAttempt)
 		return ok, err
 	})
 	if err != nil {
@@ -144,13 +160,16 @@ func (c CuratorSemaphore) Acquire(ctx context.Context) (Held, error) {
 	if len(names) == 1 {
 		node = zkpath.Join(c.Path, "leases", names[0])
 	}
-	return curatorLeaseHeld{c: c, node: node}, nil
+	return curatorLeaseHeld{c: c, node: node, at: at}, nil
 }
 
 type curatorLeaseHeld struct {
 	c    CuratorSemaphore
 	node string
+	at   int64 // when the peer's acquire returned
 }
+
+func (h curatorLeaseHeld) AcquiredAt() int64 { return h.at }
 
 func (h curatorLeaseHeld) Lost() <-chan struct{} { return nil }
 
@@ -159,9 +178,14 @@ func (h curatorLeaseHeld) FencingToken(context.Context) (int64, error) { return 
 func (h curatorLeaseHeld) Node() string { return h.node }
 
 func (h curatorLeaseHeld) Release(ctx context.Context) error {
+	_, err := h.ReleaseAt(ctx)
+	return err
+}
+
+func (h curatorLeaseHeld) ReleaseAt(ctx context.Context) (int64, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), curatorAnswer)
 	defer cancel()
-	return h.c.Peer.SemRelease(ctx, h.c.Handle)
+	return h.c.Peer.SemReleaseAt(ctx, h.c.Handle)
 }
 
 // CuratorRWLock is a Locker on the write lock (Write) or the read lock of
@@ -182,16 +206,23 @@ func (c CuratorRWLock) Exclusive() bool { return c.Write }
 
 // Acquire asks the peer for the lock until it holds it or ctx ends.
 func (c CuratorRWLock) Acquire(ctx context.Context) (Held, error) {
-	err := askPeer(ctx, func(ctx context.Context) (bool, error) {
-		return c.Peer.RWAcquire(ctx, c.Handle, c.Path, c.Write, curatorAttempt)
+	var at int64
+	err := askPeer(ctx, func(ctx context.Context) (ok bool, err error) {
+		ok, at, err = c.Peer.RWAcquireAt(ctx, c.Handle, c.Path, c.Write, curatorAttempt)
+		return ok, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("curator rwlock %s: %w", c.Path, err)
 	}
-	return curatorRWHeld{c}, nil
+	return curatorRWHeld{c: c, at: at}, nil
 }
 
-type curatorRWHeld struct{ c CuratorRWLock }
+type curatorRWHeld struct {
+	c  CuratorRWLock
+	at int64 // when the peer's acquire returned
+}
+
+func (h curatorRWHeld) AcquiredAt() int64 { return h.at }
 
 func (h curatorRWHeld) Lost() <-chan struct{} { return nil }
 
@@ -207,7 +238,12 @@ func (h curatorRWHeld) FencingToken(ctx context.Context) (int64, error) {
 func (h curatorRWHeld) Node() string { return "" }
 
 func (h curatorRWHeld) Release(ctx context.Context) error {
+	_, err := h.ReleaseAt(ctx)
+	return err
+}
+
+func (h curatorRWHeld) ReleaseAt(ctx context.Context) (int64, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), curatorAnswer)
 	defer cancel()
-	return h.c.Peer.RWRelease(ctx, h.c.Handle, h.c.Write)
+	return h.c.Peer.RWReleaseAt(ctx, h.c.Handle, h.c.Write)
 }

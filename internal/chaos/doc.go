@@ -14,10 +14,23 @@
 //     joins the run. mutex.go and semaphore.go adapt recipes/mutex and
 //     recipes/semaphore; curator.go adapts the Curator interop peer.
 //   - Schedule runs faults (connection cuts, lost answers to creates,
-//     pauses past the session timeout, slow links, a follower restart, a
-//     leader kill and restart)
-//     against a local ensemble and the fault-injecting links in front of
-//     each client; Worker loops on one Locker and records its holds.
+//     versioned sets, multis and auths, pauses past the session timeout,
+//     slow links, a follower restart, a leader kill and restart) against a
+//     local ensemble and the fault-injecting links in front of each
+//     client; Worker loops on one Locker and records its holds.
+//   - The edges (edges.go, count.go, fence.go): writers that downgrade,
+//     explicit owners that acquire in one goroutine and release in
+//     another, several leases in one transaction, a shared count
+//     incremented by the documented TrySet loop (Tally: the count must
+//     rise by exactly the increments believed applied), and TTL leases
+//     taken over with Resume by a second client, fenced by a Resource
+//     that keeps the highest token.
+//
+// Every instant comes from one Clock, CLOCK_MONOTONIC, which the Curator
+// peer stamps its own holds on (PeerHeld), so that an overlap shorter than
+// a round trip to the peer is not hidden. A run proves its faults bit: in
+// a run of MinBiteRun or longer, Report.Problems fails it when no hold was
+// interrupted, no answer dropped or no session expired under a holder.
 //
 // A recipe joins with one file here and one line in the list of recipes of
 // the chaos test (chaosRecipes in reliability/chaos_test.go). The

@@ -27,24 +27,36 @@ type Hold struct {
 	Lost bool `json:"lost"`
 	// Token is the fencing token, 0 when unknown.
 	Token int64 `json:"token,omitempty"`
+	// Leases is how many of the recipe's Limit the hold takes (several
+	// leases acquired at once); 0 counts as 1.
+	Leases int `json:"leases,omitempty"`
 }
 
-// Violation is a broken promise: holds that overlapped, or fencing tokens
-// that did not increase.
+// weight returns how many of the recipe's Limit h takes.
+func (h Hold) weight() int { return max(h.Leases, 1) }
+
+// Violation is a broken promise: holds that overlapped, fencing tokens
+// that did not increase, a resource that accepted a stale write, or a
+// shared count that does not add up.
 type Violation struct {
-	// Kind is "overlap" or "fencing".
+	// Kind is "overlap", "fencing", "stale-write" or "count".
 	Kind string `json:"kind"`
 	// Recipe is the lock whose promise was broken.
 	Recipe string `json:"recipe"`
 	// At is when the overlap began, or when the second hold was acquired.
 	At time.Time `json:"at"`
 	// Holds are the holds involved, the new one last.
-	Holds []Hold `json:"holds"`
+	Holds []Hold `json:"holds,omitempty"`
+	// Detail says what broke when no hold does.
+	Detail string `json:"detail,omitempty"`
 }
 
 // String describes the violation for a test log.
 func (v Violation) String() string {
 	s := fmt.Sprintf("%s on %s at %s:", v.Kind, v.Recipe, v.At.Format(time.TimeOnly+".000000"))
+	if v.Detail != "" {
+		s += " " + v.Detail
+	}
 	for _, h := range v.Holds {
 		s += fmt.Sprintf(" [%s %s token=%#x %s..%s lost=%t]", h.Holder, h.Node, h.Token,
 			h.Acquired.Format(time.TimeOnly+".000000"), h.End.Format(time.TimeOnly+".000000"), h.Lost)
@@ -55,13 +67,50 @@ func (v Violation) String() string {
 // Ledger collects holds from concurrent workers and checks them. The
 // zero value is not usable; call NewLedger.
 type Ledger struct {
+	clock *Clock
+
 	mu     sync.Mutex
 	limits map[string]int
 	holds  []Hold
+	active map[string]int // holds in force, by holder
 }
 
-// NewLedger returns an empty ledger.
-func NewLedger() *Ledger { return &Ledger{limits: make(map[string]int)} }
+// NewLedger returns an empty ledger with a clock of its own.
+func NewLedger() *Ledger {
+	return &Ledger{clock: NewClock(), limits: make(map[string]int), active: make(map[string]int)}
+}
+
+// Begin notes that holder holds one more hold, until Done.
+func (l *Ledger) Begin(holder string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.active[holder]++
+}
+
+// Done notes that a hold of holder has ended.
+func (l *Ledger) Done(holder string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.active[holder]--; l.active[holder] <= 0 {
+		delete(l.active, holder)
+	}
+}
+
+// Holding tells whether client (a holder's name, or the name its holders
+// start with and "/") holds something right now.
+func (l *Ledger) Holding(client string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for holder := range l.active {
+		if ownedBy(holder, client) {
+			return true
+		}
+	}
+	return false
+}
+
+// Clock returns the clock every instant recorded in l is read from.
+func (l *Ledger) Clock() *Clock { return l.clock }
 
 // SetLimit sets how many non-exclusive holds of recipe may overlap (0: no
 // limit). A recipe whose limit was never set has limit 1.
@@ -139,10 +188,12 @@ func overlaps(recipe string, holds []Hold, limit int) []Violation {
 		}
 		active = slices.DeleteFunc(active, func(a Hold) bool { return !a.End.After(h.Acquired) })
 		broken := len(active) > 0 && h.Exclusive
+		taken := h.weight()
 		for _, a := range active {
 			broken = broken || a.Exclusive
+			taken += a.weight()
 		}
-		if limit > 0 && len(active)+1 > limit {
+		if limit > 0 && taken > limit {
 			broken = true
 		}
 		if broken {

@@ -52,6 +52,12 @@ func TestLedger_FindsBrokenPromises(t *testing.T) {
 			hold("r", "a", 0, 30, false, 0), hold("r", "b", 5, 30, false, 0), hold("r", "c", 6, 30, false, 0),
 			hold("r", "d", 30, 40, false, 0),
 		}, nil},
+		{"two leases at once within the limit", 3, []Hold{
+			hold("r", "a", 0, 30, false, 0), {Recipe: "r", Holder: "b", Acquired: at(5), End: at(30), Leases: 2},
+		}, nil},
+		{"two leases at once, one too many", 3, []Hold{
+			hold("r", "a", 0, 30, false, 0), hold("r", "b", 1, 30, false, 0), {Recipe: "r", Holder: "c", Acquired: at(5), End: at(30), Leases: 2},
+		}, []string{"overlap"}},
 		{"one lease too many", 3, []Hold{
 			hold("r", "a", 0, 30, false, 0), hold("r", "b", 5, 30, false, 0), hold("r", "c", 6, 30, false, 0),
 			hold("r", "d", 29, 40, false, 0),

@@ -42,3 +42,27 @@ type Held interface {
 	// Release gives up the hold.
 	Release(ctx context.Context) error
 }
+
+// PeerHeld is a Held of the Curator peer, whose instants the peer stamps
+// itself on CLOCK_MONOTONIC (Clock.At reads them), so that the ledger
+// records when the peer's acquire returned and when it began to release,
+// not when the Go side heard of it: an overlap shorter than the round trip
+// to the peer is not hidden.
+type PeerHeld interface {
+	Held
+	// AcquiredAt is when the peer's acquire returned.
+	AcquiredAt() int64
+	// ReleaseAt releases the hold, and returns when the peer began to.
+	ReleaseAt(ctx context.Context) (called int64, err error)
+}
+
+// Downgrader is a write hold of a read/write lock that the worker
+// downgrades instead of releasing: Downgrade takes the read lock of the
+// same owner while the write lock is held, then releases the write lock,
+// and returns the read hold (or nil and an error, the write lock
+// released). The write hold is recorded as ending when the downgrade
+// began, the read hold as beginning when Downgrade returned.
+type Downgrader interface {
+	Held
+	Downgrade(ctx context.Context) (Held, error)
+}

@@ -12,11 +12,25 @@ import (
 
 // Report is what a chaos run measured, written as JSON.
 type Report struct {
-	Duration         string            `json:"duration"`
-	Seed             uint64            `json:"seed"`
-	Clients          int               `json:"clients"`
-	Faults           map[string]int    `json:"faults"`
-	RepliesDropped   int               `json:"replies_dropped"` // create answers the lost-reply faults swallowed
+	Duration       string         `json:"duration"`
+	Seed           uint64         `json:"seed"`
+	Clients        int            `json:"clients"`
+	Faults         map[string]int `json:"faults"`
+	RepliesDropped int            `json:"replies_dropped"` // answers the lost-* faults swallowed
+	// RepliesDroppedBy counts the swallowed answers by request: create,
+	// set, multi, auth.
+	RepliesDroppedBy map[string]int `json:"replies_dropped_by"`
+	// HoldsInterrupted counts the holds signalled lost while in force.
+	HoldsInterrupted int `json:"holds_interrupted"`
+	// ExpiredUnderHolder counts the partitions past the session timeout
+	// that began while the partitioned client held something.
+	ExpiredUnderHolder int `json:"sessions_expired_under_holder"`
+	// Fencing counts the writes of the fenced resource: accepted, and
+	// refused for a stale token.
+	Fencing map[string]int `json:"fencing,omitempty"`
+	// Increments counts the shared-count increments: believed applied,
+	// found on the server, and not known.
+	Increments       map[string]int    `json:"increments,omitempty"`
 	Acquisitions     map[string]int    `json:"acquisitions"`
 	LossesSignalled  map[string]int    `json:"losses_signalled"`
 	AcquireErrors    map[string]int    `json:"acquire_errors"`
@@ -42,16 +56,39 @@ func (r *Report) Fill(stats *Stats) {
 	}
 }
 
-// Failed tells whether the run broke a promise: a violation, an orphan, a
-// leaked goroutine or a client whose states do not add up.
-func (r *Report) Failed() bool {
-	return len(r.Violations) > 0 || len(r.Orphans) > 0 || r.LeakedGoroutines > 0 || len(r.StateProblems) > 0
+// Failed tells whether the run broke a promise or did not prove its faults
+// bit: Problems is not empty.
+func (r *Report) Failed() bool { return len(r.Problems()) > 0 }
+
+// Problems lists what is wrong with the run: violations, orphans, leaked
+// goroutines, clients whose states do not add up, and, in a run of
+// MinBiteRun or longer, faults that did not bite: no hold interrupted, no
+// answer dropped, no session expired under a holder.
+func (r *Report) Problems() []string {
+	var out []string
+	add := func(bad bool, format string, args ...any) {
+		if bad {
+			out = append(out, fmt.Sprintf(format, args...))
+		}
+	}
+	add(len(r.Violations) > 0, "%d violations", len(r.Violations))
+	add(len(r.Orphans) > 0, "%d nodes left behind", len(r.Orphans))
+	add(r.LeakedGoroutines > 0, "%d goroutines leaked", r.LeakedGoroutines)
+	add(len(r.StateProblems) > 0, "%d state problems", len(r.StateProblems))
+	if d, err := time.ParseDuration(r.Duration); err == nil && d >= MinBiteRun {
+		add(r.HoldsInterrupted == 0, "no fault interrupted a hold in %s", r.Duration)
+		add(r.RepliesDropped == 0, "no answer was dropped in %s", r.Duration)
+		add(r.ExpiredUnderHolder == 0, "no session expired under a holder in %s", r.Duration)
+	}
+	return out
 }
 
 // Summary is the report in one line.
 func (r *Report) Summary() string {
-	return fmt.Sprintf("chaos: %s seed=%d clients=%d faults={%s} replies_dropped=%d acquisitions={%s} losses={%s} violations=%d orphans=%d leaked_goroutines=%d state_problems=%d",
-		r.Duration, r.Seed, r.Clients, kv(r.Faults), r.RepliesDropped, kv(r.Acquisitions), kv(r.LossesSignalled),
+	return fmt.Sprintf("chaos: %s seed=%d clients=%d faults={%s} replies_dropped=%d {%s} holds_interrupted=%d sessions_expired_under_holder=%d "+
+		"acquisitions={%s} losses={%s} fencing={%s} increments={%s} violations=%d orphans=%d leaked_goroutines=%d state_problems=%d",
+		r.Duration, r.Seed, r.Clients, kv(r.Faults), r.RepliesDropped, kv(r.RepliesDroppedBy), r.HoldsInterrupted, r.ExpiredUnderHolder,
+		kv(r.Acquisitions), kv(r.LossesSignalled), kv(r.Fencing), kv(r.Increments),
 		len(r.Violations), len(r.Orphans), r.LeakedGoroutines, len(r.StateProblems))
 }
 

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
@@ -21,6 +23,8 @@ type Link interface {
 	// DropNextCreateReply lets the next create through to the server,
 	// swallows its answer and cuts the connection.
 	DropNextCreateReply()
+	// DropNextReply does the same to the next request of type op.
+	DropNextReply(op int32)
 }
 
 // The kinds of fault a Schedule injects.
@@ -31,7 +35,19 @@ const (
 	FaultSlow            = "slow"             // one client's packets are delayed for a while
 	FaultFollowerRestart = "follower-restart" // a follower is stopped and started again
 	FaultLeaderRestart   = "leader-restart"   // the leader is killed, and started again once another leads
+	FaultLostSet         = "lost-set"         // the answer to one client's next set (a versioned write) is lost
+	FaultLostMulti       = "lost-multi"       // the answer to one client's next multi is lost
+	FaultLostAuth        = "lost-auth"        // one client's connections are cut, and the answer to its next auth lost
 )
+
+// faultKinds are the kinds of fault a Schedule injects, each once a round.
+var faultKinds = []string{
+	FaultCut, FaultLostReply, FaultExpire, FaultSlow, FaultFollowerRestart, FaultLeaderRestart,
+	FaultLostSet, FaultLostMulti, FaultLostAuth,
+}
+
+// FaultKinds returns the kinds of fault a Schedule injects.
+func FaultKinds() []string { return slices.Clone(faultKinds) }
 
 // Timing of the faults.
 const (
@@ -43,6 +59,8 @@ const (
 	memberStart   = 2 * time.Minute // bound on starting a member again
 	leaderTimeout = time.Minute     // bound on finding the leader
 	expireMargin  = 2 * time.Second // a partition lasts the session timeout and this
+	holderWait    = 2 * time.Second // to find a client that holds, for a partition
+	holderPoll    = 5 * time.Millisecond
 )
 
 // Schedule injects faults into an ensemble and the links of its clients,
@@ -54,9 +72,38 @@ type Schedule struct {
 	SessionTimeout time.Duration // of the clients
 	Seed           uint64
 	Log            *slog.Logger
+	// Clock stamps the partitions of FaultExpire, on the ledger's clock.
+	Clock *Clock
+	// Holders names the holders of each client, as the workers of the
+	// client name themselves (a worker's Holder is the name, or the name
+	// and "/" and its part), so that the report can tell which holds a
+	// partition interrupted.
+	Holders []string
+	// Holding, if set, tells whether a client (by its name in Holders)
+	// holds something right now: a partition past the session timeout
+	// then goes to a client that holds, so that the session expires under
+	// a holder.
+	Holding func(client string) bool
 
-	mu     sync.Mutex
-	counts map[string]int
+	mu       sync.Mutex
+	counts   map[string]int
+	expiries []Expiry
+}
+
+// Expiry is a partition of one client longer than its session timeout.
+type Expiry struct {
+	// Holder names the client's holders (Schedule.Holders).
+	Holder string `json:"holder"`
+	// From is when the partition began, To when it ended.
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+}
+
+// Expiries returns the partitions FaultExpire made.
+func (s *Schedule) Expiries() []Expiry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.expiries)
 }
 
 // Run injects faults until ctx ends, and returns once the last one is
@@ -64,7 +111,7 @@ type Schedule struct {
 // which member could not be started again.
 func (s *Schedule) Run(ctx context.Context) error {
 	rnd := rand.New(rand.NewPCG(s.Seed, 0xfa17))
-	kinds := []string{FaultCut, FaultLostReply, FaultExpire, FaultSlow, FaultFollowerRestart, FaultLeaderRestart}
+	kinds := FaultKinds()
 	for {
 		rnd.Shuffle(len(kinds), func(i, j int) { kinds[i], kinds[j] = kinds[j], kinds[i] })
 		for _, kind := range kinds {
@@ -94,6 +141,9 @@ func (s *Schedule) Counts() map[string]int {
 // ctx ends, so that nothing stays broken.
 func (s *Schedule) inject(ctx context.Context, kind string, rnd *rand.Rand) error {
 	client := rnd.IntN(len(s.Links))
+	if kind == FaultExpire {
+		client = s.pickHolder(ctx, client, rnd)
+	}
 	links := s.Links[client]
 	s.Log.Info("chaos: fault", "kind", kind, "client", client)
 	s.count(kind)
@@ -108,14 +158,25 @@ func (s *Schedule) inject(ctx context.Context, kind string, rnd *rand.Rand) erro
 		for _, l := range links {
 			l.DropNextCreateReply()
 		}
+	case FaultLostSet, FaultLostMulti:
+		op := zktest.OpSetData
+		if kind == FaultLostMulti {
+			op = zktest.OpMulti
+		}
+		for _, l := range links {
+			l.DropNextReply(op)
+		}
+	case FaultLostAuth:
+		// Credentials go out again on the next connection: cut it now, so
+		// that there is one whose auth answer is lost.
+		for _, l := range links {
+			l.DropNextReply(zktest.OpSetAuth)
+		}
+		for _, l := range links {
+			l.Cut()
+		}
 	case FaultExpire:
-		for _, l := range links {
-			l.Pause()
-		}
-		time.Sleep(s.SessionTimeout + expireMargin)
-		for _, l := range links {
-			l.Resume()
-		}
+		s.partition(client, links)
 	case FaultSlow:
 		d := time.Duration(1+rnd.Int64N(int64(slowDelayMax/time.Millisecond))) * time.Millisecond
 		for _, l := range links {
@@ -131,6 +192,44 @@ func (s *Schedule) inject(ctx context.Context, kind string, rnd *rand.Rand) erro
 		return s.restart(ctx, true, rnd)
 	}
 	return nil
+}
+
+// pickHolder returns a client that holds something, looking for one for
+// up to holderWait; fallback when none does.
+func (s *Schedule) pickHolder(ctx context.Context, fallback int, rnd *rand.Rand) int {
+	if s.Holding == nil || len(s.Holders) < len(s.Links) {
+		return fallback
+	}
+	deadline := time.Now().Add(holderWait)
+	for ctx.Err() == nil && time.Now().Before(deadline) {
+		for _, c := range rnd.Perm(len(s.Links)) {
+			if s.Holding(s.Holders[c]) {
+				return c
+			}
+		}
+		pause(ctx, holderPoll)
+	}
+	return fallback
+}
+
+// partition pauses every link of a client for longer than its session
+// timeout, and records when.
+func (s *Schedule) partition(client int, links []Link) {
+	from := s.Clock.Now()
+	for _, l := range links {
+		l.Pause()
+	}
+	time.Sleep(s.SessionTimeout + expireMargin)
+	for _, l := range links {
+		l.Resume()
+	}
+	e := Expiry{From: from, To: s.Clock.Now()}
+	if client < len(s.Holders) {
+		e.Holder = s.Holders[client]
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expiries = append(s.expiries, e)
 }
 
 // restart stops the leader or a follower, and starts it again: a follower

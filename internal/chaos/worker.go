@@ -35,40 +35,61 @@ type Worker struct {
 	// HoldFor, if set, is how long every hold lasts unless it is lost;
 	// by default most holds last a few milliseconds and a few last seconds.
 	HoldFor time.Duration
+	// Label names the worker's kind in the counts (e.g. "rwlock
+	// downgrade"); Recipe by default.
+	Label string
+
+	rnd *rand.Rand // of the hold times, set by Run
+}
+
+// label returns the name the worker's outcomes are counted under.
+func (w *Worker) label() string {
+	if w.Label != "" {
+		return w.Label
+	}
+	return w.Recipe
 }
 
 // Run loops until ctx ends, and returns after the last hold is released.
 func (w *Worker) Run(ctx context.Context) {
-	rnd := rand.New(rand.NewPCG(w.Seed, 0x5eed))
+	w.rnd = rand.New(rand.NewPCG(w.Seed, 0x5eed))
 	for ctx.Err() == nil {
 		actx, cancel := context.WithTimeout(ctx, acquireTimeout)
 		h, err := w.Locker.Acquire(actx)
 		cancel()
 		if err != nil {
 			if ctx.Err() == nil {
-				w.Stats.acquireError(w.Recipe, err)
+				w.Stats.acquireError(w.label(), err)
 				pause(ctx, errorPause)
 			}
 			continue
 		}
-		w.hold(h, w.holdTime(rnd))
+		w.hold(h, w.Locker.Exclusive())
 	}
 }
 
 // holdTime returns how long the next hold lasts.
-func (w *Worker) holdTime(rnd *rand.Rand) time.Duration {
+func (w *Worker) holdTime() time.Duration {
 	switch {
 	case w.HoldFor > 0:
 		return w.HoldFor
-	case rnd.IntN(longHoldEvery) == 0:
-		return time.Duration(rnd.Int64N(int64(longHoldTime)))
+	case w.rnd.IntN(longHoldEvery) == 0:
+		return time.Duration(w.rnd.Int64N(int64(longHoldTime)))
 	}
-	return minHoldTime + time.Duration(rnd.Int64N(int64(maxHoldTime-minHoldTime)))
+	return minHoldTime + time.Duration(w.rnd.Int64N(int64(maxHoldTime-minHoldTime)))
 }
 
-// hold records one hold of about d, from its acquire to its release.
-func (w *Worker) hold(h Held, d time.Duration) {
-	rec := Hold{Recipe: w.Recipe, Holder: w.Holder, Node: h.Node(), Exclusive: w.Locker.Exclusive(), Acquired: time.Now()}
+// hold records one hold, from its acquire to its release.
+func (w *Worker) hold(h Held, exclusive bool) {
+	d := w.holdTime()
+	clock := w.Ledger.Clock()
+	rec := Hold{Recipe: w.Recipe, Holder: w.Holder, Node: h.Node(), Exclusive: exclusive, Acquired: clock.Now()}
+	if p, ok := h.(PeerHeld); ok {
+		rec.Acquired = clock.At(p.AcquiredAt())
+	}
+	if l, ok := h.(interface{ Leases() int }); ok {
+		rec.Leases = l.Leases()
+	}
 	lostAt := make(chan time.Time, 1)
 	released := make(chan struct{})
 	lost := h.Lost()
@@ -77,12 +98,13 @@ func (w *Worker) hold(h Held, d time.Duration) {
 		w.finish(h, rec)
 		return
 	}
+	w.Ledger.Begin(w.Holder)
 	if lost != nil {
 		// Ends at the loss signal or the release, whichever comes first.
 		go func() {
 			select {
 			case <-lost:
-				lostAt <- time.Now()
+				lostAt <- clock.Now()
 			case <-released:
 			}
 		}()
@@ -94,7 +116,7 @@ func (w *Worker) hold(h Held, d time.Duration) {
 	var end time.Time
 	select {
 	case <-timer.C:
-		end = time.Now()
+		end = clock.Now()
 	case at := <-lostAt:
 		end, rec.Lost = at, true
 	}
@@ -108,18 +130,36 @@ func (w *Worker) hold(h Held, d time.Duration) {
 		}
 	}
 	rec.End = end
+	w.Ledger.Done(w.Holder)
 	w.finish(h, rec)
 }
 
-// finish records the hold and releases it.
+// finish releases the hold and records it. A hold the peer stamps ends when
+// the peer began its release, which only its answer tells. A write hold
+// that can downgrade does, and its read hold is recorded next.
 func (w *Worker) finish(h Held, rec Hold) {
-	w.Ledger.Record(rec)
-	w.Stats.held(w.Recipe, w.Holder, rec.Lost)
 	rctx, cancel := context.WithTimeout(context.Background(), releaseBound)
-	err := h.Release(rctx)
-	cancel()
+	defer cancel()
+	var err error
+	var read Held
+	if d, ok := h.(Downgrader); ok && !rec.Lost {
+		read, err = d.Downgrade(rctx)
+	} else if p, ok := h.(PeerHeld); ok {
+		var called int64
+		called, err = p.ReleaseAt(rctx)
+		if err == nil && !rec.Lost {
+			rec.End = w.Ledger.Clock().At(called)
+		}
+	} else {
+		err = h.Release(rctx)
+	}
+	w.Ledger.Record(rec)
+	w.Stats.held(w.label(), w.Holder, rec.Lost)
 	if err != nil && !(rec.Lost && errors.Is(err, zkrecipes.ErrLost)) {
-		w.Stats.releaseError(w.Recipe, err)
+		w.Stats.releaseError(w.label(), err)
+	}
+	if read != nil {
+		w.hold(read, false)
 	}
 }
 

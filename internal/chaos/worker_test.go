@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
 )
 
 // fakeLocker hands out holds whose loss the test controls: each hold is
@@ -23,6 +24,8 @@ import (
 type fakeLocker struct {
 	lostAfter  time.Duration
 	releaseErr error
+	peer       bool // hand out PeerHeld holds, stamped as a peer would
+	downgrade  bool // hand out Downgrader holds
 
 	mu       sync.Mutex
 	acquired int
@@ -41,6 +44,13 @@ func (f *fakeLocker) Acquire(ctx context.Context) (Held, error) {
 		return nil, ctx.Err()
 	}
 	h := &fakeHeld{f: f, lost: make(chan struct{})}
+	if f.downgrade {
+		return &fakeDowngrader{fakeHeld: h}, nil
+	}
+	if f.peer {
+		// The peer's acquire returned a while before the Go side hears of it.
+		return &fakePeerHeld{fakeHeld: h, at: zktest.Monotonic() - int64(5*time.Millisecond)}, nil
+	}
 	switch {
 	case f.lostAfter == 0:
 		close(h.lost)
@@ -63,6 +73,27 @@ func (h *fakeHeld) Release(context.Context) error {
 	defer h.f.mu.Unlock()
 	h.f.released++
 	return h.f.releaseErr
+}
+
+// fakePeerHeld is a hold of a peer that stamps its own instants.
+type fakePeerHeld struct {
+	*fakeHeld
+	at     int64 // when the peer's acquire returned
+	called int64 // when the peer began to release
+}
+
+func (h *fakePeerHeld) AcquiredAt() int64 { return h.at }
+func (h *fakePeerHeld) ReleaseAt(ctx context.Context) (int64, error) {
+	h.called = zktest.Monotonic() + int64(3*time.Millisecond) // after the Go side asked
+	return h.called, h.Release(ctx)
+}
+
+// fakeDowngrader is a write hold that downgrades to a read hold of the
+// same fakeLocker.
+type fakeDowngrader struct{ *fakeHeld }
+
+func (h *fakeDowngrader) Downgrade(ctx context.Context) (Held, error) {
+	return &fakeHeld{f: h.f, lost: make(chan struct{})}, h.Release(ctx)
 }
 
 // runOne runs a worker on f until its one hold is recorded and released.
@@ -104,6 +135,31 @@ func TestWorker_RecordsTheHoldAsItWent(t *testing.T) {
 		h, _ := runOne(t, &fakeLocker{lostAfter: 0}, time.Minute)
 		assert.True(t, h.Lost)
 		assert.Equal(t, h.Acquired, h.End)
+	})
+	t.Run("a peer's hold spans the peer's own instants", func(t *testing.T) {
+		f := &fakeLocker{lostAfter: -1, peer: true}
+		h, _ := runOne(t, f, 10*time.Millisecond)
+		assert.False(t, h.Lost)
+		assert.GreaterOrEqual(t, h.End.Sub(h.Acquired), 18*time.Millisecond,
+			"from the peer's acquire (5 ms before the Go side heard) to its release (3 ms after the Go side asked)")
+	})
+	t.Run("a downgrade records the write hold, then the read hold", func(t *testing.T) {
+		f := &fakeLocker{lostAfter: -1, downgrade: true}
+		ledger, stats := NewLedger(), NewStats()
+		w := &Worker{Recipe: "r", Holder: "w", Locker: f, Ledger: ledger, Stats: stats, HoldFor: time.Millisecond}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); w.Run(ctx) }() // ends with ctx
+		require.Eventually(t, func() bool { return len(ledger.Holds()) == 2 }, 10*time.Second, time.Millisecond)
+		cancel()
+		<-done
+		holds := ledger.Holds()
+		write, read := holds[0], holds[1]
+		assert.True(t, write.Exclusive)
+		assert.False(t, read.Exclusive)
+		assert.False(t, read.Acquired.Before(write.End), "the read hold begins after the write hold's recorded end")
+		assert.Equal(t, 2, f.released, "the write hold by the downgrade, the read hold by its release")
+		assert.Empty(t, ledger.Check())
 	})
 	t.Run("a failed release is counted", func(t *testing.T) {
 		_, stats := runOne(t, &fakeLocker{lostAfter: -1, releaseErr: errors.New("boom")}, time.Millisecond)

@@ -216,3 +216,31 @@ func TestCurator_ErrorsWrapErrCuratorCommand(t *testing.T) {
 	require.Error(t, err)
 	assert.NotErrorIs(t, err, ErrCuratorCommand, "bad arguments must fail before reaching the peer")
 }
+
+// The peer's System.nanoTime and Monotonic read one clock: every reading
+// the peer echoes lies between two readings of the Go side around the
+// command, and a stamped acquire's instants lie within its round trip.
+func TestCurator_ClockIsTheGoSidesMonotonicClock(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	c := StartCurator(t, Servers(t))
+	for range 20 {
+		before := Monotonic()
+		peer, err := c.Clock(ctx)
+		after := Monotonic()
+		require.NoError(t, err)
+		require.LessOrEqual(t, before, peer, "the peer's clock reads earlier than the Go side did before asking")
+		require.LessOrEqual(t, peer, after, "the peer's clock reads later than the Go side did after its answer")
+	}
+	path := UniquePath(t)
+	before := Monotonic()
+	ok, acquired, err := c.MutexAcquireAt(ctx, "a", path, -1)
+	require.NoError(t, err)
+	require.True(t, ok)
+	released, err := c.MutexReleaseAt(ctx, "a")
+	after := Monotonic()
+	require.NoError(t, err)
+	assert.LessOrEqual(t, before, acquired)
+	assert.Less(t, acquired, released)
+	assert.LessOrEqual(t, released, after)
+}

@@ -21,7 +21,11 @@ const (
 	opCreate2         = 15
 	opCreateContainer = 19
 	opCreateTTL       = 21
+	opSetAuth         = 100
 )
+
+// authXid is the xid of an auth packet's reply.
+const authXid = -4
 
 // readFrame reads one packet, a 4-byte big-endian length and that many bytes,
 // and returns it whole, length included, ready to forward.

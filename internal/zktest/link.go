@@ -19,8 +19,8 @@ type link struct {
 	closeOnce      sync.Once
 
 	mu    sync.Mutex
-	drops map[int32]bool // xids of creates whose reply is to be swallowed
-	holds map[int32]bool // xids whose reply starts a HoldReplies
+	drops map[int32]int32 // xids whose reply is to be swallowed -> request type (0: a create)
+	holds map[int32]bool  // xids whose reply starts a HoldReplies
 }
 
 // close closes both connections, which ends both pumps.
@@ -31,11 +31,12 @@ func (l *link) close() {
 	})
 }
 
-// markDrop records that the reply to xid is to be swallowed.
-func (l *link) markDrop(xid int32) {
+// markDrop records that the reply to xid, a request of type op (0 for a
+// create of DropNextCreateReply), is to be swallowed.
+func (l *link) markDrop(xid, op int32) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.drops[xid] = true
+	l.drops[xid] = op
 }
 
 // markHold records that the reply to xid starts a HoldReplies.
@@ -52,11 +53,13 @@ func (l *link) isHold(xid int32) bool {
 	return l.holds[xid]
 }
 
-// isDrop tells whether the reply to xid is to be swallowed.
-func (l *link) isDrop(xid int32) bool {
+// isDrop tells whether the reply to xid is to be swallowed, and the type
+// of its request (0 for a create of DropNextCreateReply).
+func (l *link) isDrop(xid int32) (op int32, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.drops[xid]
+	op, ok = l.drops[xid]
+	return op, ok
 }
 
 // acceptLoop accepts clients until Close closes the listener.
@@ -72,7 +75,7 @@ func (p *Proxy) acceptLoop() {
 			_ = client.Close() // the server is down: so is the proxied connection
 			continue
 		}
-		l := &link{client: client, server: server, drops: make(map[int32]bool), holds: make(map[int32]bool)}
+		l := &link{client: client, server: server, drops: make(map[int32]int32), holds: make(map[int32]bool)}
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
@@ -114,14 +117,22 @@ func (p *Proxy) pump(l *link, fromClient bool) {
 		}
 		if !first && fromClient && createsNode(frame) && p.takeArmed() {
 			xid, _, _ := requestHeader(frame)
-			l.markDrop(xid) // before the server can answer
+			l.markDrop(xid, 0) // before the server can answer
+		}
+		if xid, op, ok := requestHeader(frame); !first && fromClient && ok && p.takeArmedOp(op) {
+			l.markDrop(xid, op)
+			if op == opSetAuth {
+				l.markDrop(authXid, op) // servers answer an auth packet with this xid
+			}
 		}
 		if xid, op, ok := requestHeader(frame); !first && fromClient && ok && p.takeHoldOn(op) {
 			l.markHold(xid)
 		}
-		if xid, ok := replyXid(frame); !first && !fromClient && ok && l.isDrop(xid) {
-			p.dropped.Add(1)
-			return // swallow the reply and cut the connection
+		if xid, ok := replyXid(frame); !first && !fromClient && ok {
+			if op, drop := l.isDrop(xid); drop {
+				p.countDropped(op)
+				return // swallow the reply and cut the connection
+			}
 		}
 		if xid, ok := replyXid(frame); !first && !fromClient && ok && l.isHold(xid) {
 			p.HoldReplies()
@@ -139,6 +150,16 @@ func (p *Proxy) pump(l *link, fromClient bool) {
 		if _, err := dst.Write(frame); err != nil {
 			return
 		}
+	}
+}
+
+// countDropped counts a swallowed reply to a request of type op (0: a
+// create of DropNextCreateReply).
+func (p *Proxy) countDropped(op int32) {
+	p.dropped.Add(1)
+	if op != 0 {
+		n, _ := p.droppedBy.LoadOrStore(op, new(atomic.Int64))
+		n.(*atomic.Int64).Add(1)
 	}
 }
 

@@ -23,12 +23,14 @@ type Proxy struct {
 	paused bool
 	held   chan struct{} // set by HoldReplies; closed by ReleaseReplies
 	armed  int           // creates whose reply is still to be swallowed
+	armOps map[int32]int // requests, by type, whose reply is still to be swallowed
 	holdOn map[int32]int // request types whose next reply starts a HoldReplies
 	closed bool
 
-	delay    atomic.Int64 // time.Duration added before forwarding a packet
-	dropped  atomic.Int64 // replies swallowed by DropNextCreateReply
-	requests sync.Map     // opcode (int32) -> *atomic.Int64: requests seen
+	delay     atomic.Int64 // time.Duration added before forwarding a packet
+	dropped   atomic.Int64 // replies swallowed by DropNextCreateReply and DropNextReply
+	droppedBy sync.Map     // opcode (int32) -> *atomic.Int64: replies swallowed by DropNextReply
+	requests  sync.Map     // opcode (int32) -> *atomic.Int64: requests seen
 }
 
 // Request types that tests count with Requests.
@@ -37,6 +39,9 @@ const (
 	OpDelete       int32 = opDelete
 	OpGetData      int32 = 4
 	OpGetChildren2 int32 = 12 // go-zookeeper's Children
+	OpSetData      int32 = opSetData
+	OpMulti        int32 = opMulti
+	OpSetAuth      int32 = opSetAuth
 )
 
 // Requests returns how many requests of type op clients have sent through
@@ -158,6 +163,40 @@ func (p *Proxy) DropNextCreateReply() {
 	p.armed++
 }
 
+// DropNextReply makes the proxy forward the next request of type op (such
+// as OpSetData, OpMulti, OpSetAuth) to the server, swallow the server's
+// reply to it, and cut that connection: the server applied the request,
+// but the client sees its connection lost instead of the answer. Each call
+// arms one more request of that type.
+func (p *Proxy) DropNextReply(op int32) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.armOps == nil {
+		p.armOps = make(map[int32]int)
+	}
+	p.armOps[op]++
+}
+
+// takeArmedOp consumes one armed DropNextReply of op, if any.
+func (p *Proxy) takeArmedOp(op int32) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.armOps[op] == 0 {
+		return false
+	}
+	p.armOps[op]--
+	return true
+}
+
+// DroppedRepliesOf returns how many replies to requests of type op
+// DropNextReply has swallowed.
+func (p *Proxy) DroppedRepliesOf(op int32) int {
+	if n, ok := p.droppedBy.Load(op); ok {
+		return int(n.(*atomic.Int64).Load())
+	}
+	return 0
+}
+
 // HoldRepliesFrom lets replies through until the reply to the next request
 // of type op, and holds that reply and every packet after it, as
 // HoldReplies does, until ReleaseReplies: a test sees what a client does
@@ -182,7 +221,8 @@ func (p *Proxy) takeHoldOn(op int32) bool {
 	return true
 }
 
-// DroppedReplies returns how many replies DropNextCreateReply has swallowed.
+// DroppedReplies returns how many replies DropNextCreateReply and
+// DropNextReply have swallowed.
 func (p *Proxy) DroppedReplies() int { return int(p.dropped.Load()) }
 
 // Close stops accepting, closes every connection and returns once all of

@@ -164,3 +164,56 @@ func TestProxy_CountsRequestsByType(t *testing.T) {
 	assert.Equal(t, int64(2), p.Requests(OpGetData))
 	assert.Zero(t, p.Requests(OpDelete))
 }
+
+func TestProxy_DropNextReplyLosesTheAnswerToASetNotTheWrite(t *testing.T) {
+	p := NewProxy(t, sharedAddr(t))
+	s := connect(t, p.Addr(), 10*time.Second)
+	path := UniquePath(t)
+	ensurePath(t, s.Conn, "/zktest")
+	_, err := s.Create(path, []byte("0"), 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+
+	p.DropNextReply(OpSetData)
+	_, err = s.Create(path+"-other", nil, 0, zk.WorldACL(zk.PermAll)) // not a set: passes
+	require.NoError(t, err)
+	_, err = s.Set(path, []byte("1"), 0)
+	require.ErrorIs(t, err, zk.ErrConnectionClosed)
+	assert.Equal(t, 1, p.DroppedRepliesOf(OpSetData))
+	assert.Equal(t, 1, p.DroppedReplies())
+
+	s.await(t, zk.StateHasSession, 10*time.Second)
+	data, stat, err := s.Get(path)
+	require.NoError(t, err)
+	assert.Equal(t, "1", string(data), "the set reached the server")
+	_, err = s.Set(path, []byte("2"), stat.Version)
+	assert.NoError(t, err, "only one set is dropped")
+}
+
+func TestProxy_DropNextReplyLosesTheAnswerToAMulti(t *testing.T) {
+	p := NewProxy(t, sharedAddr(t))
+	s := connect(t, p.Addr(), 10*time.Second)
+	path := UniquePath(t)
+	ensurePath(t, s.Conn, "/zktest")
+	_, err := s.Create(path, []byte("0"), 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+
+	p.DropNextReply(OpMulti)
+	_, err = s.Multi(&zk.CheckVersionRequest{Path: path, Version: 0}, &zk.SetDataRequest{Path: path, Data: []byte("1"), Version: 0})
+	require.ErrorIs(t, err, zk.ErrConnectionClosed)
+	assert.Equal(t, 1, p.DroppedRepliesOf(OpMulti))
+	s.await(t, zk.StateHasSession, 10*time.Second)
+	data, _, err := s.Get(path)
+	require.NoError(t, err)
+	assert.Equal(t, "1", string(data), "the multi reached the server")
+}
+
+func TestProxy_DropNextReplyLosesTheAnswerToAnAuth(t *testing.T) {
+	p := NewProxy(t, sharedAddr(t))
+	s := connect(t, p.Addr(), 10*time.Second)
+
+	p.DropNextReply(OpSetAuth)
+	err := s.AddAuth("digest", []byte("user:secret"))
+	require.ErrorIs(t, err, zk.ErrConnectionClosed)
+	assert.Equal(t, 1, p.DroppedRepliesOf(OpSetAuth))
+	s.await(t, zk.StateHasSession, 10*time.Second)
+}

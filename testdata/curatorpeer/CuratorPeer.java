@@ -7,6 +7,13 @@
 // handle's own thread (a Curator mutex belongs to the thread that acquired it), the others on a
 // shared pool, so a blocked acquire never stops the reader. "close" or EOF closes the client and
 // exits 0.
+//
+// A verb written with a leading "@" runs as without it and is answered "<reqid> ok <called>
+// <returned> [payload]": System.nanoTime() right before the verb's call and right after it
+// returned, on the handle's thread. On Linux, OpenJDK's nanoTime reads CLOCK_MONOTONIC, the
+// clock the Go tests read too (zktest.Monotonic), so the tests order the peer's holds by the
+// peer's own instants. "clock" answers System.nanoTime() alone, so that a test can check that
+// both sides read the same clock.
 
 import java.io.*;
 import java.nio.charset.StandardCharsets;
@@ -59,6 +66,7 @@ public class CuratorPeer {
         verbs.put("rw-participants",
             a -> json(lockOf(new Rw(a[0], new InterProcessReadWriteLock(client, a[0])), a[1]).getParticipantNodes()));
         verbs.put("revoke", a -> { Revoker.attemptRevoke(client, a[0]); return ""; });
+        verbs.put("clock", a -> Long.toString(System.nanoTime()));
     }
 
     public static void main(String[] args) throws Exception {
@@ -89,16 +97,21 @@ public class CuratorPeer {
         String id = f[0];
         if (f.length < 2) { write(id + " err missing verb"); return; }
         if (f[1].equals("close")) shutdown(id);
-        Verb verb = verbs.get(f[1]);
+        boolean stamped = f[1].startsWith("@");
+        String name = stamped ? f[1].substring(1) : f[1];
+        Verb verb = verbs.get(name);
         if (verb == null) { write(id + " err unknown verb " + f[1]); return; }
         String[] a = Arrays.copyOfRange(f, 2, f.length);
         ExecutorService ex = pool;
-        if (HANDLE_VERBS.contains(f[1]) && a.length > 0) {
+        if (HANDLE_VERBS.contains(name) && a.length > 0) {
             ex = executors.computeIfAbsent(a[0], h -> Executors.newSingleThreadExecutor(daemon("handle-" + h)));
         }
         ex.execute(() -> {
             try {
+                long called = System.nanoTime();
                 String payload = verb.run(a);
+                long returned = System.nanoTime();
+                if (stamped) payload = called + " " + returned + (payload.isEmpty() ? "" : " " + payload);
                 write(id + " ok" + (payload.isEmpty() ? "" : " " + payload));
             } catch (ArrayIndexOutOfBoundsException e) {
                 write(id + " err missing arguments for " + f[1]);
