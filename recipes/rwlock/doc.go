@@ -42,6 +42,8 @@
 //   - No upgrade: an owner holding the read lock but not the write lock
 //     gets ErrUpgrade at once when it asks for the write lock, and nothing
 //     is sent to the server. Curator and Kazoo wait on themselves forever.
+//     If that read hold is lost, the error wraps ErrLost instead: release
+//     the lost hold, then take the write lock.
 //   - Nothing left behind, loss signalled, fencing: as mutex.Mutex. A hold
 //     is a mutex.Hold, with Lost, Err, Path and FencingToken.
 //

@@ -171,10 +171,19 @@ func (l *Lock) acquire(ctx context.Context, bound time.Duration, acquire func(co
 }
 
 // checkUpgrade refuses the write lock to an owner that holds only the read
-// lock: its own read node would stand in its way forever.
+// lock: its own read node would stand in its way forever. A read hold that
+// is lost gives the loss instead: the owner is to release it, and may then
+// take the write lock.
 func (l *Lock) checkUpgrade(ctx context.Context) error {
-	if l.name != writeName || l.rw.read.m.Held(ctx) == nil || l.m.Held(ctx) != nil {
+	if l.name != writeName || l.m.Held(ctx) != nil {
 		return nil
+	}
+	r := l.rw.read.m.Held(ctx)
+	switch {
+	case r == nil:
+		return nil
+	case r.Err() != nil:
+		return fmt.Errorf("%s: acquire %s: the read hold is lost; release it first: %w", l.what, l.rw.path, r.Err())
 	}
 	return fmt.Errorf("%s: acquire %s: %w; release the read lock first", l.what, l.rw.path, ErrUpgrade)
 }
