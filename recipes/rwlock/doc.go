@@ -48,7 +48,9 @@
 //     queued behind may hold already, and the downgrade fails with an
 //     error wrapping ErrLost instead of taking the place; so does a
 //     downgrade from a write hold known to be lost. Release the lost write
-//     hold, then acquire anew. Equal sort keys are ordered by name.
+//     hold, then acquire anew. Equal sort keys keep the order in which the
+//     server lists the children, as Curator's stable sort does, so both
+//     show the same queue.
 //   - No upgrade: an owner holding the read lock but not the write lock
 //     gets ErrUpgrade at once when it asks for the write lock, and nothing
 //     is sent to the server. Curator and Kazoo wait on themselves forever.
