@@ -72,8 +72,12 @@ func TestDowngrade_ConcurrentReleaseByTheSameOwner(t *testing.T) {
 
 		released := make(chan error, 1)
 		read := make(chan result, 1)
-		go func() { released <- rw.WriteLock().Release(job) }() // ends with the release
-		go func() {                                             // ends when the read lock is held, or with ctx
+		release := rw.WriteLock().Release
+		if i%2 == 1 {
+			release = w.Release // a Hold's release takes the turn too
+		}
+		go func() { released <- release(job) }() // ends with the release
+		go func() {                              // ends when the read lock is held, or with ctx
 			h, err := rw.ReadLock().Acquire(job)
 			read <- result{h, err}
 		}()
@@ -160,4 +164,38 @@ func TestDowngrade_CancelledLeavesNothing(t *testing.T) {
 		"only the write node is left")
 	assert.Nil(t, rw.ReadLock().Held(ctx))
 	require.NoError(t, w.Release(ctx))
+}
+
+// A release takes its owner's turn, but an owner's acquire that waits in
+// the queue holds the turn for as long as it waits: the release waits for
+// it only a bounded time, then goes on, so it never hangs on its owner.
+func TestDowngrade_ReleaseBesideTheOwnersWaitingAcquireGoesOn(t *testing.T) {
+	servers := zktest.Servers(t)
+	c := connect(t, servers)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	blocker := start(newRW(t, connect(t, servers), path).WriteLock())
+	blocker.held(t, "the writer that makes the owner wait")
+	rw := newRW(t, c, path)
+	job := rwlock.WithOwner(ctx, "job-11")
+	write := make(chan result, 1)
+	go func() { // ends when the write acquire does, at the latest with ctx
+		h, err := rw.WriteLock().Acquire(job)
+		write <- result{h, err}
+	}()
+	queued(t, c, path, 2)
+
+	released := make(chan error, 1)
+	go func() { released <- rw.ReadLock().Release(job) }() // ends with the release
+	select {
+	case err := <-released:
+		require.ErrorIs(t, err, rwlock.ErrNotOwner)
+	case <-time.After(20 * time.Second):
+		t.Fatal("a release waits for its owner's acquire in the queue")
+	}
+	blocker.finish(t)
+	w := <-write
+	require.NoError(t, w.err)
+	require.NoError(t, w.h.Release(job))
+	assert.Empty(t, children(t, c, path))
 }
