@@ -199,3 +199,44 @@ func TestDowngrade_ReleaseBesideTheOwnersWaitingAcquireGoesOn(t *testing.T) {
 	require.NoError(t, w.h.Release(job))
 	assert.Empty(t, children(t, c, path))
 }
+
+// The downgrade's transaction is applied, its answer lost, and the write
+// node deleted before the client sends it again: the second run fails on
+// the check, but the first one took the place while the write node was
+// there, so the downgrade holds, and the writer behind, which sees the
+// read node in its way, stays out until it is released.
+func TestDowngrade_LostAnswerThenTheWriteNodeGoes(t *testing.T) {
+	servers := zktest.Servers(t)
+	proxy := zktest.NewProxy(t, servers)
+	c := connect(t, proxy.Addr())
+	observer := connect(t, servers)
+	ctx := rwlock.WithOwner(testContext(t), "job-12") // one owner in two goroutines
+	path := zktest.UniquePath(t)
+	rw := newRW(t, c, path, rwlock.WithErrorPolicy(framework.SessionErrorPolicy))
+	w, err := rw.WriteLock().Acquire(ctx)
+	require.NoError(t, err)
+	writer := start(newRW(t, connect(t, servers), path).WriteLock())
+	queued(t, observer, path, 2)
+
+	proxy.HoldRepliesFrom(opMulti)
+	read := make(chan result, 1)
+	go func() { // ends when the downgrade does
+		h, err := rw.ReadLock().Acquire(ctx)
+		read <- result{h, err}
+	}()
+	queued(t, observer, path, 3) // the first run is applied
+	require.NoError(t, observer.Delete(ctx, w.Path(), -1))
+	proxy.Cut()
+	proxy.ReleaseReplies()
+
+	r := <-read
+	require.NoError(t, r.err, "the first run took the place")
+	require.GreaterOrEqual(t, proxy.Requests(opMulti), int64(2), "the transaction was sent again")
+	assert.Equal(t, sequence(w.Path()), sequence(r.h.Path()))
+	writer.notHeld(t, 300*time.Millisecond, "a writer beside the downgraded reader")
+	require.NoError(t, r.h.Release(ctx))
+	writer.held(t, "the writer")
+	writer.finish(t)
+	_ = w.Release(ctx)
+	require.Eventually(t, func() bool { return len(children(t, observer, path)) == 0 }, 10*time.Second, 5*time.Millisecond)
+}
