@@ -125,6 +125,13 @@ func (c *Curator) RWParticipants(ctx context.Context, path string, write bool) (
 	return c.participants(ctx, "rw-participants", path, curatorMode(write))
 }
 
+// RWQueue returns the names of every child of the InterProcessReadWriteLock's directory at path,
+// readers and writers, in the order Curator judges them: LockInternals.getSortedChildren with the
+// lock's own driver, a stable sort of the server's listing by sort key.
+func (c *Curator) RWQueue(ctx context.Context, path string) ([]string, error) {
+	return c.participants(ctx, "rw-queue", path)
+}
+
 func curatorMode(write bool) string {
 	if write {
 		return "write"

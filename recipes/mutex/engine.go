@@ -41,8 +41,11 @@ type acquired struct {
 // lock is deleted.
 func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 	if e.place != nil {
-		if seq, session, ok := e.place(ctx); ok {
-			return e.takePlace(ctx, seq, session)
+		switch at, ok, err := e.place(ctx); {
+		case err != nil:
+			return acquired{}, err
+		case ok:
+			return e.takePlace(ctx, at)
 		}
 	}
 	start := time.Now()
@@ -65,21 +68,6 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 		}
 		return acquired{}, err
 	}
-}
-
-// takePlace creates the node that keeps the place seq of another node in
-// session (see WithPlace); it holds at once. The create is bound to that
-// session: once it is lost, so is the place.
-func (e *engine) takePlace(ctx context.Context, seq string, session *framework.Session) (acquired, error) {
-	if session.IsLost() {
-		return acquired{}, fmt.Errorf("%w: the session of the node whose place to take is lost", ErrLost)
-	}
-	node, err := e.client.CreateProtected(framework.BindSession(ctx, session), zkpath.Join(e.dir, e.lockName+seq), e.data,
-		framework.Ephemeral, framework.WithParents())
-	if err != nil {
-		return acquired{}, recipe.WaitError(err, session, ErrNodeMissing)
-	}
-	return acquired{node: node}, nil
 }
 
 // wait judges the queue until node holds the lock, first from children

@@ -188,8 +188,12 @@ func (m *Mutex) Release(ctx context.Context) error {
 	return m.release(ctx, owner, nil)
 }
 
-// release gives up one level of owner's hold; want, if given, must be it.
+// release gives up one level of owner's hold, in owner's turn (WithTurn);
+// want, if given, must be it.
 func (m *Mutex) release(ctx context.Context, owner any, want *Hold) error {
+	if m.opts.turn != nil {
+		defer m.opts.turn(owner)()
+	}
 	m.mu.Lock()
 	if want != nil && want.count == 0 {
 		m.mu.Unlock()

@@ -29,26 +29,40 @@
 //     goroutine unless the context names one (WithOwner); each lock
 //     counts its own re-entries, with no server call. A reader that holds
 //     the read lock re-enters it even while a writer is queued. An owner's
-//     acquires take turns (an explicit owner may call from several
-//     goroutines): a write acquire beside the same owner's read acquire
-//     waits for it and is then refused as an upgrade, and a read acquire
-//     beside its write acquire waits for it and downgrades, so an owner
-//     never queues behind itself. TryAcquire does not wait its turn.
+//     acquires and releases take turns (an explicit owner may call from
+//     several goroutines): a write acquire beside the same owner's read
+//     acquire waits for it and is then refused as an upgrade, a read
+//     acquire beside its write acquire waits for it and downgrades, so an
+//     owner never queues behind itself; and a release of the write lock
+//     beside a read acquire either follows the downgrade or precedes it,
+//     and the read acquire then queues. A release waits for its turn at
+//     most 5 s, then goes on. TryAcquire does not wait its turn.
 //   - Downgrade: the write holder may take the read lock of the same
 //     ReadWriteLock, then release the write lock. Its read node is a plain
-//     ephemeral node at the writer's place, _c_<uuid>-__READ__<writer's sequence> (Curator 5.5's fix of
+//     ephemeral node at the writer's place,
+//     _c_<uuid>-__READ__<writer's sequence> (Curator 5.5's fix of
 //     CURATOR-621), so a writer queued behind stays out until the read
-//     lock is released too. Equal sort keys are ordered by name.
+//     lock is released too. The read node is created in one transaction
+//     with a check that the write node still exists: if it is gone
+//     (deleted by an operator or a tool, or its session lost), someone
+//     queued behind may hold already, and the downgrade fails with an
+//     error wrapping ErrLost instead of taking the place; so does a
+//     downgrade from a write hold known to be lost. Release the lost write
+//     hold, then acquire anew. Equal sort keys keep the order in which the
+//     server lists the children, as Curator's stable sort does, so both
+//     show the same queue.
 //   - No upgrade: an owner holding the read lock but not the write lock
 //     gets ErrUpgrade at once when it asks for the write lock, and nothing
 //     is sent to the server. Curator and Kazoo wait on themselves forever.
+//     If that read hold is lost, the error wraps ErrLost instead: release
+//     the lost hold, then take the write lock.
 //   - Nothing left behind, loss signalled, fencing: as mutex.Mutex. A hold
 //     is a mutex.Hold, with Lost, Err, Path and FencingToken.
 //
 // Cost: a free lock, of either kind, is taken in one round trip and
 // released in one, three requests in all (create, the listing that rides
 // along with it, delete). A waiter sets its watches in one more round trip.
-// A downgrade is one create.
+// A downgrade is one transaction (the check and the create).
 //
 // Not guaranteed: holding is never certain until release (see package
 // mutex). Curator 5.4 (Debian's) does not keep a downgraded reader's place:

@@ -34,8 +34,12 @@ func isWriter(name string) bool { return strings.Contains(name, writeName) }
 type entry struct{ key, name string }
 
 // before orders entries as the queue: by key, equal keys by name. Keys tie
-// only for a downgraded read node and its writer's node; the server lists
-// children in no fixed order, so the name breaks the tie.
+// only for a downgraded read node and its writer's node, which are never
+// in each other's way (the write node held before the read node was made,
+// and the read node holds as it is made); for a waiter behind them, both
+// are in its way, and the name only makes the choice of the nearest
+// deterministic. The views (sortQueue) keep the server's order for the
+// tie instead, as Curator does.
 func (a entry) before(b entry) bool {
 	if c := strings.Compare(a.key, b.key); c != 0 {
 		return c < 0
@@ -43,15 +47,11 @@ func (a entry) before(b entry) bool {
 	return a.name < b.name
 }
 
-// sortQueue sorts children as the queue, in place.
-func sortQueue(children []string) {
-	slices.SortFunc(children, func(a, b string) int {
-		if c := strings.Compare(sortKey(a), sortKey(b)); c != 0 {
-			return c
-		}
-		return strings.Compare(a, b)
-	})
-}
+// sortQueue sorts children as the queue, in place, exactly as Curator
+// does: a stable sort by sort key, so that equal keys (a downgraded read
+// node and its writer's node) keep the order in which the server listed
+// them. Sorting ties by name would show Curator and Go different queues.
+func sortQueue(children []string) { zkpath.SortNodes(children, readName, writeName) }
 
 // nearest keeps the handOffDepth latest entries it is given, in queue order.
 type nearest struct {
@@ -99,12 +99,12 @@ func look(children []string, ours, kind string) (front, error) {
 	if !slices.Contains(children, ours) {
 		return front{}, fmt.Errorf("%w: %s", mutex.ErrNodeMissing, ours)
 	}
-	us := entry{sortKey(ours), ours}
+	key := sortKey(ours)
 	var f front
 	for _, name := range children {
 		e := entry{sortKey(name), name}
-		if !e.before(us) {
-			continue
+		if e.key >= key {
+			continue // behind us, or our tie, which is never in our way
 		}
 		f.nodes++
 		f.nearNodes.add(e)

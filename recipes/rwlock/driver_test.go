@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -81,23 +82,18 @@ func TestDrivers_OwnNodeMissingOrWithoutItsName(t *testing.T) {
 }
 
 // The queue interleaves readers and writers by sequence, whatever the
-// protection ids, as Curator's driver sorts it; equal keys by name.
+// protection ids, as Curator's driver sorts it; equal keys (a downgraded
+// read node and its writer) keep the order of the listing, as Curator's
+// stable sort keeps them.
 func TestDrivers_SortAsCurator(t *testing.T) {
-	children := []string{
-		"foreign",
-		node('0', writeName, 3),
-		node('f', readName, 1),
-		node('9', readName, 3),
-		"__READ__0000000002",
+	for _, tie := range [][2]string{
+		{node('0', writeName, 3), node('9', readName, 3)},
+		{node('9', readName, 3), node('0', writeName, 3)},
+	} {
+		children := []string{"foreign", tie[0], node('f', readName, 1), tie[1], "__READ__0000000002"}
+		readDriver{}.Sort(children, "")
+		assert.Equal(t, []string{node('f', readName, 1), "__READ__0000000002", tie[0], tie[1], "foreign"}, children)
 	}
-	readDriver{}.Sort(children, "")
-	assert.Equal(t, []string{
-		node('f', readName, 1),
-		"__READ__0000000002",
-		node('0', writeName, 3),
-		node('9', readName, 3),
-		"foreign",
-	}, children)
 }
 
 // Decide selects rather than sorts; it must agree with a full sort of the
@@ -128,9 +124,16 @@ func TestDrivers_DecideAgreesWithFullSort(t *testing.T) {
 		if ours == "foreign" {
 			continue
 		}
+		// The queue as a waiter sees it: by key, ties by name; a node
+		// whose key ties with ours is not in our way.
 		sorted := slices.Clone(children)
-		sortQueue(sorted)
-		i := slices.Index(sorted, ours)
+		slices.SortFunc(sorted, func(a, b string) int {
+			if c := strings.Compare(sortKey(a), sortKey(b)); c != 0 {
+				return c
+			}
+			return strings.Compare(a, b)
+		})
+		i := slices.IndexFunc(sorted, func(n string) bool { return sortKey(n) == sortKey(ours) })
 		var d mutex.Driver = readDriver{}
 		if isWriter(ours) {
 			d = writeDriver{}

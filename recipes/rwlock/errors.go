@@ -34,5 +34,7 @@ var (
 	// an owner that holds the read lock (and not the write lock) asks for
 	// the write lock. It could never get it: its own read node is in the
 	// way. Curator's and Kazoo's readers wait on themselves forever instead.
+	// An owner whose read hold is lost gets an error wrapping ErrLost
+	// instead.
 	ErrUpgrade = errors.New("rwlock: the read lock cannot be upgraded to the write lock")
 )

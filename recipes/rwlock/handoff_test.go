@@ -86,3 +86,39 @@ func TestHandOff_WriterCosts(t *testing.T) {
 	second.finish(t)
 	assert.Empty(t, children(t, observer, path))
 }
+
+// A writer behind a writer cannot take the deletion of the write node as
+// its turn: the writer in front may have downgraded, and its read node,
+// at the writer's place, still holds. The writer behind looks again when
+// the write node goes (a listing), finds the read node, and waits for it.
+func TestHandOff_WriterBehindADowngradedWriterWaitsForItsReadNode(t *testing.T) {
+	servers := zktest.Servers(t)
+	observer := connect(t, servers)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	rw := newRW(t, connect(t, servers), path)
+	w, err := rw.WriteLock().Acquire(ctx)
+	require.NoError(t, err)
+	proxy := zktest.NewProxy(t, servers)
+	behind := start(newRW(t, connect(t, proxy.Addr()), path).WriteLock())
+	queued(t, observer, path, 2)
+	armed(t, proxy, 2, "the writer behind a writer") // its own node and the writer's
+
+	r, err := rw.ReadLock().Acquire(ctx)
+	require.NoError(t, err)
+	require.NoError(t, w.Release(ctx))
+	require.Eventually(t, func() bool {
+		return len(behind.holds) > 0 || proxy.Requests(zktest.OpGetChildren2) == 2 && proxy.Requests(zktest.OpGetData) == 3
+	}, 20*time.Second, 5*time.Millisecond, "the writer behind looked again and watches the read node")
+	select {
+	case <-behind.holds:
+		t.Fatal("the writer behind holds beside the downgraded read node")
+	case err := <-behind.failed:
+		t.Fatalf("the writer behind failed: %v", err)
+	default:
+	}
+	require.NoError(t, r.Release(ctx))
+	behind.held(t, "the writer behind")
+	behind.finish(t)
+	assert.Empty(t, children(t, observer, path))
+}

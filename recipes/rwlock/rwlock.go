@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -56,11 +57,12 @@ func New(client *framework.Client, path string, opts ...Option) (*ReadWriteLock,
 	rw := &ReadWriteLock{client: client, path: path, turns: make(map[any]chan struct{})}
 	rw.read = Lock{rw: rw, name: readName, what: "rwlock: read lock"}
 	rw.write = Lock{rw: rw, name: writeName, what: "rwlock: write lock"}
-	w, err := mutex.NewWithDriver(client, path, writeName, writeDriver{}, append(o.mutexOptions(), mutex.WithName(rw.write.what))...)
+	common := slices.Clip(append(o.mutexOptions(), mutex.WithTurn(rw.releaseTurn)))
+	w, err := mutex.NewWithDriver(client, path, writeName, writeDriver{}, append(common, mutex.WithName(rw.write.what))...)
 	if err != nil {
 		return nil, err
 	}
-	r, err := mutex.NewWithDriver(client, path, readName, readDriver{}, append(o.mutexOptions(), mutex.WithName(rw.read.what), mutex.WithPlace(rw.writersPlace))...)
+	r, err := mutex.NewWithDriver(client, path, readName, readDriver{}, append(common, mutex.WithName(rw.read.what), mutex.WithPlace(rw.writersPlace))...)
 	if err != nil {
 		return nil, err
 	}
@@ -81,13 +83,17 @@ func (rw *ReadWriteLock) Path() string { return rw.path }
 // writersPlace is the read lock's Place: an owner that holds the write
 // lock takes the read lock at its write node's place (a downgrade), so
 // that a writer queued behind stays out until the read lock is released
-// too (Curator 5.5's fix of CURATOR-621).
-func (rw *ReadWriteLock) writersPlace(ctx context.Context) (string, *framework.Session, bool) {
+// too (Curator 5.5's fix of CURATOR-621). A write hold that is lost gives
+// the loss: its place may be someone else's by now.
+func (rw *ReadWriteLock) writersPlace(ctx context.Context) (mutex.Spot, bool, error) {
 	h := rw.write.m.Held(ctx)
-	if h == nil || h.Err() != nil {
-		return "", nil, false
+	switch {
+	case h == nil:
+		return mutex.Spot{}, false, nil
+	case h.Err() != nil:
+		return mutex.Spot{}, false, fmt.Errorf("the write hold to downgrade from is lost; release it first: %w", h.Err())
 	}
-	return sortKey(zkpath.Base(h.Path())), h.Session(), true
+	return mutex.Spot{Node: h.Path(), Sequence: sortKey(zkpath.Base(h.Path())), Session: h.Session()}, true, nil
 }
 
 // Acquire blocks until the owner in ctx (or the calling goroutine) holds
@@ -95,7 +101,8 @@ func (rw *ReadWriteLock) writersPlace(ctx context.Context) (string, *framework.S
 // context's error and nothing is left behind. If the owner holds the lock
 // already, Acquire counts up and returns at once, without a server call.
 // The write holder may take the read lock (a downgrade): it holds at once,
-// at the writer's place. A read holder asking for the write lock gets
+// at the writer's place, or fails with an error wrapping ErrLost if the
+// write node is gone. A read holder asking for the write lock gets
 // ErrUpgrade at once.
 func (l *Lock) Acquire(ctx context.Context) (*Hold, error) {
 	return l.acquire(ctx, -1, l.m.Acquire)
@@ -120,7 +127,9 @@ func (l *Lock) AcquireTimeout(ctx context.Context, timeout time.Duration) (*Hold
 
 // Release gives up one level of the hold of the owner in ctx (or of the
 // calling goroutine); at the last level it deletes the lock node. Like
-// mutex.Mutex.Release, it works in a defer after ctx has ended. It returns
+// mutex.Mutex.Release, it works in a defer after ctx has ended. It takes
+// the owner's turn, as acquires do, so an explicit owner's release and
+// downgrade never interleave; Hold.Release does the same. It returns
 // ErrNotOwner if that owner holds nothing, and an error wrapping ErrLost
 // if the hold was lost.
 func (l *Lock) Release(ctx context.Context) error {
@@ -171,10 +180,19 @@ func (l *Lock) acquire(ctx context.Context, bound time.Duration, acquire func(co
 }
 
 // checkUpgrade refuses the write lock to an owner that holds only the read
-// lock: its own read node would stand in its way forever.
+// lock: its own read node would stand in its way forever. A read hold that
+// is lost gives the loss instead: the owner is to release it, and may then
+// take the write lock.
 func (l *Lock) checkUpgrade(ctx context.Context) error {
-	if l.name != writeName || l.rw.read.m.Held(ctx) == nil || l.m.Held(ctx) != nil {
+	if l.name != writeName || l.m.Held(ctx) != nil {
 		return nil
+	}
+	r := l.rw.read.m.Held(ctx)
+	switch {
+	case r == nil:
+		return nil
+	case r.Err() != nil:
+		return fmt.Errorf("%s: acquire %s: the read hold is lost; release it first: %w", l.what, l.rw.path, r.Err())
 	}
 	return fmt.Errorf("%s: acquire %s: %w; release the read lock first", l.what, l.rw.path, ErrUpgrade)
 }

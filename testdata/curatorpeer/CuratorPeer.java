@@ -16,6 +16,8 @@
 // both sides read the same clock.
 
 import java.io.*;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.util.*;
 import java.util.concurrent.*;
@@ -65,6 +67,7 @@ public class CuratorPeer {
         verbs.put("rw-release", a -> { lockOf(handle(rws, a[0]), a[1]).release(); return ""; });
         verbs.put("rw-participants",
             a -> json(lockOf(new Rw(a[0], new InterProcessReadWriteLock(client, a[0])), a[1]).getParticipantNodes()));
+        verbs.put("rw-queue", a -> json(LockInternals.getSortedChildren(client, a[0], "__READ__", rwSorter(new InterProcessReadWriteLock(client, a[0])))));
         verbs.put("revoke", a -> { Revoker.attemptRevoke(client, a[0]); return ""; });
         verbs.put("clock", a -> Long.toString(System.nanoTime()));
     }
@@ -233,6 +236,16 @@ public class CuratorPeer {
             case "write": return r.lock().writeLock();
             default: throw new IllegalArgumentException("mode must be read or write, not " + mode);
         }
+    }
+
+    // The sorter Curator's read/write lock judges its queue with: its driver, private in 5.4, so
+    // read by reflection rather than copied.
+    static LockInternalsSorter rwSorter(InterProcessReadWriteLock lock) throws Exception {
+        Field internals = InterProcessMutex.class.getDeclaredField("internals");
+        internals.setAccessible(true);
+        Method driver = LockInternals.class.getDeclaredMethod("getDriver");
+        driver.setAccessible(true);
+        return (LockInternalsSorter) driver.invoke(internals.get(lock.readLock()));
     }
 
     static String timed(InterProcessLock lock, long ms) throws Exception {
