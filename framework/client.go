@@ -158,9 +158,12 @@ func (c *Client) Namespace() string { return c.cfg.namespace }
 // SessionTimeout returns the session timeout the server granted (it bounds
 // the one asked for, WithSessionTimeout, by its minSessionTimeout and
 // maxSessionTimeout), or the one asked for before the server has answered.
-// It is how long the client stays Suspended before it declares the session
-// Lost: the server expires the session after that long without hearing
-// from the client, and may give its locks to others.
+// The client reads the grant from the server's connect response, for each
+// new connection; a client dialed through the caller's own dialer
+// (zk.WithDialer in WithZKOptions) cannot see that response and uses the
+// timeout it asked for. It is how long the client stays Suspended before
+// it declares the session Lost: the server expires the session after that
+// long without hearing from the client, and may give its locks to others.
 func (c *Client) SessionTimeout() time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()

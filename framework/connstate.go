@@ -18,7 +18,7 @@ type connEvent struct {
 	sessionID int64 // for StateHasSession
 	authDone  bool
 	authErr   error
-	granted   time.Duration // the session timeout the server granted
+	granted   time.Duration // the session timeout the server granted, from the connect response
 }
 
 // eventQueue is an unbounded queue between go-zookeeper's event callback,
@@ -78,10 +78,17 @@ func (c *Client) dial() error {
 		}
 		c.events.push(e)
 	}
-	opts := append([]func(*zk.Conn){zk.WithHostProvider(&hostProvider{}), zk.WithDialer(c.recordDials(c.tap.dialer()))}, c.cfg.zkOptions...)
-	opts = append(opts, zk.WithEventCallback(callback), zk.WithLogger(zkLogger{l: c.log, granted: func(d time.Duration) {
-		c.events.push(connEvent{gen: gen, granted: d})
-	}}))
+	granted := func(r connectReply) { c.events.push(connEvent{gen: gen, granted: r.timeout}) }
+	// The caller's options come after the client's dialer and logger, so
+	// that theirs take effect; the event callback comes last: the client
+	// cannot work without it.
+	opts := []func(*zk.Conn){
+		zk.WithHostProvider(&hostProvider{}),
+		zk.WithDialer(c.recordDials(tappedDialer(c.tap, granted))),
+		zk.WithLogger(zkLogger{l: c.log}),
+	}
+	opts = append(opts, c.cfg.zkOptions...)
+	opts = append(opts, zk.WithEventCallback(callback))
 	conn, _, err := zk.Connect(c.servers, c.cfg.sessionTimeout, func(z *zk.Conn) {
 		for _, o := range opts {
 			o(z)
@@ -272,24 +279,10 @@ func (c *Client) emit(state ConnectionState, sessionID int64, newSession bool) {
 	c.listeners.publish(StateChange{State: state, SessionID: sessionID, NewSession: newSession, At: time.Now()})
 }
 
-// zkLogger sends go-zookeeper's log lines to slog at debug level, and
-// passes on the session timeout the server granted: go-zookeeper keeps it
-// to itself and says it only in its "authenticated" line.
-type zkLogger struct {
-	l       *slog.Logger
-	granted func(time.Duration)
-}
-
-// authenticatedFormat is go-zookeeper's (v1.0.x) line for a new or resumed
-// session: its id and the granted timeout in milliseconds.
-const authenticatedFormat = "authenticated: id=%d, timeout=%d"
+// zkLogger sends go-zookeeper's log lines to slog at debug level.
+type zkLogger struct{ l *slog.Logger }
 
 func (z zkLogger) Printf(format string, args ...any) {
-	if format == authenticatedFormat && len(args) == 2 {
-		if ms, ok := args[1].(int32); ok && ms > 0 {
-			z.granted(time.Duration(ms) * time.Millisecond)
-		}
-	}
 	if z.l.Enabled(context.Background(), slog.LevelDebug) {
 		z.l.Debug(fmt.Sprintf(format, args...), "source", "go-zookeeper")
 	}
