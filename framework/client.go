@@ -30,8 +30,9 @@ type Client struct {
 
 	mu          sync.Mutex
 	conn        *zk.Conn
-	gen         uint64 // generation of conn; events of older ones are ignored
-	authed      bool   // the credentials were sent on conn
+	gen         uint64        // generation of conn; events of older ones are ignored
+	auth        authState     // of the credentials on conn
+	authRefused chan struct{} // closed when the server refuses a credential
 	connected   bool
 	connectedCh chan struct{} // closed while connected; replaced on disconnect
 	state       ConnectionState
@@ -73,6 +74,7 @@ func New(servers []string, opts ...Option) (*Client, error) {
 		life:        life,
 		stop:        stop,
 		connectedCh: make(chan struct{}),
+		authRefused: make(chan struct{}),
 	}
 	if err := c.dial(); err != nil {
 		stop()
@@ -106,22 +108,26 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	return c, nil
 }
 
-// WaitConnected blocks until the client is connected, the context ends or
-// the client is closed (ErrClosed). When ctx ends, the error wraps the
-// context's error and ConnectionError's.
+// WaitConnected blocks until the client is connected, the context ends,
+// the server refuses a credential of WithAuth (an error wrapping
+// ErrAuthFailed) or the client is closed (ErrClosed). When ctx ends, the
+// error wraps the context's error and ConnectionError's.
 func (c *Client) WaitConnected(ctx context.Context) error {
 	for {
 		c.mu.Lock()
-		closed, connected, ch := c.closed, c.connected, c.connectedCh
+		closed, connected, ch, refused := c.closed, c.connected, c.connectedCh, c.auth.refused
 		c.mu.Unlock()
 		switch {
 		case closed:
 			return ErrClosed
 		case connected:
 			return nil
+		case refused != nil:
+			return refused
 		}
 		select {
 		case <-ch:
+		case <-c.authRefused:
 		case <-ctx.Done():
 			return fmt.Errorf("framework: waiting for a connection: %w: %w", ctx.Err(), c.ConnectionError())
 		case <-c.life.Done():

@@ -18,6 +18,7 @@ type connEvent struct {
 	sessionID int64 // for StateHasSession
 	authDone  bool
 	authErr   error
+	accepted  int           // with authDone: how many credentials the server has accepted on this connection
 	granted   time.Duration // the session timeout the server granted, from the connect response
 }
 
@@ -105,7 +106,7 @@ func (c *Client) dial() error {
 		return ErrClosed
 	}
 	c.conn = conn
-	c.authed = len(c.cfg.auth) == 0
+	c.auth = authState{done: len(c.cfg.auth) == 0}
 	return nil
 }
 
@@ -140,16 +141,13 @@ func (c *Client) handle(e connEvent, lostTimer *time.Timer) {
 	case e.granted > 0:
 		c.granted = e.granted
 	case e.authDone:
-		c.authed = true
-		if e.authErr != nil {
-			c.log.Error("sending credentials failed", "err", e.authErr)
-		}
-		if c.conn.State() == zk.StateHasSession {
+		c.credentialsAnswered(e)
+		if c.auth.done && c.conn.State() == zk.StateHasSession {
 			c.onSession(c.conn.SessionID(), lostTimer)
 		}
 	case e.state == zk.StateHasSession:
-		if !c.authed {
-			c.sendCredentials(c.conn, e.gen)
+		if !c.auth.done {
+			c.sendCredentials()
 			return
 		}
 		c.onSession(e.sessionID, lostTimer)
@@ -168,25 +166,6 @@ func (c *Client) handle(e connEvent, lostTimer *time.Timer) {
 	case e.state == zk.StateAuthFailed:
 		c.log.Error("authentication failed")
 	}
-}
-
-// sendCredentials sends the configured credentials on a new connection
-// before the client announces it; go-zookeeper re-sends them by itself on
-// later reconnects of the same connection.
-func (c *Client) sendCredentials(conn *zk.Conn, gen uint64) {
-	c.wg.Add(1)
-	// Ends when the server has answered every credential, or the
-	// connection fails or closes.
-	go func() {
-		defer c.wg.Done()
-		var err error
-		for _, a := range c.cfg.auth {
-			if err = conn.AddAuth(a.scheme, a.auth); err != nil {
-				break
-			}
-		}
-		c.events.push(connEvent{gen: gen, authDone: true, authErr: err})
-	}()
 }
 
 func (c *Client) onSession(id int64, lostTimer *time.Timer) {

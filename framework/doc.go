@@ -28,6 +28,9 @@
 //     than repeated, and a node nobody will own (the caller gave up, or it
 //     belongs to an older session) is deleted, in the background once the
 //     connection is back if need be.
+//   - No session is announced without the client's identity: the
+//     credentials of [WithAuth] are sent on every new connection, and a
+//     session is announced only once the server has accepted them all.
 //   - Invalid input (bad paths, bad options, calls after [Client.Close]) is
 //     rejected with a typed error before anything reaches the server.
 //

@@ -111,7 +111,13 @@ func WithACLProvider(p ACLProvider) Option {
 }
 
 // WithAuth adds credentials that the client sends on every new connection,
-// for example WithAuth("digest", []byte("user:password")). Default none.
+// for example WithAuth("digest", []byte("user:password")). The client
+// announces a session (Connected, Reconnected; calls go ahead) only once
+// the server has accepted every credential: one whose answer was lost
+// with its connection is sent again on the next. A credential the server
+// refuses (a scheme it does not know, or one its provider rejects) fails
+// Connect and WaitConnected with an error wrapping ErrAuthFailed, and the
+// client announces no session. Default none.
 func WithAuth(scheme string, auth []byte) Option {
 	return func(c *config) error {
 		if scheme == "" {
