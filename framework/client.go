@@ -86,28 +86,6 @@ func New(servers []string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Connect is New followed by WaitConnected. If ctx has no deadline, the
-// wait is bounded by the connection timeout (WithConnectionTimeout), so
-// that a dead address fails instead of blocking for good. If the wait ends
-// first, the client is closed and the error names the servers, the last
-// failure to reach them, and the context's error.
-func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, error) {
-	c, err := New(servers, opts...)
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.cfg.connectionTimeout)
-		defer cancel()
-	}
-	if err := c.WaitConnected(ctx); err != nil {
-		c.Close()
-		return nil, err
-	}
-	return c, nil
-}
-
 // WaitConnected blocks until the client is connected, the context ends,
 // the server refuses a credential of WithAuth (an error wrapping
 // ErrAuthFailed) or the client is closed (ErrClosed). When ctx ends, the

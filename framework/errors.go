@@ -42,6 +42,12 @@ var (
 	// scheme and wraps go-zookeeper's zk.ErrAuthFailed. The client then
 	// announces no session: it would run without its identity.
 	ErrAuthFailed = errors.New("framework: credentials refused by the server")
+	// ErrUnreachable is returned by Connect when no session was made
+	// before its deadline: the error says whose deadline it was (the
+	// caller's context or the connection timeout) and wraps the context's
+	// error and the last failure to reach a server. It is the library's
+	// shared sentinel, which timed acquires return too.
+	ErrUnreachable = zkrecipes.ErrUnreachable
 	// ErrNotConnected is the retryable failure of an attempt that found no
 	// connection within the connection timeout.
 	ErrNotConnected = errors.New("framework: not connected within the connection timeout")
