@@ -188,15 +188,28 @@ func (c *Client) createParents(conn *zk.Conn, path string) error {
 			_, err = conn.CreateContainer(path, nil, zk.FlagContainer, c.cfg.acl.ACL(path))
 		}
 	}
-	if errors.Is(err, zk.ErrNodeExists) {
+	switch {
+	case errors.Is(err, zk.ErrNodeExists):
 		return nil
+	case errors.Is(err, zk.ErrNoAuth):
+		// The server checks the right to create before existence: a
+		// parent made meanwhile by someone else is there all the same.
+		if ok, _, exErr := conn.Exists(path); exErr == nil && ok {
+			return nil
+		}
 	}
 	return err
 }
 
 // EnsurePath creates path and its missing ancestors as container nodes.
+// It asks first whether path exists, as Curator's mkdirs does, so a path
+// that exists needs only the right to read it, not the right to create in
+// its parent; then it creates what is missing from the bottom up.
 func (c *Client) EnsurePath(ctx context.Context, path string) error {
 	_, err := do(ctx, c, "ensure", path, func(conn *zk.Conn, sp string) (struct{}, error) {
+		if ok, _, err := conn.Exists(sp); err != nil || ok {
+			return struct{}{}, err
+		}
 		return struct{}{}, c.createParents(conn, sp)
 	})
 	return err
