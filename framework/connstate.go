@@ -106,7 +106,7 @@ func (c *Client) dial() error {
 		return ErrClosed
 	}
 	c.conn = conn
-	c.auth = authState{done: len(c.cfg.auth) == 0}
+	c.auth = authState{done: len(c.cfg.auth) == 0, refused: c.auth.refused} // a refusal stays: the credentials do not change
 	return nil
 }
 
