@@ -80,3 +80,29 @@ func TestAuth_RefusedSchemeFailsConnect(t *testing.T) {
 	assert.NotErrorIs(t, err, context.DeadlineExceeded, "the refusal is reported, not waited out")
 	assert.Contains(t, err.Error(), "no-such-scheme")
 }
+
+// With two credentials, the answer to the second is lost: go-zookeeper
+// re-sends the first by itself on the next connection, the client sends
+// the second, and the session carries both identities.
+func TestAuth_SecondCredentialWhoseAnswerWasLostIsSentAgain(t *testing.T) {
+	dir := zktest.UniquePath(t)
+	digestOnly(t, dir+"/alice/secret", "alice", "pw")
+	digestOnly(t, dir+"/bob/secret", "bob", "pw")
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	proxy.SetDelay(100 * time.Millisecond) // room to arm the drop between the two
+	c, err := framework.New([]string{proxy.Addr()},
+		framework.WithAuth("digest", []byte("alice:pw")), framework.WithAuth("digest", []byte("bob:pw")))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	require.Eventually(t, func() bool { return proxy.Requests(opSetAuth) == 1 }, 10*time.Second, time.Millisecond)
+	proxy.DropNextReplyTo(opSetAuth) // alice's is on its way back; bob's is next
+	ctx := testContext(t)
+	require.NoError(t, c.WaitConnected(ctx))
+	proxy.SetDelay(0)
+	require.Equal(t, 1, proxy.DroppedReplies(), "the second AddAuth's answer was dropped")
+
+	for _, who := range []string{"alice", "bob"} {
+		_, _, err := c.Get(ctx, dir+"/"+who+"/secret")
+		assert.NoError(t, err, "%s's identity", who)
+	}
+}
