@@ -99,3 +99,18 @@ func TestParseConnectReply(t *testing.T) {
 		})
 	}
 }
+
+// What following the packets adds to each read: a burst of 100-byte
+// replies read in 64 KiB reads.
+func BenchmarkFrameScanner(b *testing.B) {
+	var stream []byte
+	for len(stream) < 64<<10 {
+		stream = append(stream, packet(reply(1, 84))...)
+	}
+	s := frameScanner{onHead: func(int, []byte) {}}
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s.scan(stream)
+	}
+}
