@@ -20,35 +20,46 @@ DURATION ?= 2m
 CHAOS_REPORT ?= $(CURDIR)/.run/chaos-report.json
 export CHAOS_REPORT
 
+# The project's own builds, tests and lint run in a Go workspace that
+# replaces go-zookeeper 1.0.4 by a copy with its lastZxid data race fixed
+# (.ci/go-zookeeper-lastzxid.patch), so that -race reports only races that
+# matter. go.mod itself has no replace directive: users build as they
+# always do.
+GOWORK_FILE := $(CURDIR)/.run/gowork/go.work
+export GOWORK := $(GOWORK_FILE)
+
 .PHONY: deps build test test-unit test-integration test-container lint cover bench demo chaos
 
+$(GOWORK_FILE): go.mod go.sum .ci/gowork.sh .ci/go-zookeeper-lastzxid.patch
+	./.ci/gowork.sh
+
 ## deps: install what the tests and lint need (idempotent; root for apt)
-deps:
+deps: $(GOWORK_FILE)
 	./.ci/deps.sh
 
 ## build: compile everything
-build:
+build: $(GOWORK_FILE)
 	$(GO) build ./...
 
 ## test: every test, with the race detector, against local servers (the chaos run for 2m)
-test: deps
+test: deps $(GOWORK_FILE)
 	$(GO) test -race -count=1 -timeout 20m ./...
 
 ## chaos: the chaos run alone, for DURATION (make chaos DURATION=30m); report in CHAOS_REPORT;
 ## fails on a broken promise, and from 2m on when no fault interrupted a hold, dropped an answer or expired a holder
-chaos: deps
+chaos: deps $(GOWORK_FILE)
 	CHAOS_DURATION=$(DURATION) $(GO) test -race -count=1 -timeout 24h -v -run '^TestChaos_NothingHeldTwice' ./reliability/
 
 ## test-unit: tests that need no server (integration tests skip under -short)
-test-unit:
+test-unit: $(GOWORK_FILE)
 	$(GO) test -race -short -run '^(Test|Fuzz)' ./...
 
 ## test-integration: like test, for the tests matching RUN (make test-integration RUN=TestProxy)
-test-integration: deps
+test-integration: deps $(GOWORK_FILE)
 	$(GO) test -race -count=1 -timeout 20m -run '$(RUN)' ./...
 
 ## test-container: the testcontainers backend, on a private Docker daemon and a locally built image
-test-container: deps
+test-container: deps $(GOWORK_FILE)
 	./.ci/deps.sh container
 	export DOCKER_HOST=unix://$(DOCKER_DIR)/docker.sock; \
 	trap './.ci/dockerd.sh stop $(DOCKER_DIR)' EXIT; \
@@ -58,22 +69,22 @@ test-container: deps
 		$(GO) test -race -count=1 -timeout 20m ./framework/... ./internal/zktest/... ./zktesting/...
 
 ## lint: go vet, staticcheck, gofmt
-lint: deps
+lint: deps $(GOWORK_FILE)
 	$(GO) vet ./...
 	staticcheck ./...
 	@unformatted=$$(find . \( -name .git -o -name .run -o -name testdata \) -prune -o -name '*.go' -print | xargs gofmt -l); \
 	if [[ -n $$unformatted ]]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 
 ## cover: every test with coverage of every package; profile in cover.out
-cover: deps
+cover: deps $(GOWORK_FILE)
 	$(GO) test -race -count=1 -timeout 20m -coverpkg=./... -coverprofile=cover.out ./...
 	$(GO) tool cover -func=cover.out | tail -1
 
 ## bench: benchmarks only
-bench: deps
+bench: deps $(GOWORK_FILE)
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
 
 ## demo: the recipes at work on a local ZooKeeper (zkr demo); needs only ZooKeeper
-demo:
+demo: $(GOWORK_FILE)
 	./.ci/deps.sh zookeeper
 	$(GO) run ./cmd/zkr demo

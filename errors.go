@@ -15,7 +15,8 @@ var (
 	// ErrUnreachable is returned by a timed acquire whose time ran out while
 	// the client could not reach the server, for all or the end of the wait:
 	// nobody can say whether the lock was free. The error also wraps the
-	// connection's last failure.
+	// connection's last failure. framework.Connect returns it too, when no
+	// session was made before its deadline.
 	ErrUnreachable = errors.New("zkrecipes: server unreachable")
 	// ErrNotOwner is returned by a release from anyone but the owner of a
 	// hold, or with nothing held, and by a return of a lease that another

@@ -30,8 +30,9 @@ type Client struct {
 
 	mu          sync.Mutex
 	conn        *zk.Conn
-	gen         uint64 // generation of conn; events of older ones are ignored
-	authed      bool   // the credentials were sent on conn
+	gen         uint64        // generation of conn; events of older ones are ignored
+	auth        authState     // of the credentials on conn
+	authRefused chan struct{} // closed when the server refuses a credential
 	connected   bool
 	connectedCh chan struct{} // closed while connected; replaced on disconnect
 	state       ConnectionState
@@ -73,6 +74,7 @@ func New(servers []string, opts ...Option) (*Client, error) {
 		life:        life,
 		stop:        stop,
 		connectedCh: make(chan struct{}),
+		authRefused: make(chan struct{}),
 	}
 	if err := c.dial(); err != nil {
 		stop()
@@ -84,44 +86,26 @@ func New(servers []string, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Connect is New followed by WaitConnected. If ctx has no deadline, the
-// wait is bounded by the connection timeout (WithConnectionTimeout), so
-// that a dead address fails instead of blocking for good. If the wait ends
-// first, the client is closed and the error names the servers, the last
-// failure to reach them, and the context's error.
-func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, error) {
-	c, err := New(servers, opts...)
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.cfg.connectionTimeout)
-		defer cancel()
-	}
-	if err := c.WaitConnected(ctx); err != nil {
-		c.Close()
-		return nil, err
-	}
-	return c, nil
-}
-
-// WaitConnected blocks until the client is connected, the context ends or
-// the client is closed (ErrClosed). When ctx ends, the error wraps the
-// context's error and ConnectionError's.
+// WaitConnected blocks until the client is connected, the context ends,
+// the server refuses a credential of WithAuth (an error wrapping
+// ErrAuthFailed) or the client is closed (ErrClosed). When ctx ends, the
+// error wraps the context's error and ConnectionError's.
 func (c *Client) WaitConnected(ctx context.Context) error {
 	for {
 		c.mu.Lock()
-		closed, connected, ch := c.closed, c.connected, c.connectedCh
+		closed, connected, ch, refused := c.closed, c.connected, c.connectedCh, c.auth.refused
 		c.mu.Unlock()
 		switch {
 		case closed:
 			return ErrClosed
 		case connected:
 			return nil
+		case refused != nil:
+			return refused
 		}
 		select {
 		case <-ch:
+		case <-c.authRefused:
 		case <-ctx.Done():
 			return fmt.Errorf("framework: waiting for a connection: %w: %w", ctx.Err(), c.ConnectionError())
 		case <-c.life.Done():
@@ -158,9 +142,12 @@ func (c *Client) Namespace() string { return c.cfg.namespace }
 // SessionTimeout returns the session timeout the server granted (it bounds
 // the one asked for, WithSessionTimeout, by its minSessionTimeout and
 // maxSessionTimeout), or the one asked for before the server has answered.
-// It is how long the client stays Suspended before it declares the session
-// Lost: the server expires the session after that long without hearing
-// from the client, and may give its locks to others.
+// The client reads the grant from the server's connect response, for each
+// new connection; a client dialed through the caller's own dialer
+// (zk.WithDialer in WithZKOptions) cannot see that response and uses the
+// timeout it asked for. It is how long the client stays Suspended before
+// it declares the session Lost: the server expires the session after that
+// long without hearing from the client, and may give its locks to others.
 func (c *Client) SessionTimeout() time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()

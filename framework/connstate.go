@@ -18,7 +18,8 @@ type connEvent struct {
 	sessionID int64 // for StateHasSession
 	authDone  bool
 	authErr   error
-	granted   time.Duration // the session timeout the server granted
+	accepted  int           // with authDone: how many credentials the server has accepted on this connection
+	granted   time.Duration // the session timeout the server granted, from the connect response
 }
 
 // eventQueue is an unbounded queue between go-zookeeper's event callback,
@@ -78,10 +79,17 @@ func (c *Client) dial() error {
 		}
 		c.events.push(e)
 	}
-	opts := append([]func(*zk.Conn){zk.WithHostProvider(&hostProvider{}), zk.WithDialer(c.recordDials(c.tap.dialer()))}, c.cfg.zkOptions...)
-	opts = append(opts, zk.WithEventCallback(callback), zk.WithLogger(zkLogger{l: c.log, granted: func(d time.Duration) {
-		c.events.push(connEvent{gen: gen, granted: d})
-	}}))
+	granted := func(r connectReply) { c.events.push(connEvent{gen: gen, granted: r.timeout}) }
+	// The caller's options come after the client's dialer and logger, so
+	// that theirs take effect; the event callback comes last: the client
+	// cannot work without it.
+	opts := []func(*zk.Conn){
+		zk.WithHostProvider(&hostProvider{}),
+		zk.WithDialer(c.recordDials(tappedDialer(c.tap, granted))),
+		zk.WithLogger(zkLogger{l: c.log}),
+	}
+	opts = append(opts, c.cfg.zkOptions...)
+	opts = append(opts, zk.WithEventCallback(callback))
 	conn, _, err := zk.Connect(c.servers, c.cfg.sessionTimeout, func(z *zk.Conn) {
 		for _, o := range opts {
 			o(z)
@@ -98,7 +106,7 @@ func (c *Client) dial() error {
 		return ErrClosed
 	}
 	c.conn = conn
-	c.authed = len(c.cfg.auth) == 0
+	c.auth = authState{done: len(c.cfg.auth) == 0, refused: c.auth.refused} // a refusal stays: the credentials do not change
 	return nil
 }
 
@@ -133,16 +141,13 @@ func (c *Client) handle(e connEvent, lostTimer *time.Timer) {
 	case e.granted > 0:
 		c.granted = e.granted
 	case e.authDone:
-		c.authed = true
-		if e.authErr != nil {
-			c.log.Error("sending credentials failed", "err", e.authErr)
-		}
-		if c.conn.State() == zk.StateHasSession {
+		c.credentialsAnswered(e)
+		if c.auth.done && c.conn.State() == zk.StateHasSession {
 			c.onSession(c.conn.SessionID(), lostTimer)
 		}
 	case e.state == zk.StateHasSession:
-		if !c.authed {
-			c.sendCredentials(c.conn, e.gen)
+		if !c.auth.done {
+			c.sendCredentials()
 			return
 		}
 		c.onSession(e.sessionID, lostTimer)
@@ -161,25 +166,6 @@ func (c *Client) handle(e connEvent, lostTimer *time.Timer) {
 	case e.state == zk.StateAuthFailed:
 		c.log.Error("authentication failed")
 	}
-}
-
-// sendCredentials sends the configured credentials on a new connection
-// before the client announces it; go-zookeeper re-sends them by itself on
-// later reconnects of the same connection.
-func (c *Client) sendCredentials(conn *zk.Conn, gen uint64) {
-	c.wg.Add(1)
-	// Ends when the server has answered every credential, or the
-	// connection fails or closes.
-	go func() {
-		defer c.wg.Done()
-		var err error
-		for _, a := range c.cfg.auth {
-			if err = conn.AddAuth(a.scheme, a.auth); err != nil {
-				break
-			}
-		}
-		c.events.push(connEvent{gen: gen, authDone: true, authErr: err})
-	}()
 }
 
 func (c *Client) onSession(id int64, lostTimer *time.Timer) {
@@ -272,24 +258,10 @@ func (c *Client) emit(state ConnectionState, sessionID int64, newSession bool) {
 	c.listeners.publish(StateChange{State: state, SessionID: sessionID, NewSession: newSession, At: time.Now()})
 }
 
-// zkLogger sends go-zookeeper's log lines to slog at debug level, and
-// passes on the session timeout the server granted: go-zookeeper keeps it
-// to itself and says it only in its "authenticated" line.
-type zkLogger struct {
-	l       *slog.Logger
-	granted func(time.Duration)
-}
-
-// authenticatedFormat is go-zookeeper's (v1.0.x) line for a new or resumed
-// session: its id and the granted timeout in milliseconds.
-const authenticatedFormat = "authenticated: id=%d, timeout=%d"
+// zkLogger sends go-zookeeper's log lines to slog at debug level.
+type zkLogger struct{ l *slog.Logger }
 
 func (z zkLogger) Printf(format string, args ...any) {
-	if format == authenticatedFormat && len(args) == 2 {
-		if ms, ok := args[1].(int32); ok && ms > 0 {
-			z.granted(time.Duration(ms) * time.Millisecond)
-		}
-	}
 	if z.l.Enabled(context.Background(), slog.LevelDebug) {
 		z.l.Debug(fmt.Sprintf(format, args...), "source", "go-zookeeper")
 	}

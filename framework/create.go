@@ -97,8 +97,11 @@ type createRequest struct {
 	createConfig
 }
 
-// newCreateRequest validates a create before anything is sent.
-func (c *Client) newCreateRequest(path string, data []byte, mode CreateMode, opts []CreateOption) (createRequest, error) {
+// newCreateRequest validates a create before anything is sent. A non-empty
+// protectionID makes it a protected create: the node's name carries the id
+// (see CreateProtected), and the ACL provider is asked for that path, the
+// path of the node created, as Curator asks.
+func (c *Client) newCreateRequest(path string, data []byte, mode CreateMode, opts []CreateOption, protectionID string) (createRequest, error) {
 	r := createRequest{data: data, mode: mode}
 	for _, o := range opts {
 		if o == nil {
@@ -127,6 +130,10 @@ func (c *Client) newCreateRequest(path string, data []byte, mode CreateMode, opt
 		return r, err
 	}
 	r.path = c.withNamespace(path)
+	if protectionID != "" {
+		parent, name := zkpath.Split(r.path)
+		r.path = zkpath.Join(parent, zkpath.ProtectedName(protectionID, name))
+	}
 	if r.acl == nil {
 		r.acl = c.cfg.acl.ACL(r.path)
 	}
@@ -139,7 +146,7 @@ func (c *Client) newCreateRequest(path string, data []byte, mode CreateMode, opt
 // answer was lost is retried as it is: it may fail with zk.ErrNodeExists,
 // or, in a sequential mode, leave a duplicate. CreateProtected does not.
 func (c *Client) Create(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (string, error) {
-	r, err := c.newCreateRequest(path, data, mode, opts)
+	r, err := c.newCreateRequest(path, data, mode, opts, "")
 	if err != nil {
 		return "", opError("create", path, err)
 	}
@@ -188,15 +195,28 @@ func (c *Client) createParents(conn *zk.Conn, path string) error {
 			_, err = conn.CreateContainer(path, nil, zk.FlagContainer, c.cfg.acl.ACL(path))
 		}
 	}
-	if errors.Is(err, zk.ErrNodeExists) {
+	switch {
+	case errors.Is(err, zk.ErrNodeExists):
 		return nil
+	case errors.Is(err, zk.ErrNoAuth):
+		// The server checks the right to create before existence: a
+		// parent made meanwhile by someone else is there all the same.
+		if ok, _, exErr := conn.Exists(path); exErr == nil && ok {
+			return nil
+		}
 	}
 	return err
 }
 
 // EnsurePath creates path and its missing ancestors as container nodes.
+// It asks first whether path exists, as Curator's mkdirs does, so a path
+// that exists needs only the right to read it, not the right to create in
+// its parent; then it creates what is missing from the bottom up.
 func (c *Client) EnsurePath(ctx context.Context, path string) error {
 	_, err := do(ctx, c, "ensure", path, func(conn *zk.Conn, sp string) (struct{}, error) {
+		if ok, _, err := conn.Exists(sp); err != nil || ok {
+			return struct{}{}, err
+		}
 		return struct{}{}, c.createParents(conn, sp)
 	})
 	return err

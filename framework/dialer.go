@@ -13,16 +13,23 @@ const readBufferSize = 64 << 10
 // tappedConn is a server connection as the client dials it by default. It
 // reads through a buffer: go-zookeeper reads each packet in two calls
 // (length, then body); through the buffer a burst of packets costs one
-// system call instead of two per packet. And it shows each request it has
-// written to tap, which is what lets a request be sent right behind
-// another (see writeTap).
+// system call instead of two per packet. It follows the packets it reads
+// (frameScanner), which is how the client learns the session timeout the
+// server granted: go-zookeeper keeps it to itself. And it shows each
+// request it has written to tap, which is what lets a request be sent
+// right behind another (see writeTap).
 type tappedConn struct {
 	net.Conn
-	r   *bufio.Reader
-	tap *writeTap
+	r      *bufio.Reader
+	tap    *writeTap
+	frames frameScanner
 }
 
-func (c *tappedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+func (c *tappedConn) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.frames.scan(p[:n])
+	return n, err
+}
 
 // Write writes one request: go-zookeeper writes each in a single call.
 func (c *tappedConn) Write(p []byte) (int, error) {
@@ -33,13 +40,28 @@ func (c *tappedConn) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// dialer is go-zookeeper's default dial with the read buffer and tap added.
-func (t *writeTap) dialer() func(network, address string, timeout time.Duration) (net.Conn, error) {
+// dialFunc is go-zookeeper's dialer type.
+type dialFunc = func(network, address string, timeout time.Duration) (net.Conn, error)
+
+// tappedDialer is go-zookeeper's default dial with the read buffer and tap
+// added. connected is called with each connection's connect response, in
+// go-zookeeper's connecting goroutine before it reports the session, so
+// the grant is known before the session is announced.
+func tappedDialer(tap *writeTap, connected func(connectReply)) dialFunc {
 	return func(network, address string, timeout time.Duration) (net.Conn, error) {
 		conn, err := net.DialTimeout(network, address, timeout)
 		if err != nil {
 			return nil, err
 		}
-		return &tappedConn{Conn: conn, r: bufio.NewReaderSize(conn, readBufferSize), tap: t}, nil
+		c := &tappedConn{Conn: conn, r: bufio.NewReaderSize(conn, readBufferSize), tap: tap}
+		c.frames.onHead = func(index int, head []byte) {
+			if index != 0 {
+				return
+			}
+			if r, ok := parseConnectReply(head); ok {
+				connected(r)
+			}
+		}
+		return c, nil
 	}
 }

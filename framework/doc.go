@@ -12,7 +12,10 @@
 // Guarantees:
 //
 //   - Lost is final for a session. When the session expires, or the client
-//     has been suspended for longer than the session timeout, the client
+//     has been suspended for longer than the session timeout the server
+//     granted (read from the server's connect response; a client dialed
+//     through a dialer of the caller's own counts the timeout it asked
+//     for, as it cannot see that response), the client
 //     abandons that session for good: it never reconnects into it, and it
 //     closes the session's [Session.Lost] channel so that holders of
 //     ephemeral nodes learn that their nodes are gone or about to be.
@@ -25,6 +28,9 @@
 //     than repeated, and a node nobody will own (the caller gave up, or it
 //     belongs to an older session) is deleted, in the background once the
 //     connection is back if need be.
+//   - No session is announced without the client's identity: the
+//     credentials of [WithAuth] are sent on every new connection, and a
+//     session is announced only once the server has accepted them all.
 //   - Invalid input (bad paths, bad options, calls after [Client.Close]) is
 //     rejected with a typed error before anything reaches the server.
 //

@@ -36,6 +36,18 @@ var (
 	// ErrRetriesExhausted is returned by Hooks.RetryWait when the retry
 	// policy allows no more tries.
 	ErrRetriesExhausted = errors.New("framework: retries exhausted")
+	// ErrAuthFailed is returned by Connect and WaitConnected, and wrapped
+	// by ConnectionError, when the server refuses a credential of WithAuth
+	// (an unknown scheme, or one its provider rejects). The error names the
+	// scheme and wraps go-zookeeper's zk.ErrAuthFailed. The client then
+	// announces no session: it would run without its identity.
+	ErrAuthFailed = errors.New("framework: credentials refused by the server")
+	// ErrUnreachable is returned by Connect when no session was made
+	// before its deadline: the error says whose deadline it was (the
+	// caller's context or the connection timeout) and wraps the context's
+	// error and the last failure to reach a server. It is the library's
+	// shared sentinel, which timed acquires return too.
+	ErrUnreachable = zkrecipes.ErrUnreachable
 	// ErrNotConnected is the retryable failure of an attempt that found no
 	// connection within the connection timeout.
 	ErrNotConnected = errors.New("framework: not connected within the connection timeout")

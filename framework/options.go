@@ -111,7 +111,13 @@ func WithACLProvider(p ACLProvider) Option {
 }
 
 // WithAuth adds credentials that the client sends on every new connection,
-// for example WithAuth("digest", []byte("user:password")). Default none.
+// for example WithAuth("digest", []byte("user:password")). The client
+// announces a session (Connected, Reconnected; calls go ahead) only once
+// the server has accepted every credential: one whose answer was lost
+// with its connection is sent again on the next. A credential the server
+// refuses (a scheme it does not know, or one its provider rejects) fails
+// Connect and WaitConnected with an error wrapping ErrAuthFailed, and the
+// client announces no session. Default none.
 func WithAuth(scheme string, auth []byte) Option {
 	return func(c *config) error {
 		if scheme == "" {
@@ -123,7 +129,8 @@ func WithAuth(scheme string, auth []byte) Option {
 }
 
 // WithLogger sets the logger of the client, and of go-zookeeper beneath it
-// (at debug level). Default slog.Default().
+// (at debug level) unless WithZKOptions gives go-zookeeper a logger of its
+// own. Default slog.Default().
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) error {
 		if l == nil {
@@ -135,9 +142,14 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // WithZKOptions passes options through to go-zookeeper's Connect, for
-// example zk.WithDialer(d) (go-zookeeper's options are of this type under
-// an unexported name). The client sets its own event callback and logger;
-// options that replace them break the client. Default none.
+// example zk.WithLogInfo(false) (go-zookeeper's options are of this type
+// under an unexported name). The client sets its own event callback; an
+// option that replaces it breaks the client. zk.WithLogger and
+// zk.WithLogInfo take effect as given. zk.WithDialer replaces the client's
+// dialer, which reads the server's connect response: the client then
+// counts Lost from the session timeout it asked for, not from the one the
+// server granted (see Client.SessionTimeout), and a protected create and
+// the listing behind it take two round trips instead of one. Default none.
 func WithZKOptions(opts ...func(*zk.Conn)) Option {
 	return func(c *config) error {
 		for _, o := range opts {

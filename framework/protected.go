@@ -41,14 +41,13 @@ func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, 
 }
 
 func (c *Client) newProtectedCreate(path string, data []byte, mode CreateMode, opts []CreateOption) (*protectedCreate, error) {
-	r, err := c.newCreateRequest(path, data, mode, opts)
+	id := zkpath.NewProtectionID()
+	r, err := c.newCreateRequest(path, data, mode, opts, id)
 	if err != nil {
 		return nil, opError("create", path, err)
 	}
-	parent, name := zkpath.Split(r.path)
-	pc := &protectedCreate{c: c, req: r, parent: parent, id: zkpath.NewProtectionID(), clientPath: path}
-	pc.req.path = zkpath.Join(parent, zkpath.ProtectedName(pc.id, name))
-	return pc, nil
+	parent, _ := zkpath.Split(r.path)
+	return &protectedCreate{c: c, req: r, parent: parent, id: id, clientPath: path}, nil
 }
 
 // call runs the create and answers when it is done or ctx ends, leaving

@@ -81,16 +81,19 @@ func (c *Client) IsClosed() bool { return c.isClosed() }
 // an error that wraps ErrNotConnected, names the servers, and wraps the
 // last failure to reach one of them, if the client has seen one since it
 // was last connected (dials through a dialer of WithZKOptions are not
-// seen). After Close it returns ErrClosed.
+// seen), or the server's refusal of a credential (ErrAuthFailed). After
+// Close it returns ErrClosed.
 func (c *Client) ConnectionError() error {
 	c.mu.Lock()
-	connected, closed := c.connected, c.closed
+	connected, closed, refused := c.connected, c.closed, c.auth.refused
 	c.mu.Unlock()
 	switch {
 	case closed:
 		return ErrClosed
 	case connected:
 		return nil
+	case refused != nil:
+		return fmt.Errorf("%w: %w", ErrNotConnected, refused)
 	}
 	servers := strings.Join(c.servers, ",")
 	if addr, err := c.reach.last(); err != nil {
