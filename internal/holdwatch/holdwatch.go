@@ -15,6 +15,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
 )
 
 // Timeouts of the server calls a Watch makes on its own.
@@ -137,7 +138,7 @@ func (w *Watch) expire() time.Duration {
 		w.mu.Unlock()
 		return 0
 	}
-	err := fmt.Errorf("%w: %w: not renewed within %v", w.cfg.Lost, w.cfg.Expired, w.cfg.MaxHold)
+	err := recipe.Errorf("%w: %w: not renewed within %v", w.cfg.Lost, w.cfg.Expired, w.cfg.MaxHold)
 	w.err = err
 	w.mu.Unlock()
 	w.signal(err)
@@ -242,7 +243,13 @@ func (w *Watch) signal(err error) {
 		w.cfg.Client.Logger().Debug(w.cfg.What+" ended by Close", "path", w.cfg.Node.Path)
 		return
 	}
-	w.cfg.Client.Logger().Warn(w.cfg.What+" lost", "path", w.cfg.Node.Path, "err", err)
+	if w.cfg.Expired != nil && errors.Is(err, w.cfg.Expired) {
+		// The bound is there to end the hold: its passing is news, not
+		// trouble.
+		w.cfg.Client.Logger().Info(w.cfg.What+" expired", "path", w.cfg.Node.Path, "err", err)
+	} else {
+		w.cfg.Client.Logger().Warn(w.cfg.What+" lost", "path", w.cfg.Node.Path, "err", err)
+	}
 	if !w.cfg.Node.Session.IsLost() {
 		_, _ = w.cfg.Client.DeleteInBackground(w.cfg.Node.Path)
 	}

@@ -149,7 +149,7 @@ func (l *Lease) delete(ctx context.Context) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, framework.ErrSessionChanged):
-		return fmt.Errorf("leases: return %s: %w: session lost: %w", l.node.Path, ErrLost, err)
+		return recipe.Errorf("leases: return %s: %w: session lost: %w", l.node.Path, ErrLost, err)
 	default:
 		return fmt.Errorf("leases: return %s: deletion continues in the background: %w", l.node.Path, err)
 	}

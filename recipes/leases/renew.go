@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
 )
 
 // MaxHold returns the lease's bound: the time it may go without a renewal
@@ -83,7 +84,7 @@ func (l *Lease) renewSession(ctx context.Context) error {
 		l.watch.Arm() // the watch finds the node gone and signals the loss
 		return fmt.Errorf("leases: renew %s: %w: the node was deleted", l.node.Path, ErrLost)
 	case errors.Is(err, framework.ErrSessionChanged):
-		return fmt.Errorf("leases: renew %s: %w: session lost: %w", l.node.Path, ErrLost, err)
+		return recipe.Errorf("leases: renew %s: %w: session lost: %w", l.node.Path, ErrLost, err)
 	}
 	return fmt.Errorf("leases: renew %s: not renewed: %w", l.node.Path, err)
 }

@@ -125,7 +125,7 @@ func (l *Lease) runTTL() {
 		h.mu.Lock()
 		left, version, ended := time.Until(h.deadline), h.version, h.err != nil
 		if left <= 0 && !ended {
-			h.err = fmt.Errorf("%w: %w: not renewed within %v", ErrLost, ErrExpired, h.bound)
+			h.err = recipe.Errorf("%w: %w: not renewed within %v", ErrLost, ErrExpired, h.bound)
 			close(h.lost)
 		}
 		h.mu.Unlock()
@@ -136,7 +136,8 @@ func (l *Lease) runTTL() {
 			t.Reset(left)
 			continue
 		}
-		l.client.Logger().Warn("lease lost", "path", l.node.Path, "err", l.Err())
+		// The bound is there to end the lease: its passing is news, not trouble.
+		l.client.Logger().Info("lease expired", "path", l.node.Path, "err", l.Err())
 		ctx, cancel := context.WithTimeout(context.Background(), recipe.CleanupTimeout)
 		_ = l.deleteTTL(ctx, version)
 		cancel()
