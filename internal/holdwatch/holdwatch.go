@@ -125,6 +125,14 @@ func (w *Watch) Renew(at time.Time) error {
 	return nil
 }
 
+// Deadline returns when a hold with a MaxHold ends unless renewed, on the
+// holder's clock; the zero Time without a MaxHold.
+func (w *Watch) Deadline() time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.deadline
+}
+
 // expire ends the hold if its deadline has passed, and otherwise returns
 // the time left. Deciding and recording under one lock orders it against
 // Renew: a Renew that returned nil was in time.

@@ -40,8 +40,10 @@
 //     permit is free at most TTL plus znode.container.checkIntervalMs (60 s
 //     by default) after the last renewal, and the holder's process signals
 //     the loss at TTL after the last renewal began, before the server can
-//     free it. The server must run with extendedTypesEnabled=true
-//     (ErrTTLUnsupported otherwise).
+//     free it (a new lease's deadline counts from before its create was
+//     sent). That holds while the holder's clock and the server leader's
+//     wall clock agree: see NewTTL for the caveat. The server must run with
+//     extendedTypesEnabled=true (ErrTTLUnsupported otherwise).
 //
 // Measured on the test server (1 s container check interval, loaded
 // two-core machine): a session lease with a 1 s bound that stops renewing

@@ -22,6 +22,19 @@ func (l *Lease) MaxHold() time.Duration {
 	return l.opts.maxHold
 }
 
+// Deadline returns when the lease ends unless it is renewed, on the
+// holder's clock: its bound after the start of its last renewal, or of its
+// acquire (for a TTL lease: before its node's create was sent) or Resume.
+// A lease without a bound has none: the zero Time.
+func (l *Lease) Deadline() time.Time {
+	if l.ttl != nil {
+		l.ttl.mu.Lock()
+		defer l.ttl.mu.Unlock()
+		return l.ttl.deadline
+	}
+	return l.watch.Deadline()
+}
+
 // Mode returns SessionMode, or TTLMode for a lease whose node outlives its
 // holder's session.
 func (l *Lease) Mode() Mode {

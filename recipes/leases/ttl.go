@@ -31,11 +31,13 @@ type ttlHold struct {
 
 // NewTTL returns the lease of node, a TTL lease node (persistent
 // sequential with TTL, created with data) whose version is version and
-// whose time to live is ttl. The lease is bound to no session: it survives
-// the loss of the session that created it, and any session of client may
-// renew or return it. It is for recipes that issue leases, such as package
-// semaphore (see its WithTTL); a process that restarts takes such a lease
-// over with Resume.
+// whose time to live is ttl; sent is when its create was first sent, read
+// from the holder's clock before that (a create retried, or whose answer
+// came late or was found later, counts from its first attempt). The lease
+// is bound to no session: it survives the loss of the session that created
+// it, and any session of client may renew or return it. It is for recipes
+// that issue leases, such as package semaphore (see its WithTTL); a
+// process that restarts takes such a lease over with Resume.
 //
 // A TTL lease lives by its renewals (Renew, or a Keeper). Each renewal
 // rewrites the node's data if its version is still the holder's, which
@@ -44,16 +46,22 @@ type ttlHold struct {
 //
 //   - Once the holder's deadline passes without a renewal, the holder's
 //     process signals the lease lost (ErrExpired) and deletes the node if
-//     its version is still the holder's.
+//     its version is still the holder's. Err says so from the deadline on,
+//     whether or not the timer that closes Lost has run yet.
 //   - A holder that is gone as a whole (its process stopped or cut off)
 //     loses the lease on the server: ZooKeeper deletes a TTL node that has
 //     not changed for ttl, at its next container check, so the permit is
 //     free within ttl plus the server's znode.container.checkIntervalMs
 //     (60 s by default) after the last renewal. Since the holder's
-//     deadline counts from before its write reached the server, the holder
-//     stops believing it holds the lease before the server can free it
-//     (with clocks that run at about the same rate; the server compares its
-//     own wall clock with the node's modification time).
+//     deadline counts from before its write (the create, or a renewal)
+//     was sent, the holder stops believing it holds the lease before the
+//     server can free it, provided the clocks agree: the server compares
+//     its own wall clock with the node's modification time, which the
+//     server's leader stamped with its wall clock, while the holder counts
+//     on its monotonic clock. A difference in clock rate over one TTL, and
+//     a step of the leader's wall clock forward (or a new leader whose
+//     clock is ahead of the old one's) between the write and the check,
+//     shorten the server's count by as much; keep the TTL well above both.
 //   - A renewal that finds the node gone or written by someone else (a
 //     Resume elsewhere took the lease over) signals the lease lost, and
 //     deletes nothing.
@@ -61,7 +69,7 @@ type ttlHold struct {
 // Connection and session trouble do not end a TTL lease: only its bound
 // does. Lost is not armed by a watch: a deletion by someone else is noticed
 // at the next renewal.
-func NewTTL(client *framework.Client, node framework.Node, version int32, data []byte, ttl time.Duration, opts ...Option) (*Lease, error) {
+func NewTTL(client *framework.Client, node framework.Node, version int32, data []byte, ttl time.Duration, sent time.Time, opts ...Option) (*Lease, error) {
 	switch {
 	case client == nil:
 		return nil, fmt.Errorf("%w: nil client", ErrInvalidArgument)
@@ -69,6 +77,8 @@ func NewTTL(client *framework.Client, node framework.Node, version int32, data [
 		return nil, fmt.Errorf("%w: a lease node needs a path", ErrInvalidArgument)
 	case ttl < time.Millisecond:
 		return nil, fmt.Errorf("%w: time to live %v must be at least 1 ms", ErrInvalidArgument, ttl)
+	case sent.IsZero():
+		return nil, fmt.Errorf("%w: the send time of the lease node's create is missing", ErrInvalidArgument)
 	}
 	o, err := recipe.Options(opts, ErrInvalidArgument)
 	if err != nil {
@@ -78,7 +88,7 @@ func NewTTL(client *framework.Client, node framework.Node, version int32, data [
 		return nil, fmt.Errorf("%w: the bound of a TTL lease is its time to live, not WithMaxHold", ErrInvalidArgument)
 	}
 	l := newLease(client, node, data, o)
-	l.ttl = newTTLHold(ttl, version, data, time.Now())
+	l.ttl = newTTLHold(ttl, version, data, sent)
 	// Ends on a return, or when the deadline passes.
 	go l.runTTL()
 	return l, nil
@@ -91,11 +101,27 @@ func newTTLHold(ttl time.Duration, version int32, written []byte, at time.Time) 
 	}
 }
 
-// Err returns the lease's Err.
+// Err returns the lease's Err. A lease whose deadline has passed is
+// expired from that instant, even if runTTL's timer has not fired yet.
 func (h *ttlHold) Err() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.expireLocked()
 	return h.err
+}
+
+// expireLocked ends the lease if its deadline has passed, and returns the
+// time left otherwise (0 once the lease has ended). The caller holds mu.
+func (h *ttlHold) expireLocked() time.Duration {
+	if h.err != nil {
+		return 0
+	}
+	if left := time.Until(h.deadline); left > 0 {
+		return left
+	}
+	h.err = recipe.Errorf("%w: %w: not renewed within %v", ErrLost, ErrExpired, h.bound)
+	close(h.lost)
+	return 0
 }
 
 // lose records err and closes lost, unless the lease has ended already.
@@ -119,25 +145,21 @@ func (l *Lease) runTTL() {
 	for {
 		select {
 		case <-h.ended:
-			return
+		case <-h.lost:
 		case <-t.C:
 		}
 		h.mu.Lock()
-		left, version, ended := time.Until(h.deadline), h.version, h.err != nil
-		if left <= 0 && !ended {
-			h.err = recipe.Errorf("%w: %w: not renewed within %v", ErrLost, ErrExpired, h.bound)
-			close(h.lost)
-		}
+		left, version, err := h.expireLocked(), h.version, h.err
 		h.mu.Unlock()
-		switch {
-		case ended:
-			return
-		case left > 0:
+		if left > 0 {
 			t.Reset(left)
 			continue
 		}
+		if !errors.Is(err, ErrExpired) {
+			return // returned, or lost otherwise: nothing to give up
+		}
 		// The bound is there to end the lease: its passing is news, not trouble.
-		l.client.Logger().Info("lease expired", "path", l.node.Path, "err", l.Err())
+		l.client.Logger().Info("lease expired", "path", l.node.Path, "err", err)
 		ctx, cancel := context.WithTimeout(context.Background(), recipe.CleanupTimeout)
 		_ = l.deleteTTL(ctx, version)
 		cancel()
@@ -150,6 +172,7 @@ func (l *Lease) runTTL() {
 func (l *Lease) renewTTL(ctx context.Context) error {
 	h := l.ttl
 	h.mu.Lock()
+	h.expireLocked()
 	version, err, earlier := h.version, h.err, h.written
 	at := time.Now()
 	data := l.stamp(TTLMode, h.bound, at, l.renewals+1)
@@ -185,6 +208,7 @@ func (l *Lease) renewTTL(ctx context.Context) error {
 func (l *Lease) renewed(at time.Time, version int32) error {
 	h := l.ttl
 	h.mu.Lock()
+	h.expireLocked() // a deadline that passed while the write was on its way ends the lease
 	err := h.err
 	if err == nil {
 		h.version = version
@@ -237,6 +261,7 @@ func (l *Lease) returnTTL(ctx context.Context) error {
 		return nil
 	}
 	h.finished = true
+	h.expireLocked()
 	prior, version := h.err, h.version
 	if prior == nil {
 		h.err = errReturned
