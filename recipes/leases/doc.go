@@ -19,7 +19,11 @@
 //     loss costs nothing beyond its create and its delete).
 //   - Fencing: FencingToken is the lease node's creation zxid. A semaphore
 //     creates lease nodes one at a time under its guard, so a lease handed
-//     out after another was returned has the greater token.
+//     out after another was returned has the greater token. A TTL lease
+//     taken over (Resume) gets a new token, the zxid of the take-over's
+//     write, higher than every earlier holder's; renewals keep a holder's
+//     token. A resource that keeps the highest token refuses the earlier
+//     holder, which also learns of the take-over at once (ErrTakenOver).
 //   - A time-bounded lease (WithMaxHold) lives by its renewals: the holder
 //     proves it is alive with Renew (or a Keeper renews while a context of
 //     the caller's lives, as Redisson's watchdog does), and when the bound
@@ -61,6 +65,8 @@
 // lease is enforced by the holder's process, so a process that is stopped
 // as a whole (not just a goroutine) keeps the lease until its session
 // expires; a TTL lease is bounded by the server instead, whose clock
-// (not the holder's) decides when its node is removed. A deletion of a TTL
-// lease's node by someone else is noticed at its next renewal.
+// (not the holder's) decides when its node is removed. The earlier holder
+// of a TTL lease taken over learns of it from a watch: until the
+// notification arrives it may still believe it holds, which is what the
+// fencing token is for.
 package leases

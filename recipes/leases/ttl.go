@@ -27,6 +27,8 @@ type ttlHold struct {
 	deadline time.Time
 	version  int32
 	written  []byte // the data of the holder's last write, sent or not
+
+	token int64 // the zxid of a take-over (Resume); 0: the creation zxid
 }
 
 // NewTTL returns the lease of node, a TTL lease node (persistent
@@ -66,9 +68,13 @@ type ttlHold struct {
 //     Resume elsewhere took the lease over) signals the lease lost, and
 //     deletes nothing.
 //
-// Connection and session trouble do not end a TTL lease: only its bound
-// does. Lost is not armed by a watch: a deletion by someone else is noticed
-// at the next renewal.
+// Connection and session trouble do not end a TTL lease: its bound does,
+// and so does another holder taking it over (Resume) or deleting its node,
+// which the lease watches from the start (one read when it is handed out,
+// and one after each write to the node, its own renewals included): Lost
+// closes and Err wraps ErrTakenOver (or ErrLost) at once, not at the next
+// renewal. Its fencing token is the node's creation zxid until someone
+// takes it over: see Resume.
 func NewTTL(client *framework.Client, node framework.Node, version int32, data []byte, ttl time.Duration, sent time.Time, opts ...Option) (*Lease, error) {
 	switch {
 	case client == nil:
@@ -89,8 +95,7 @@ func NewTTL(client *framework.Client, node framework.Node, version int32, data [
 	}
 	l := newLease(client, node, data, o)
 	l.ttl = newTTLHold(ttl, version, data, sent)
-	// Ends on a return, or when the deadline passes.
-	go l.runTTL()
+	l.startTTL()
 	return l, nil
 }
 
@@ -124,16 +129,25 @@ func (h *ttlHold) expireLocked() time.Duration {
 	return 0
 }
 
-// lose records err and closes lost, unless the lease has ended already.
+// lose records err and closes lost, unless the lease has ended already,
+// or its deadline has passed: then the expiry is what ended it.
 func (h *ttlHold) lose(err error) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.err != nil {
+	if h.expireLocked(); h.err != nil {
 		return false
 	}
 	h.err = err
 	close(h.lost)
 	return true
+}
+
+// startTTL starts the goroutines of a TTL lease that is handed out.
+func (l *Lease) startTTL() {
+	// Ends on a return, or when the deadline passes.
+	go l.runTTL()
+	// Ends on a return or a loss, or when the client is closed.
+	go l.watchTTL()
 }
 
 // runTTL signals the lease lost and gives its node up when the holder's
@@ -196,7 +210,7 @@ func (l *Lease) renewTTL(ctx context.Context) error {
 		l.ttl.lose(fmt.Errorf("%w: %s is gone (expired on the server, or deleted)", ErrLost, l.node.Path))
 		return l.renewError(l.Err())
 	case errors.Is(err, zk.ErrBadVersion):
-		l.ttl.lose(fmt.Errorf("%w: %s was written by another holder (resumed elsewhere?)", ErrLost, l.node.Path))
+		l.ttl.lose(fmt.Errorf("%w: %s was resumed elsewhere", ErrTakenOver, l.node.Path))
 		return l.renewError(l.Err())
 	}
 	return fmt.Errorf("leases: renew %s: not renewed: %w", l.node.Path, err)
