@@ -24,6 +24,7 @@
 //     write, higher than every earlier holder's; renewals keep a holder's
 //     token. A resource that keeps the highest token refuses the earlier
 //     holder, which also learns of the take-over at once (ErrTakenOver).
+//     At most one Resume of a node wins.
 //   - A time-bounded lease (WithMaxHold) lives by its renewals: the holder
 //     proves it is alive with Renew (or a Keeper renews while a context of
 //     the caller's lives, as Redisson's watchdog does), and when the bound

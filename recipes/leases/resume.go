@@ -1,6 +1,7 @@
 package leases
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,8 +15,12 @@ import (
 )
 
 // maxResumeTries bounds the reads and writes of a Resume that keeps
-// meeting writes of another holder.
+// meeting renewals of the holder it takes the lease over from.
 const maxResumeTries = 3
+
+// errRenewedMeanwhile says that the holder a Resume takes the lease over
+// from renewed it between the Resume's read and its write: try again.
+var errRenewedMeanwhile = errors.New("leases: renewed by its holder meanwhile")
 
 // Resume takes over the TTL lease at path, a lease that an earlier run of
 // the holder's process acquired and whose node name it kept (see
@@ -36,8 +41,12 @@ const maxResumeTries = 3
 // closes Lost and reports ErrTakenOver (an ErrLost) at once, and fails its
 // renewals and returns from then on, deleting nothing.
 //
-// A write whose answer was lost and that the server applied is recognised
-// as the Resume's own.
+// At most one Resume of a node wins: one that finds the node written by
+// another holder between its read and its write (another Resume won the
+// race) fails with ErrTakenOver, and takes nothing over. One that finds it
+// renewed meanwhile by the holder it is taking over from tries again, a
+// few times. A write whose answer was lost and that the server applied is
+// recognised as the Resume's own.
 //
 // The node's name is a capability: whoever has it can take the lease.
 // Keep it where only the job's own restarts find it.
@@ -59,8 +68,11 @@ func Resume(ctx context.Context, client *framework.Client, path string, opts ...
 	}
 	for try := 1; ; try++ {
 		l, err := resumeOnce(ctx, client, path, o)
-		if err == nil || !errors.Is(err, zk.ErrBadVersion) || try == maxResumeTries {
+		if !errors.Is(err, errRenewedMeanwhile) {
 			return l, err
+		}
+		if try == maxResumeTries {
+			return nil, fmt.Errorf("leases: resume %s: %w (%d times)", path, err, try)
 		}
 	}
 }
@@ -90,7 +102,7 @@ func resumeOnce(ctx context.Context, client *framework.Client, path string, o op
 	l.ttl = newTTLHold(ttl, stat.Version, written, at)
 	stat, err = client.Set(ctx, path, written, stat.Version)
 	if errors.Is(err, zk.ErrBadVersion) {
-		stat, err = l.ownWrite(ctx, written, nil)
+		stat, err = l.resumeConflict(ctx, written, stamp.Holder)
 	}
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
@@ -103,4 +115,24 @@ func resumeOnce(ctx context.Context, client *framework.Client, path string, o op
 	l.ttl.token = stat.Mzxid // the take-over's own zxid: see Resume
 	l.startTTL()
 	return l, nil
+}
+
+// resumeConflict judges a Resume's write of written that failed with a bad
+// version, by reading the node: holding written, it is the Resume's own
+// write (applied, its answer lost, its retry refused), and its stat is
+// returned; stamped by from, the holder being taken over from, it was
+// renewed meanwhile (errRenewedMeanwhile); otherwise another holder took
+// it over first (ErrTakenOver).
+func (l *Lease) resumeConflict(ctx context.Context, written []byte, from string) (*zk.Stat, error) {
+	got, stat, err := l.client.Get(ctx, l.node.Path)
+	switch {
+	case err != nil:
+		return nil, err
+	case bytes.Equal(got, written):
+		return stat, nil
+	}
+	if s, _, ok := ParseStamp(got); ok && from != "" && s.Holder == from {
+		return nil, errRenewedMeanwhile
+	}
+	return nil, ErrTakenOver
 }

@@ -87,6 +87,62 @@ func TestResume_TakeOverGivesAHigherTokenAndTheEarlierHolderLosesAtOnce(t *testi
 	require.NoError(t, taken.Return(ctx))
 }
 
+// Resumes of one lease that read it at once race for it: exactly one takes
+// it over, the others fail with ErrTakenOver (an ErrLost) instead of
+// taking it from the winner; round after round, one lease lives.
+func TestResume_ConcurrentResumesLeaveOneLiveLease(t *testing.T) {
+	servers := zktest.Servers(t)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	live, err := ttlSemaphore(t, connect(t, servers), path).Acquire(ctx)
+	require.NoError(t, err)
+	name := live.Name()
+	const n = 4
+	for round := range 3 {
+		proxies := make([]*zktest.Proxy, n)
+		sems := make([]*semaphore.Semaphore, n)
+		for i := range n {
+			proxies[i] = zktest.NewProxy(t, servers)
+			sems[i] = ttlSemaphore(t, connect(t, proxies[i].Addr(), framework.WithSessionTimeout(20*time.Second)), path)
+			proxies[i].HoldReplies() // every Resume reads the same version
+		}
+		results := make(chan error, n)
+		resumed := make(chan *leases.Lease, n)
+		for _, s := range sems {
+			go func() { // ends when the Resume returns
+				l, err := s.Resume(ctx, name)
+				if err == nil {
+					resumed <- l
+				}
+				results <- err
+			}()
+		}
+		for _, p := range proxies {
+			require.Eventually(t, func() bool { return p.Requests(zktest.OpGetData) >= 1 },
+				10*time.Second, 5*time.Millisecond, "round %d: the Resume's read", round)
+		}
+		for _, p := range proxies {
+			p.ReleaseReplies()
+		}
+		var errs []error
+		for range n {
+			if err := <-results; err != nil {
+				errs = append(errs, err)
+			}
+		}
+		require.Len(t, resumed, 1, "round %d: one Resume takes the lease", round)
+		for _, err := range errs {
+			require.ErrorIs(t, err, leases.ErrTakenOver, "round %d", round)
+			require.ErrorIs(t, err, leases.ErrLost, "round %d", round)
+		}
+		waitClosed(t, live.Lost(), 10*time.Second, "the earlier holder's loss")
+		live = <-resumed
+		require.NoError(t, live.Err(), "round %d", round)
+	}
+	require.NoError(t, live.Renew(ctx))
+	require.NoError(t, live.Return(ctx))
+}
+
 // A Resume whose write the server applied but whose answer was lost
 // recognises its own write when the retried write fails: it holds the
 // lease, with the token of its write.
@@ -132,5 +188,47 @@ func TestResume_LostAnswerToItsWriteStillTakesTheLease(t *testing.T) {
 	assert.Equal(t, stat.Mzxid, token, "the token is the take-over's zxid")
 	waitClosed(t, old.Lost(), 10*time.Second, "the earlier holder's loss")
 	require.NoError(t, r.l.Renew(context.WithoutCancel(ctx)))
+	require.NoError(t, r.l.Return(ctx))
+}
+
+// A Resume whose write meets a renewal by the holder it takes the lease
+// over from (the renewal landed between the Resume's read and its write)
+// tries again and takes the lease: that holder is no other Resume. The
+// two share a connection, so the server sees the read, then the renewal.
+func TestResume_TriesAgainWhenItsHolderRenewedMeanwhile(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	old, err := ttlSemaphore(t, c, path).Acquire(ctx)
+	require.NoError(t, err)
+	require.NoError(t, old.Renew(ctx), "the node names its holder")
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpGetData) == 2 },
+		10*time.Second, 5*time.Millisecond, "the holder's watch is set again after its renewal")
+
+	proxy.HoldReplies()
+	type outcome struct {
+		l   *leases.Lease
+		err error
+	}
+	got := make(chan outcome, 1)
+	go func() { // ends when the Resume returns
+		l, err := ttlSemaphore(t, c, path).Resume(ctx, old.Name())
+		got <- outcome{l, err}
+	}()
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpGetData) == 3 },
+		10*time.Second, 5*time.Millisecond, "the Resume's read")
+	renewed := make(chan error, 1)
+	go func() { renewed <- old.Renew(ctx) }() // ends when the renewal returns
+	require.Eventually(t, func() bool { return proxy.Requests(opSetData) == 2 },
+		10*time.Second, 5*time.Millisecond, "the holder's renewal")
+	proxy.ReleaseReplies()
+
+	require.NoError(t, <-renewed)
+	r := <-got
+	require.NoError(t, r.err)
+	assert.Equal(t, int64(4), proxy.Requests(opSetData), "the Resume's first write was refused, its second applied")
+	waitClosed(t, old.Lost(), 10*time.Second, "the earlier holder's loss")
+	require.ErrorIs(t, old.Err(), leases.ErrTakenOver)
 	require.NoError(t, r.l.Return(ctx))
 }

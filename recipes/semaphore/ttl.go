@@ -143,7 +143,7 @@ func (s *Semaphore) returnTTL(ls []*leases.Lease) {
 // run of the holder's process acquired, by the name of its node
 // (Lease.Name), which the process kept: see leases.Resume. The returned
 // lease replaces the earlier one, which is signalled lost (ErrTakenOver)
-// and has the lower fencing token. A
+// and has the lower fencing token; of Resumes that race, one wins. A
 // lease that is gone gives an error wrapping ErrLost; a name that is not a
 // lease node's, or a semaphore without WithTTL, ErrInvalidArgument, before
 // anything is sent.
