@@ -2,10 +2,14 @@ package recipe
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/zkrecipes/zkrecipes"
+	"github.com/zkrecipes/zkrecipes/framework"
 )
 
 func TestErrorf_NamesTheLibraryOnce(t *testing.T) {
@@ -26,4 +30,13 @@ func TestErrorf_NamesTheLibraryOnce(t *testing.T) {
 	}
 	assert.ErrorIs(t, Errorf("%w: %w", lost, expired), expired)
 	assert.ErrorIs(t, Errorf("x: %w: %w", lost, other), other)
+}
+
+// A waiter whose session was lost fails with ErrLost, and its message
+// names the library once.
+func TestWaitError_LostSessionNamesTheLibraryOnce(t *testing.T) {
+	err := WaitError(fmt.Errorf("framework: get /a: %w", framework.ErrSessionChanged), nil, errors.New("missing"))
+	assert.ErrorIs(t, err, zkrecipes.ErrLost)
+	assert.ErrorIs(t, err, framework.ErrSessionChanged)
+	assert.Equal(t, "zkrecipes: lost: session lost while waiting: framework: get /a: session changed", err.Error())
 }
