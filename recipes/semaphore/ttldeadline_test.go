@@ -23,6 +23,14 @@ const opCreateTTL int32 = 21
 // while the server can reap the node and hand the permit on. The test
 // server reaps every second.
 func TestSemaphore_TTLLeaseDeadlineCountsFromBeforeTheCreate(t *testing.T) {
+	t.Run("late answer", func(t *testing.T) { testTTLDeadline(t, false) })
+	t.Run("lost answer", func(t *testing.T) { testTTLDeadline(t, true) })
+}
+
+// testTTLDeadline holds the answer to a TTL lease's create back; with
+// lose, the answer is lost with its connection, and the create's node is
+// found later by its protection id.
+func testTTLDeadline(t *testing.T, lose bool) {
 	servers := zktest.NewServer(t).Addr()
 	proxy := zktest.NewProxy(t, servers)
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
@@ -47,6 +55,9 @@ func TestSemaphore_TTLLeaseDeadlineCountsFromBeforeTheCreate(t *testing.T) {
 	require.Eventually(t, func() bool { return len(children(t, observer, path+"/leases")) == 1 },
 		10*time.Second, 5*time.Millisecond, "the create reached the server")
 	time.Sleep(late) // the create's answer is late by this much
+	if lose {
+		proxy.Cut()
+	}
 	proxy.ReleaseReplies()
 	var first *leases.Lease
 	var stat *zk.Stat
