@@ -16,7 +16,9 @@
 //     once connected. Session loss ends it under every policy, and so does
 //     someone else deleting the node, which the lease watches from the
 //     first call to Lost (one request; a lease that is never asked about
-//     loss costs nothing beyond its create and its delete).
+//     loss costs nothing beyond its create and its delete). A TTL lease
+//     watches its node from the start (one read when handed out, one after
+//     each write to it), since another holder may take it over.
 //   - Fencing: FencingToken is the lease node's creation zxid. A semaphore
 //     creates lease nodes one at a time under its guard, so a lease handed
 //     out after another was returned has the greater token. A TTL lease

@@ -106,9 +106,11 @@ func (l *Lease) FencingToken(ctx context.Context) (int64, error) {
 }
 
 // Lost returns a channel that is closed when the lease ends without a
-// return: see the package doc. The first call starts watching the node
-// (one request); loss of the connection or session, and the end of the
-// maximum hold time, are signalled whether or not Lost was called.
+// return: see the package doc. For a session lease, the first call starts
+// watching the node (one request); loss of the connection or session, and
+// the end of the maximum hold time, are signalled whether or not Lost was
+// called. A TTL lease watches its node from the start, for a take-over
+// (ErrTakenOver) or a deletion, and ends at its deadline.
 func (l *Lease) Lost() <-chan struct{} {
 	if l.ttl != nil {
 		return l.ttl.lost
