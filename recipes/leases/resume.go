@@ -20,7 +20,7 @@ const maxResumeTries = 3
 
 // errRenewedMeanwhile says that the holder a Resume takes the lease over
 // from renewed it between the Resume's read and its write: try again.
-var errRenewedMeanwhile = errors.New("leases: renewed by its holder meanwhile")
+var errRenewedMeanwhile = errors.New("renewed by its holder meanwhile")
 
 // Resume takes over the TTL lease at path, a lease that an earlier run of
 // the holder's process acquired and whose node name it kept (see
@@ -72,7 +72,7 @@ func Resume(ctx context.Context, client *framework.Client, path string, opts ...
 			return l, err
 		}
 		if try == maxResumeTries {
-			return nil, fmt.Errorf("leases: resume %s: %w (%d times)", path, err, try)
+			return nil, fmt.Errorf("leases: resume %s: the holder is alive: %w (%d tries)", path, err, try)
 		}
 	}
 }
