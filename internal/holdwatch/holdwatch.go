@@ -15,6 +15,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
 )
 
 // Timeouts of the server calls a Watch makes on its own.
@@ -124,6 +125,14 @@ func (w *Watch) Renew(at time.Time) error {
 	return nil
 }
 
+// Deadline returns when a hold with a MaxHold ends unless renewed, on the
+// holder's clock; the zero Time without a MaxHold.
+func (w *Watch) Deadline() time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.deadline
+}
+
 // expire ends the hold if its deadline has passed, and otherwise returns
 // the time left. Deciding and recording under one lock orders it against
 // Renew: a Renew that returned nil was in time.
@@ -137,7 +146,7 @@ func (w *Watch) expire() time.Duration {
 		w.mu.Unlock()
 		return 0
 	}
-	err := fmt.Errorf("%w: %w: not renewed within %v", w.cfg.Lost, w.cfg.Expired, w.cfg.MaxHold)
+	err := recipe.Errorf("%w: %w: not renewed within %v", w.cfg.Lost, w.cfg.Expired, w.cfg.MaxHold)
 	w.err = err
 	w.mu.Unlock()
 	w.signal(err)
@@ -242,7 +251,13 @@ func (w *Watch) signal(err error) {
 		w.cfg.Client.Logger().Debug(w.cfg.What+" ended by Close", "path", w.cfg.Node.Path)
 		return
 	}
-	w.cfg.Client.Logger().Warn(w.cfg.What+" lost", "path", w.cfg.Node.Path, "err", err)
+	if w.cfg.Expired != nil && errors.Is(err, w.cfg.Expired) {
+		// The bound is there to end the hold: its passing is news, not
+		// trouble.
+		w.cfg.Client.Logger().Info(w.cfg.What+" expired", "path", w.cfg.Node.Path, "err", err)
+	} else {
+		w.cfg.Client.Logger().Warn(w.cfg.What+" lost", "path", w.cfg.Node.Path, "err", err)
+	}
 	if !w.cfg.Node.Session.IsLost() {
 		_, _ = w.cfg.Client.DeleteInBackground(w.cfg.Node.Path)
 	}

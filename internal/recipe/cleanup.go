@@ -62,7 +62,7 @@ func IsNoNode(err error) bool { return errors.Is(err, zk.ErrNoNode) }
 func WaitError(err error, session *framework.Session, missing error) error {
 	switch {
 	case errors.Is(err, framework.ErrSessionChanged), errors.Is(err, zk.ErrSessionExpired), session.IsLost():
-		return fmt.Errorf("%w: session lost while waiting: %w", zkrecipes.ErrLost, err)
+		return Errorf("%w: session lost while waiting: %w", zkrecipes.ErrLost, err)
 	case IsNoNode(err) && !errors.Is(err, missing):
 		return fmt.Errorf("%w: %w", missing, err)
 	}

@@ -38,7 +38,7 @@ func (f *Fence) Token(ctx context.Context, client *framework.Client, node framew
 	ok, stat, err := client.Exists(ctx, node.Path)
 	switch {
 	case errors.Is(err, framework.ErrSessionChanged):
-		return 0, fmt.Errorf("%w: %w", zkrecipes.ErrLost, err)
+		return 0, Errorf("%w: %w", zkrecipes.ErrLost, err)
 	case err != nil:
 		return 0, err
 	case !ok:

@@ -16,10 +16,17 @@
 //     once connected. Session loss ends it under every policy, and so does
 //     someone else deleting the node, which the lease watches from the
 //     first call to Lost (one request; a lease that is never asked about
-//     loss costs nothing beyond its create and its delete).
+//     loss costs nothing beyond its create and its delete). A TTL lease
+//     watches its node from the start (one read when handed out, one after
+//     each write to it), since another holder may take it over.
 //   - Fencing: FencingToken is the lease node's creation zxid. A semaphore
 //     creates lease nodes one at a time under its guard, so a lease handed
-//     out after another was returned has the greater token.
+//     out after another was returned has the greater token. A TTL lease
+//     taken over (Resume) gets a new token, the zxid of the take-over's
+//     write, higher than every earlier holder's; renewals keep a holder's
+//     token. A resource that keeps the highest token refuses the earlier
+//     holder, which also learns of the take-over at once (ErrTakenOver).
+//     At most one Resume of a node wins.
 //   - A time-bounded lease (WithMaxHold) lives by its renewals: the holder
 //     proves it is alive with Renew (or a Keeper renews while a context of
 //     the caller's lives, as Redisson's watchdog does), and when the bound
@@ -40,8 +47,10 @@
 //     permit is free at most TTL plus znode.container.checkIntervalMs (60 s
 //     by default) after the last renewal, and the holder's process signals
 //     the loss at TTL after the last renewal began, before the server can
-//     free it. The server must run with extendedTypesEnabled=true
-//     (ErrTTLUnsupported otherwise).
+//     free it (a new lease's deadline counts from before its create was
+//     sent). That holds while the holder's clock and the server leader's
+//     wall clock agree: see NewTTL for the caveat. The server must run with
+//     extendedTypesEnabled=true (ErrTTLUnsupported otherwise).
 //
 // Measured on the test server (1 s container check interval, loaded
 // two-core machine): a session lease with a 1 s bound that stops renewing
@@ -59,6 +68,8 @@
 // lease is enforced by the holder's process, so a process that is stopped
 // as a whole (not just a goroutine) keeps the lease until its session
 // expires; a TTL lease is bounded by the server instead, whose clock
-// (not the holder's) decides when its node is removed. A deletion of a TTL
-// lease's node by someone else is noticed at its next renewal.
+// (not the holder's) decides when its node is removed. The earlier holder
+// of a TTL lease taken over learns of it from a watch: until the
+// notification arrives it may still believe it holds, which is what the
+// fencing token is for.
 package leases

@@ -29,6 +29,11 @@ var (
 	// path or session, a bad option, or a renewal of a lease without a
 	// bound.
 	ErrInvalidArgument = zkrecipes.ErrInvalidArgument
+	// ErrTakenOver wraps ErrLost: another holder took the TTL lease over
+	// (Resume), so this Lease no longer holds it. It is the loss of the
+	// earlier holder, and the error of a Resume that lost the race for the
+	// lease to another Resume.
+	ErrTakenOver = fmt.Errorf("%w: taken over by another holder", ErrLost)
 )
 
 // errReturned is the Err of a returned lease.

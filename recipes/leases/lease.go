@@ -83,14 +83,21 @@ func (l *Lease) Session() *framework.Session { return l.node.Session }
 // Client returns the client the lease node was created through.
 func (l *Lease) Client() *framework.Client { return l.client }
 
-// FencingToken returns the lease node's creation zxid, read from the server
-// on the first call only. A semaphore creates its lease nodes one at a time
-// under its guard, so a lease handed out after another was returned has a
-// greater token: a resource that allows as many users as the semaphore has
-// leases can refuse a token below those of the users it admitted since.
-// A lease whose node is gone (or, for a session lease, whose session is)
-// gives an error wrapping ErrLost.
+// FencingToken returns the lease's fencing token: the lease node's
+// creation zxid, read from the server on the first call only, or for a TTL
+// lease taken over by Resume the zxid of that Resume's write, known
+// without a read. A holder's renewals never change its token; a take-over
+// always gives a higher one. A semaphore creates its lease nodes one at a
+// time under its guard, so a lease handed out after another was returned
+// has a greater token: a resource that allows as many users as the
+// semaphore has leases can refuse a token below those of the users it
+// admitted since, and one that keeps the highest token refuses a holder
+// whose TTL lease was taken over. A lease whose node is gone (or, for a
+// session lease, whose session is) gives an error wrapping ErrLost.
 func (l *Lease) FencingToken(ctx context.Context) (int64, error) {
+	if l.ttl != nil && l.ttl.token != 0 {
+		return l.ttl.token, nil // set before the lease was handed out
+	}
 	token, err := l.fence.Token(ctx, l.client, l.node, l.ttl == nil)
 	if err != nil {
 		return 0, fmt.Errorf("leases: fencing token: %w", err)
@@ -99,9 +106,11 @@ func (l *Lease) FencingToken(ctx context.Context) (int64, error) {
 }
 
 // Lost returns a channel that is closed when the lease ends without a
-// return: see the package doc. The first call starts watching the node
-// (one request); loss of the connection or session, and the end of the
-// maximum hold time, are signalled whether or not Lost was called.
+// return: see the package doc. For a session lease, the first call starts
+// watching the node (one request); loss of the connection or session, and
+// the end of the maximum hold time, are signalled whether or not Lost was
+// called. A TTL lease watches its node from the start, for a take-over
+// (ErrTakenOver) or a deletion, and ends at its deadline.
 func (l *Lease) Lost() <-chan struct{} {
 	if l.ttl != nil {
 		return l.ttl.lost
@@ -149,7 +158,7 @@ func (l *Lease) delete(ctx context.Context) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, framework.ErrSessionChanged):
-		return fmt.Errorf("leases: return %s: %w: session lost: %w", l.node.Path, ErrLost, err)
+		return recipe.Errorf("leases: return %s: %w: session lost: %w", l.node.Path, ErrLost, err)
 	default:
 		return fmt.Errorf("leases: return %s: deletion continues in the background: %w", l.node.Path, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
 )
 
 // MaxHold returns the lease's bound: the time it may go without a renewal
@@ -19,6 +20,19 @@ func (l *Lease) MaxHold() time.Duration {
 		return l.ttl.bound
 	}
 	return l.opts.maxHold
+}
+
+// Deadline returns when the lease ends unless it is renewed, on the
+// holder's clock: its bound after the start of its last renewal, or of its
+// acquire (for a TTL lease: before its node's create was sent) or Resume.
+// A lease without a bound has none: the zero Time.
+func (l *Lease) Deadline() time.Time {
+	if l.ttl != nil {
+		l.ttl.mu.Lock()
+		defer l.ttl.mu.Unlock()
+		return l.ttl.deadline
+	}
+	return l.watch.Deadline()
 }
 
 // Mode returns SessionMode, or TTLMode for a lease whose node outlives its
@@ -83,7 +97,7 @@ func (l *Lease) renewSession(ctx context.Context) error {
 		l.watch.Arm() // the watch finds the node gone and signals the loss
 		return fmt.Errorf("leases: renew %s: %w: the node was deleted", l.node.Path, ErrLost)
 	case errors.Is(err, framework.ErrSessionChanged):
-		return fmt.Errorf("leases: renew %s: %w: session lost: %w", l.node.Path, ErrLost, err)
+		return recipe.Errorf("leases: renew %s: %w: session lost: %w", l.node.Path, ErrLost, err)
 	}
 	return fmt.Errorf("leases: renew %s: not renewed: %w", l.node.Path, err)
 }

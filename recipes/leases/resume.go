@@ -1,6 +1,7 @@
 package leases
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,22 +15,41 @@ import (
 )
 
 // maxResumeTries bounds the reads and writes of a Resume that keeps
-// meeting writes of another holder.
+// meeting renewals of the holder it takes the lease over from.
 const maxResumeTries = 3
+
+// errRenewedMeanwhile says that the holder a Resume takes the lease over
+// from renewed it between the Resume's read and its write: try again.
+var errRenewedMeanwhile = errors.New("renewed by its holder meanwhile")
 
 // Resume takes over the TTL lease at path, a lease that an earlier run of
 // the holder's process acquired and whose node name it kept (see
 // semaphore.Semaphore.Resume, which checks that path is one of its
 // leases). It reads the node, whose stamp gives the time to live (the
-// server does not tell it), and rewrites its stamp conditionally on the
-// version it read: from then on, the returned Lease is the holder, and the
-// earlier one (if its process still runs) fails its next renewal with
-// ErrLost. The deadline starts anew, on this process's clock.
+// server does not tell it), and rewrites its stamp, naming itself as the
+// holder, conditionally on the version it read: from then on, the returned
+// Lease is the holder. The deadline starts anew, on this process's clock,
+// from before the write was sent.
 //
-// The node's name is a capability: whoever has it can take the lease, and
-// until the earlier holder's next renewal both believe they hold it. Keep
-// the name where only the job's own restarts find it, and keep renewals
-// frequent (a Keeper renews every third of the TTL).
+// Fencing: a take-over gives the lease a new token, the zxid of the
+// Resume's write, which is higher than the token of every earlier holder
+// of the node (its creation zxid, or an earlier take-over's zxid) and of
+// every hold handed out before it; renewals keep a holder's token. A
+// resource that keeps the highest token it has seen therefore refuses the
+// earlier holder once the new one has used it. The earlier Lease, if its
+// process still runs, watches its node: it sees the other holder's stamp,
+// closes Lost and reports ErrTakenOver (an ErrLost) at once, and fails its
+// renewals and returns from then on, deleting nothing.
+//
+// At most one Resume of a node wins: one that finds the node written by
+// another holder between its read and its write (another Resume won the
+// race) fails with ErrTakenOver, and takes nothing over. One that finds it
+// renewed meanwhile by the holder it is taking over from tries again, a
+// few times. A write whose answer was lost and that the server applied is
+// recognised as the Resume's own.
+//
+// The node's name is a capability: whoever has it can take the lease.
+// Keep it where only the job's own restarts find it.
 //
 // A node that is gone (expired on the server, or returned) gives an error
 // wrapping ErrLost: the permit has to be acquired again. A node that is
@@ -48,8 +68,11 @@ func Resume(ctx context.Context, client *framework.Client, path string, opts ...
 	}
 	for try := 1; ; try++ {
 		l, err := resumeOnce(ctx, client, path, o)
-		if err == nil || !errors.Is(err, zk.ErrBadVersion) || try == maxResumeTries {
+		if !errors.Is(err, errRenewedMeanwhile) {
 			return l, err
+		}
+		if try == maxResumeTries {
+			return nil, fmt.Errorf("leases: resume %s: the holder is alive: %w (%d tries)", path, err, try)
 		}
 	}
 }
@@ -74,13 +97,12 @@ func resumeOnce(ctx context.Context, client *framework.Client, path string, o op
 		node.ProtectionID = id
 	}
 	l := newLease(client, node, data, o)
-	l.ttl = newTTLHold(ttl, stat.Version, nil, time.Now())
 	at := time.Now()
 	written := l.stamp(TTLMode, ttl, at, stamp.Renewals+1)
-	l.ttl.written = written
+	l.ttl = newTTLHold(ttl, stat.Version, written, at)
 	stat, err = client.Set(ctx, path, written, stat.Version)
 	if errors.Is(err, zk.ErrBadVersion) {
-		stat, err = l.ownWrite(ctx, written, nil)
+		stat, err = l.resumeConflict(ctx, written, stamp.Holder)
 	}
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
@@ -90,8 +112,27 @@ func resumeOnce(ctx context.Context, client *framework.Client, path string, o op
 	}
 	l.renewals = stamp.Renewals + 1
 	l.ttl.version = stat.Version
-	l.ttl.deadline = at.Add(ttl)
-	// Ends on a return, or when the deadline passes.
-	go l.runTTL()
+	l.ttl.token = stat.Mzxid // the take-over's own zxid: see Resume
+	l.startTTL()
 	return l, nil
+}
+
+// resumeConflict judges a Resume's write of written that failed with a bad
+// version, by reading the node: holding written, it is the Resume's own
+// write (applied, its answer lost, its retry refused), and its stat is
+// returned; stamped by from, the holder being taken over from, it was
+// renewed meanwhile (errRenewedMeanwhile); otherwise another holder took
+// it over first (ErrTakenOver).
+func (l *Lease) resumeConflict(ctx context.Context, written []byte, from string) (*zk.Stat, error) {
+	got, stat, err := l.client.Get(ctx, l.node.Path)
+	switch {
+	case err != nil:
+		return nil, err
+	case bytes.Equal(got, written):
+		return stat, nil
+	}
+	if s, _, ok := ParseStamp(got); ok && from != "" && s.Holder == from {
+		return nil, errRenewedMeanwhile
+	}
+	return nil, ErrTakenOver
 }

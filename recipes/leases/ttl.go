@@ -27,15 +27,19 @@ type ttlHold struct {
 	deadline time.Time
 	version  int32
 	written  []byte // the data of the holder's last write, sent or not
+
+	token int64 // the zxid of a take-over (Resume); 0: the creation zxid
 }
 
 // NewTTL returns the lease of node, a TTL lease node (persistent
 // sequential with TTL, created with data) whose version is version and
-// whose time to live is ttl. The lease is bound to no session: it survives
-// the loss of the session that created it, and any session of client may
-// renew or return it. It is for recipes that issue leases, such as package
-// semaphore (see its WithTTL); a process that restarts takes such a lease
-// over with Resume.
+// whose time to live is ttl; sent is when its create was first sent, read
+// from the holder's clock before that (a create retried, or whose answer
+// came late or was found later, counts from its first attempt). The lease
+// is bound to no session: it survives the loss of the session that created
+// it, and any session of client may renew or return it. It is for recipes
+// that issue leases, such as package semaphore (see its WithTTL); a
+// process that restarts takes such a lease over with Resume.
 //
 // A TTL lease lives by its renewals (Renew, or a Keeper). Each renewal
 // rewrites the node's data if its version is still the holder's, which
@@ -44,24 +48,34 @@ type ttlHold struct {
 //
 //   - Once the holder's deadline passes without a renewal, the holder's
 //     process signals the lease lost (ErrExpired) and deletes the node if
-//     its version is still the holder's.
+//     its version is still the holder's. Err says so from the deadline on,
+//     whether or not the timer that closes Lost has run yet.
 //   - A holder that is gone as a whole (its process stopped or cut off)
 //     loses the lease on the server: ZooKeeper deletes a TTL node that has
 //     not changed for ttl, at its next container check, so the permit is
 //     free within ttl plus the server's znode.container.checkIntervalMs
 //     (60 s by default) after the last renewal. Since the holder's
-//     deadline counts from before its write reached the server, the holder
-//     stops believing it holds the lease before the server can free it
-//     (with clocks that run at about the same rate; the server compares its
-//     own wall clock with the node's modification time).
+//     deadline counts from before its write (the create, or a renewal)
+//     was sent, the holder stops believing it holds the lease before the
+//     server can free it, provided the clocks agree: the server compares
+//     its own wall clock with the node's modification time, which the
+//     server's leader stamped with its wall clock, while the holder counts
+//     on its monotonic clock. A difference in clock rate over one TTL, and
+//     a step of the leader's wall clock forward (or a new leader whose
+//     clock is ahead of the old one's) between the write and the check,
+//     shorten the server's count by as much; keep the TTL well above both.
 //   - A renewal that finds the node gone or written by someone else (a
 //     Resume elsewhere took the lease over) signals the lease lost, and
 //     deletes nothing.
 //
-// Connection and session trouble do not end a TTL lease: only its bound
-// does. Lost is not armed by a watch: a deletion by someone else is noticed
-// at the next renewal.
-func NewTTL(client *framework.Client, node framework.Node, version int32, data []byte, ttl time.Duration, opts ...Option) (*Lease, error) {
+// Connection and session trouble do not end a TTL lease: its bound does,
+// and so does another holder taking it over (Resume) or deleting its node,
+// which the lease watches from the start (one read when it is handed out,
+// and one after each write to the node, its own renewals included): Lost
+// closes and Err wraps ErrTakenOver (or ErrLost) at once, not at the next
+// renewal. Its fencing token is the node's creation zxid until someone
+// takes it over: see Resume.
+func NewTTL(client *framework.Client, node framework.Node, version int32, data []byte, ttl time.Duration, sent time.Time, opts ...Option) (*Lease, error) {
 	switch {
 	case client == nil:
 		return nil, fmt.Errorf("%w: nil client", ErrInvalidArgument)
@@ -69,6 +83,8 @@ func NewTTL(client *framework.Client, node framework.Node, version int32, data [
 		return nil, fmt.Errorf("%w: a lease node needs a path", ErrInvalidArgument)
 	case ttl < time.Millisecond:
 		return nil, fmt.Errorf("%w: time to live %v must be at least 1 ms", ErrInvalidArgument, ttl)
+	case sent.IsZero():
+		return nil, fmt.Errorf("%w: the send time of the lease node's create is missing", ErrInvalidArgument)
 	}
 	o, err := recipe.Options(opts, ErrInvalidArgument)
 	if err != nil {
@@ -78,9 +94,8 @@ func NewTTL(client *framework.Client, node framework.Node, version int32, data [
 		return nil, fmt.Errorf("%w: the bound of a TTL lease is its time to live, not WithMaxHold", ErrInvalidArgument)
 	}
 	l := newLease(client, node, data, o)
-	l.ttl = newTTLHold(ttl, version, data, time.Now())
-	// Ends on a return, or when the deadline passes.
-	go l.runTTL()
+	l.ttl = newTTLHold(ttl, version, data, sent)
+	l.startTTL()
 	return l, nil
 }
 
@@ -91,23 +106,48 @@ func newTTLHold(ttl time.Duration, version int32, written []byte, at time.Time) 
 	}
 }
 
-// Err returns the lease's Err.
+// Err returns the lease's Err. A lease whose deadline has passed is
+// expired from that instant, even if runTTL's timer has not fired yet.
 func (h *ttlHold) Err() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.expireLocked()
 	return h.err
 }
 
-// lose records err and closes lost, unless the lease has ended already.
+// expireLocked ends the lease if its deadline has passed, and returns the
+// time left otherwise (0 once the lease has ended). The caller holds mu.
+func (h *ttlHold) expireLocked() time.Duration {
+	if h.err != nil {
+		return 0
+	}
+	if left := time.Until(h.deadline); left > 0 {
+		return left
+	}
+	h.err = recipe.Errorf("%w: %w: not renewed within %v", ErrLost, ErrExpired, h.bound)
+	close(h.lost)
+	return 0
+}
+
+// lose records err and closes lost, unless the lease has ended already,
+// or its deadline has passed: then the expiry is what ended it.
 func (h *ttlHold) lose(err error) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.err != nil {
+	if h.expireLocked(); h.err != nil {
 		return false
 	}
 	h.err = err
 	close(h.lost)
 	return true
+}
+
+// startTTL starts the goroutines of a TTL lease that is handed out.
+func (l *Lease) startTTL() {
+	// Ends on a return, or when the deadline passes.
+	go l.runTTL()
+	// Ends on a return or a loss, or when the client is closed.
+	go l.watchTTL()
 }
 
 // runTTL signals the lease lost and gives its node up when the holder's
@@ -119,24 +159,21 @@ func (l *Lease) runTTL() {
 	for {
 		select {
 		case <-h.ended:
-			return
+		case <-h.lost:
 		case <-t.C:
 		}
 		h.mu.Lock()
-		left, version, ended := time.Until(h.deadline), h.version, h.err != nil
-		if left <= 0 && !ended {
-			h.err = fmt.Errorf("%w: %w: not renewed within %v", ErrLost, ErrExpired, h.bound)
-			close(h.lost)
-		}
+		left, version, err := h.expireLocked(), h.version, h.err
 		h.mu.Unlock()
-		switch {
-		case ended:
-			return
-		case left > 0:
+		if left > 0 {
 			t.Reset(left)
 			continue
 		}
-		l.client.Logger().Warn("lease lost", "path", l.node.Path, "err", l.Err())
+		if !errors.Is(err, ErrExpired) {
+			return // returned, or lost otherwise: nothing to give up
+		}
+		// The bound is there to end the lease: its passing is news, not trouble.
+		l.client.Logger().Info("lease expired", "path", l.node.Path, "err", err)
 		ctx, cancel := context.WithTimeout(context.Background(), recipe.CleanupTimeout)
 		_ = l.deleteTTL(ctx, version)
 		cancel()
@@ -149,6 +186,7 @@ func (l *Lease) runTTL() {
 func (l *Lease) renewTTL(ctx context.Context) error {
 	h := l.ttl
 	h.mu.Lock()
+	h.expireLocked()
 	version, err, earlier := h.version, h.err, h.written
 	at := time.Now()
 	data := l.stamp(TTLMode, h.bound, at, l.renewals+1)
@@ -172,7 +210,7 @@ func (l *Lease) renewTTL(ctx context.Context) error {
 		l.ttl.lose(fmt.Errorf("%w: %s is gone (expired on the server, or deleted)", ErrLost, l.node.Path))
 		return l.renewError(l.Err())
 	case errors.Is(err, zk.ErrBadVersion):
-		l.ttl.lose(fmt.Errorf("%w: %s was written by another holder (resumed elsewhere?)", ErrLost, l.node.Path))
+		l.ttl.lose(fmt.Errorf("%w: %s was resumed elsewhere", ErrTakenOver, l.node.Path))
 		return l.renewError(l.Err())
 	}
 	return fmt.Errorf("leases: renew %s: not renewed: %w", l.node.Path, err)
@@ -184,6 +222,7 @@ func (l *Lease) renewTTL(ctx context.Context) error {
 func (l *Lease) renewed(at time.Time, version int32) error {
 	h := l.ttl
 	h.mu.Lock()
+	h.expireLocked() // a deadline that passed while the write was on its way ends the lease
 	err := h.err
 	if err == nil {
 		h.version = version
@@ -224,56 +263,4 @@ func (l *Lease) ownWrite(ctx context.Context, data, earlier []byte) (*zk.Stat, e
 		return l.ownWrite(ctx, data, nil)
 	}
 	return stat, err
-}
-
-// returnTTL returns a TTL lease: the node is deleted if its version is
-// still the holder's.
-func (l *Lease) returnTTL(ctx context.Context) error {
-	h := l.ttl
-	h.mu.Lock()
-	if h.finished {
-		h.mu.Unlock()
-		return nil
-	}
-	h.finished = true
-	prior, version := h.err, h.version
-	if prior == nil {
-		h.err = errReturned
-	}
-	close(h.ended)
-	h.mu.Unlock()
-	if prior != nil {
-		return fmt.Errorf("leases: return %s: %w", l.node.Path, prior)
-	}
-	ctx, cancel := recipe.FinishContext(ctx)
-	defer cancel()
-	if err := l.deleteTTL(ctx, version); err != nil {
-		return fmt.Errorf("leases: return %s: %w", l.node.Path, err)
-	}
-	return nil
-}
-
-// deleteTTL deletes the node if its version is the holder's, or if it holds
-// the holder's last write. A node already gone is no error. A node that
-// cannot be deleted is left to the server, which removes it within its
-// time to live plus the container check interval; the error says so.
-func (l *Lease) deleteTTL(ctx context.Context, version int32) error {
-	err := l.client.Delete(ctx, l.node.Path, version)
-	if errors.Is(err, zk.ErrBadVersion) {
-		l.ttl.mu.Lock()
-		written := l.ttl.written
-		l.ttl.mu.Unlock()
-		var stat *zk.Stat
-		if stat, err = l.ownWrite(ctx, written, nil); err == nil {
-			err = l.client.Delete(ctx, l.node.Path, stat.Version)
-		}
-	}
-	switch {
-	case err == nil, errors.Is(err, zk.ErrNoNode):
-		return nil
-	case errors.Is(err, zk.ErrBadVersion):
-		return fmt.Errorf("%w: %s belongs to another holder now", ErrLost, l.node.Path)
-	}
-	l.client.Logger().Warn("TTL lease node left to the server", "path", l.node.Path, "err", err)
-	return fmt.Errorf("the node is left to the server's TTL: %w", err)
 }

@@ -66,7 +66,11 @@ func WithMaxHold(d time.Duration) Option {
 // Resume. The holder renews it (Lease.Renew, or a leases.Keeper); the
 // server removes it within ttl plus its znode.container.checkIntervalMs
 // (60 s by default) after the last renewal, and the holder's process gives
-// it up itself once ttl has passed on its own clock. Such nodes still
+// it up itself once ttl has passed on its own clock, counted from before
+// the create (or the renewal) was sent, so that it stops holding before the
+// server can free the permit as long as the clocks agree (see
+// leases.NewTTL for the clock caveat: rate, and steps of the server
+// leader's wall clock). Such nodes still
 // count as leases for Curator processes on the same path. The server must
 // run with extendedTypesEnabled=true: otherwise acquires fail with
 // leases.ErrTTLUnsupported, leaving nothing behind. Cannot be combined

@@ -70,12 +70,15 @@ func (s *Semaphore) createTTL(ctx context.Context, n int) ([]*leases.Lease, []fr
 	ls := make([]*leases.Lease, 0, n)
 	nodes := make([]framework.Node, 0, n)
 	for range n {
+		// The server counts the TTL from the node's creation, which may come
+		// long before the answer: the holder counts from before the send.
+		sent := time.Now()
 		node, err := s.client.CreateProtected(ctx, zkpath.Join(s.leases, zkpath.LeaseName), s.opts.data,
 			framework.PersistentSequentialTTL, framework.WithTTL(s.opts.ttl), framework.WithParents())
 		if err != nil {
 			return ls, nil, ttlError(err)
 		}
-		l, err := leases.NewTTL(s.client, node, 0, s.opts.data, s.opts.ttl, leases.WithErrorPolicy(s.opts.policy))
+		l, err := leases.NewTTL(s.client, node, 0, s.opts.data, s.opts.ttl, sent, leases.WithErrorPolicy(s.opts.policy))
 		if err != nil {
 			return ls, nil, err
 		}
@@ -139,7 +142,8 @@ func (s *Semaphore) returnTTL(ls []*leases.Lease) {
 // Resume takes over a TTL lease of this semaphore (WithTTL) that an earlier
 // run of the holder's process acquired, by the name of its node
 // (Lease.Name), which the process kept: see leases.Resume. The returned
-// lease replaces the earlier one, whose renewals fail from then on. A
+// lease replaces the earlier one, which is signalled lost (ErrTakenOver)
+// and has the lower fencing token; of Resumes that race, one wins. A
 // lease that is gone gives an error wrapping ErrLost; a name that is not a
 // lease node's, or a semaphore without WithTTL, ErrInvalidArgument, before
 // anything is sent.

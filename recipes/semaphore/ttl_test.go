@@ -84,6 +84,8 @@ func TestSemaphore_TTLLeaseSurvivesItsHoldersSessionAndIsReclaimed(t *testing.T)
 	// The first process comes back: it has lost the lease and cannot take
 	// it back, and giving it up does not delete the second's node.
 	proxy.Resume()
+	waitClosed(t, l.Lost(), 20*time.Second, "the first holder's loss, seen from its new session")
+	require.ErrorIs(t, l.Err(), leases.ErrTakenOver)
 	require.ErrorIs(t, l.Renew(ctx), leases.ErrLost)
 	require.ErrorIs(t, l.Return(ctx), leases.ErrLost)
 	ok, _, err = observer.Exists(ctx, l.Path())

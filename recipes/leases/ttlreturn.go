@@ -1,0 +1,64 @@
+package leases
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/internal/recipe"
+)
+
+// returnTTL returns a TTL lease: the node is deleted if its version is
+// still the holder's.
+func (l *Lease) returnTTL(ctx context.Context) error {
+	h := l.ttl
+	h.mu.Lock()
+	if h.finished {
+		h.mu.Unlock()
+		return nil
+	}
+	h.finished = true
+	h.expireLocked()
+	prior, version := h.err, h.version
+	if prior == nil {
+		h.err = errReturned
+	}
+	close(h.ended)
+	h.mu.Unlock()
+	if prior != nil {
+		return fmt.Errorf("leases: return %s: %w", l.node.Path, prior)
+	}
+	ctx, cancel := recipe.FinishContext(ctx)
+	defer cancel()
+	if err := l.deleteTTL(ctx, version); err != nil {
+		return fmt.Errorf("leases: return %s: %w", l.node.Path, err)
+	}
+	return nil
+}
+
+// deleteTTL deletes the node if its version is the holder's, or if it holds
+// the holder's last write. A node already gone is no error. A node that
+// cannot be deleted is left to the server, which removes it within its
+// time to live plus the container check interval; the error says so.
+func (l *Lease) deleteTTL(ctx context.Context, version int32) error {
+	err := l.client.Delete(ctx, l.node.Path, version)
+	if errors.Is(err, zk.ErrBadVersion) {
+		l.ttl.mu.Lock()
+		written := l.ttl.written
+		l.ttl.mu.Unlock()
+		var stat *zk.Stat
+		if stat, err = l.ownWrite(ctx, written, nil); err == nil {
+			err = l.client.Delete(ctx, l.node.Path, stat.Version)
+		}
+	}
+	switch {
+	case err == nil, errors.Is(err, zk.ErrNoNode):
+		return nil
+	case errors.Is(err, zk.ErrBadVersion):
+		return fmt.Errorf("%w: %s belongs to another holder now", ErrLost, l.node.Path)
+	}
+	l.client.Logger().Warn("TTL lease node left to the server", "path", l.node.Path, "err", err)
+	return fmt.Errorf("the node is left to the server's TTL: %w", err)
+}

@@ -1,0 +1,83 @@
+package semaphore_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/leases"
+	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
+)
+
+// opCreateTTL is the request type of a create of a TTL node.
+const opCreateTTL int32 = 21
+
+// The deadline of a new TTL lease counts from before its create was sent,
+// as the server's TTL counts from the node's creation, not from the
+// create's answer: a holder whose answer came late never believes it holds
+// while the server can reap the node and hand the permit on. The test
+// server reaps every second.
+func TestSemaphore_TTLLeaseDeadlineCountsFromBeforeTheCreate(t *testing.T) {
+	t.Run("late answer", func(t *testing.T) { testTTLDeadline(t, false) })
+	t.Run("lost answer", func(t *testing.T) { testTTLDeadline(t, true) })
+}
+
+// testTTLDeadline holds the answer to a TTL lease's create back; with
+// lose, the answer is lost with its connection, and the create's node is
+// found later by its protection id.
+func testTTLDeadline(t *testing.T, lose bool) {
+	servers := zktest.NewServer(t).Addr()
+	proxy := zktest.NewProxy(t, servers)
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
+	observer := connect(t, servers)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	const ttl, late = 2 * time.Second, 1500 * time.Millisecond
+
+	// A lasting leases directory, so that the first TTL create is the one
+	// that makes the node (the hold begins at its answer).
+	_, err := observer.Create(ctx, path, nil, framework.Persistent, framework.WithParents())
+	require.NoError(t, err)
+	_, err = observer.Create(ctx, path+"/leases", nil, framework.Persistent)
+	require.NoError(t, err)
+
+	proxy.HoldRepliesFrom(opCreateTTL)
+	got := make(chan result[*leases.Lease], 1)
+	go func() { // ends when the acquire returns, at the latest with ctx
+		l, err := newSemaphore(t, c, path, 1, semaphore.WithTTL(ttl)).Acquire(ctx)
+		got <- result[*leases.Lease]{l, err}
+	}()
+	require.Eventually(t, func() bool { return len(children(t, observer, path+"/leases")) == 1 },
+		10*time.Second, 5*time.Millisecond, "the create reached the server")
+	time.Sleep(late) // the create's answer is late by this much
+	if lose {
+		proxy.Cut()
+	}
+	proxy.ReleaseReplies()
+	var first *leases.Lease
+	var stat *zk.Stat
+	select {
+	case r := <-got:
+		require.NoError(t, r.err)
+		first = r.v
+	case <-time.After(20 * time.Second):
+		t.Fatal("the acquire did not return")
+	}
+	_, stat, err = observer.Get(ctx, first.Path())
+	require.NoError(t, err)
+	created := time.UnixMilli(stat.Ctime).Add(time.Millisecond) // the server's clock, in ms
+	assert.False(t, first.Deadline().After(created.Add(ttl)),
+		"deadline %v is later than creation %v + TTL", first.Deadline(), created)
+
+	// The holder does not renew: the next waiter gets the permit once the
+	// server (or the holder) frees it, and by then the holder knows.
+	r, err := newSemaphore(t, observer, path, 1, semaphore.WithTTL(ttl)).Acquire(ctx)
+	require.NoError(t, err)
+	require.ErrorIs(t, first.Err(), leases.ErrExpired, "the first holder must not believe it holds")
+	require.NoError(t, r.Return(ctx))
+}
