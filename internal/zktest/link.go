@@ -116,6 +116,9 @@ func (p *Proxy) pump(l *link, fromClient bool) {
 			xid, _, _ := requestHeader(frame)
 			l.markDrop(xid) // before the server can answer
 		}
+		if xid, op, ok := requestHeader(frame); !first && fromClient && ok && p.takeDropOn(op) {
+			l.markDrop(xid)
+		}
 		if xid, op, ok := requestHeader(frame); !first && fromClient && ok && p.takeHoldOn(op) {
 			l.markHold(xid)
 		}

@@ -24,6 +24,7 @@ type Proxy struct {
 	held   chan struct{} // set by HoldReplies; closed by ReleaseReplies
 	armed  int           // creates whose reply is still to be swallowed
 	holdOn map[int32]int // request types whose next reply starts a HoldReplies
+	dropOn map[int32]int // request types whose next reply is swallowed
 	closed bool
 
 	delay    atomic.Int64 // time.Duration added before forwarding a packet
@@ -37,6 +38,8 @@ const (
 	OpDelete       int32 = opDelete
 	OpGetData      int32 = 4
 	OpGetChildren2 int32 = 12 // go-zookeeper's Children
+	OpSetData      int32 = opSetData
+	OpMulti        int32 = opMulti
 )
 
 // Requests returns how many requests of type op clients have sent through
@@ -158,6 +161,29 @@ func (p *Proxy) DropNextCreateReply() {
 	p.armed++
 }
 
+// DropNextReplyTo is DropNextCreateReply for the next request of type op
+// (OpSetData, OpDelete, OpMulti, ...): the server applies it, the proxy
+// swallows the reply and cuts that connection. Each call arms one more.
+func (p *Proxy) DropNextReplyTo(op int32) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.dropOn == nil {
+		p.dropOn = make(map[int32]int)
+	}
+	p.dropOn[op]++
+}
+
+// takeDropOn consumes one armed DropNextReplyTo of op, if any.
+func (p *Proxy) takeDropOn(op int32) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.dropOn[op] == 0 {
+		return false
+	}
+	p.dropOn[op]--
+	return true
+}
+
 // HoldRepliesFrom lets replies through until the reply to the next request
 // of type op, and holds that reply and every packet after it, as
 // HoldReplies does, until ReleaseReplies: a test sees what a client does
@@ -182,7 +208,8 @@ func (p *Proxy) takeHoldOn(op int32) bool {
 	return true
 }
 
-// DroppedReplies returns how many replies DropNextCreateReply has swallowed.
+// DroppedReplies returns how many replies DropNextCreateReply and
+// DropNextReplyTo have swallowed.
 func (p *Proxy) DroppedReplies() int { return int(p.dropped.Load()) }
 
 // Close stops accepting, closes every connection and returns once all of
