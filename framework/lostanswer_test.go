@@ -1,0 +1,102 @@
+package framework_test
+
+import (
+	"testing"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+)
+
+// A conditional transaction whose answer is lost is not reported failed
+// after it ran: its retry's check would fail on the version its own run
+// made (issue 20, item 3).
+func TestMulti_LostAnswerOfAConditionalTransactionIsNeverAConflict(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr())
+	ctx := testContext(t)
+	p, err := c.Create(ctx, zktest.UniquePath(t), []byte("v0"), framework.Persistent, framework.WithParents())
+	require.NoError(t, err)
+
+	proxy.DropNextReplyTo(zktest.OpMulti)
+	_, err = c.Multi(ctx, framework.CheckOp(p, 0), framework.SetOp(p, []byte("v1"), 0))
+	require.Equal(t, 1, proxy.DroppedReplies())
+	if err != nil {
+		require.ErrorIs(t, err, framework.ErrOutcomeUnknown)
+		assert.NotErrorIs(t, err, zk.ErrBadVersion)
+	}
+	data, stat, err := c.Get(ctx, p)
+	require.NoError(t, err)
+	assert.Equal(t, "v1", string(data))
+	assert.Equal(t, int32(1), stat.Version, "applied once")
+}
+
+// A transaction of a sequential create and an unconditional set, whose
+// answer is lost, never runs twice.
+func TestMulti_LostAnswerNeverRunsATransactionTwice(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr())
+	ctx := testContext(t)
+	dir := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, dir))
+
+	proxy.DropNextReplyTo(zktest.OpMulti)
+	_, err := c.Multi(ctx, framework.CreateOp(dir+"/n-", nil, framework.PersistentSequential), framework.SetOp(dir, []byte("x"), -1))
+	require.Equal(t, 1, proxy.DroppedReplies())
+	if err != nil {
+		require.ErrorIs(t, err, framework.ErrOutcomeUnknown)
+	}
+	_, stat, err := c.Get(ctx, dir)
+	require.NoError(t, err)
+	assert.Equal(t, int32(1), stat.Version, "the set ran once")
+	assert.Len(t, zktest.Children(t, c, dir), 1, "the create ran once")
+}
+
+// A transaction holding a protected create proves what happened to it
+// after a lost answer: the node found by its id says it ran, and the
+// client returns its results instead of running it again.
+func TestMulti_LostAnswerOfAProtectedTransactionIsFoundByItsID(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr())
+	ctx := testContext(t)
+	dir := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, dir))
+	id := zkpath.NewProtectionID()
+	lease := zkpath.Join(dir, zkpath.ProtectedName(id, "lease-"))
+
+	proxy.DropNextReplyTo(zktest.OpMulti)
+	results, err := c.Multi(ctx, framework.CreateOp(lease, nil, framework.EphemeralSequential), framework.SetOp(dir, nil, -1))
+	require.Equal(t, 1, proxy.DroppedReplies())
+	require.NoError(t, err)
+	children := zktest.Children(t, c, dir)
+	require.Len(t, children, 1)
+	assert.Equal(t, zkpath.Join(dir, children[0]), results[0].Path)
+	_, stat, err := c.Get(ctx, dir)
+	require.NoError(t, err)
+	assert.Equal(t, int32(1), stat.Version, "the set ran once")
+}
+
+// A versioned delete whose answer is lost is not reported as a missing
+// node: the retry meets the absence its own run made.
+func TestDelete_LostAnswerOfAVersionedDeleteIsNeverNoNode(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr())
+	ctx := testContext(t)
+	p, err := c.Create(ctx, zktest.UniquePath(t), nil, framework.Persistent, framework.WithParents())
+	require.NoError(t, err)
+
+	proxy.DropNextReplyTo(zktest.OpDelete)
+	err = c.Delete(ctx, p, 0)
+	require.Equal(t, 1, proxy.DroppedReplies())
+	if err != nil {
+		require.ErrorIs(t, err, framework.ErrOutcomeUnknown)
+		assert.NotErrorIs(t, err, zk.ErrNoNode)
+	}
+	ok, _, err := c.Exists(ctx, p)
+	require.NoError(t, err)
+	assert.False(t, ok)
+}
