@@ -53,6 +53,28 @@ func (c *Client) deleteInBackground(serverPath string) <-chan struct{} {
 	})
 }
 
+// deleteOwnedInBackground deletes, in the background, the node at a server
+// path if its ephemeral owner is owner (0: a persistent node), at the
+// version it has then: a node the client must not keep, but which a later
+// try, in the session that owns it, might adopt, is not touched once that
+// session is not owner.
+func (c *Client) deleteOwnedInBackground(serverPath string, owner int64) <-chan struct{} {
+	return c.background("delete", serverPath, nil, func(conn *zk.Conn) error {
+		ok, stat, err := conn.Exists(serverPath)
+		switch {
+		case err != nil:
+			return err
+		case !ok || stat.EphemeralOwner != owner:
+			return nil
+		}
+		err = conn.Delete(serverPath, stat.Version)
+		if isNoNode(err) || errors.Is(err, zk.ErrBadVersion) {
+			return nil // gone, or written since: no longer the node we made
+		}
+		return err
+	})
+}
+
 // The pauses before the second and third looks of a find-and-delete, for
 // a cut-off request that the server applies late.
 const (
