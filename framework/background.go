@@ -162,9 +162,19 @@ func hasAnyProtectionID(name string, ids []string) bool {
 // waits for after, if given. The returned channel is closed when it ends.
 func (c *Client) background(op, path string, after <-chan struct{}, fn func(conn *zk.Conn) error) <-chan struct{} {
 	finished := make(chan struct{})
+	c.mu.Lock()
+	gate := c.seams.deleteGate(op, finished)
+	c.mu.Unlock()
 	// Ends when fn succeeds or the client closes.
 	started := c.spawn(func() {
 		defer close(finished)
+		if gate != nil {
+			select {
+			case <-gate:
+			case <-c.life.Done():
+				return
+			}
+		}
 		if after != nil {
 			select {
 			case <-after:
