@@ -77,9 +77,9 @@ func (h Hooks) DeleteProtected(p ProtectedCleanup) (<-chan struct{}, error) {
 	if !p.LaterOnly {
 		return c.findAndDeleteInBackground(sp, p.IDs, p.Keep, p.After), nil
 	}
+	c.lookLater(sp, findAndDeleteLook(sp, p.IDs, p.Keep))
 	now := make(chan struct{})
 	close(now)
-	c.lookLater(sp, findAndDeleteLook(sp, p.IDs, p.Keep), now)
 	return now, nil
 }
 

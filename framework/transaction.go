@@ -210,9 +210,7 @@ func (t *transaction) sweep(resps []zk.MultiResponse, err error, finished <-chan
 	}
 	for parent, ids := range t.ids() {
 		if err == nil {
-			now := make(chan struct{})
-			close(now)
-			t.c.lookLater(parent, findAndDeleteLook(parent, ids, keep), now)
+			t.c.lookLater(parent, findAndDeleteLook(parent, ids, keep))
 			continue
 		}
 		t.c.findAndDeleteInBackground(parent, ids, nil, finished)
