@@ -26,7 +26,9 @@ import (
 //     the retry fails in a way the lost try's own success would explain
 //     (a bad version, a missing node), the outcome is unknown unless a
 //     read proves it (a set whose data is unique to it, UniqueData, finds
-//     its data there): ErrOutcomeUnknown.
+//     its data there): ErrOutcomeUnknown. A missing node is wrapped too
+//     (errors.Is(err, zk.ErrNoNode)), as the node is gone either way; a bad
+//     version is not, as it would read as "not applied".
 //   - A transaction is not sent again unless it proves what happened: when
 //     every create in it is protected (its name carries a protection id,
 //     as the semaphore's leases do), the client looks for the first of
@@ -142,13 +144,14 @@ func setVerdict(serverPath string, data []byte, unique bool) verdict[*zk.Stat] {
 				return nil, err // retried: the next try is judged again
 			}
 		}
-		return nil, unknownAfter(lost, failure, false)
+		return nil, unknownAfter(lost, failure, isNoNode(failure))
 	}
 }
 
 // deleteVerdict judges a delete's retry after a lost answer: a missing
 // node may be the lost delete's own doing. For version -1 the error still
-// wraps zk.ErrNoNode, since the node is gone either way.
+// wraps zk.ErrNoNode, since the node is gone either way; for a version it
+// does not, as a caller reads that as "someone else took it".
 func deleteVerdict(version int32) verdict[struct{}] {
 	return func(_ *zk.Conn, failure, lost error) (struct{}, error) {
 		if !isNoNode(failure) && !errors.Is(failure, zk.ErrBadVersion) {

@@ -54,7 +54,8 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-cha
 // way). If it fails with zk.ErrBadVersion or zk.ErrNoNode, which the lost
 // set's own success would explain, Set returns ErrOutcomeUnknown, never
 // the server's verdict: the set ran once or not at all, and the caller
-// reads the node to learn which. With UniqueData, finding the data there
+// reads the node to learn which (for a missing node the error also wraps
+// zk.ErrNoNode: it is gone either way). With UniqueData, finding the data there
 // proves it ran, and Set returns the node's stat. A set that gives up
 // after a lost answer (retries exhausted, ctx ended) also returns
 // ErrOutcomeUnknown, wrapping the cause.
