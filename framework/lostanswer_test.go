@@ -1,7 +1,9 @@
 package framework_test
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/assert"
@@ -99,4 +101,50 @@ func TestDelete_LostAnswerOfAVersionedDeleteIsNeverNoNode(t *testing.T) {
 	ok, _, err := c.Exists(ctx, p)
 	require.NoError(t, err)
 	assert.False(t, ok)
+}
+
+// A conditional set whose ctx ends while its answer is on its way is of
+// unknown outcome, and says why.
+func TestSet_EndedWhileItsAnswerIsOnItsWayIsOfUnknownOutcome(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr())
+	ctx := testContext(t)
+	p, err := c.Create(ctx, zktest.UniquePath(t), nil, framework.Persistent, framework.WithParents())
+	require.NoError(t, err)
+
+	proxy.HoldRepliesFrom(zktest.OpSetData)
+	setCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { _, err := c.Set(setCtx, p, []byte("x"), 0); done <- err }()
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpSetData) == 1 }, 10*time.Second, 5*time.Millisecond)
+	cancel()
+	err = <-done
+	proxy.ReleaseReplies()
+	require.ErrorIs(t, err, framework.ErrOutcomeUnknown)
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+// A transaction of protected creates abandoned while its answer is on its
+// way leaves none of its nodes once it has run.
+func TestMulti_AbandonedProtectedTransactionLeavesNothing(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr())
+	observer := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	dir := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, dir))
+	lease := zkpath.Join(dir, zkpath.ProtectedName(zkpath.NewProtectionID(), "lease-"))
+
+	proxy.HoldRepliesFrom(zktest.OpMulti)
+	multiCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Multi(multiCtx, framework.CreateOp(lease, nil, framework.EphemeralSequential))
+		done <- err
+	}()
+	require.Eventually(t, func() bool { return len(zktest.Children(t, observer, dir)) == 1 }, 10*time.Second, 5*time.Millisecond)
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	proxy.ReleaseReplies()
+	require.Eventually(t, func() bool { return len(zktest.Children(t, observer, dir)) == 0 }, 10*time.Second, 10*time.Millisecond)
 }
