@@ -37,3 +37,12 @@ func TestTransaction_ProvableOnlyWithProtectedCreatesOrNoWrites(t *testing.T) {
 		})
 	}
 }
+
+// A transaction's error names no path, and prints none: no empty path
+// between the words.
+func TestOpError_WithoutAPathPrintsNone(t *testing.T) {
+	err := &OpError{Op: "multi", Err: zk.ErrBadVersion}
+	assert.Equal(t, "framework: multi: "+zk.ErrBadVersion.Error(), err.Error())
+	err = &OpError{Op: "set", Path: "/a", Err: zk.ErrBadVersion}
+	assert.Equal(t, "framework: set /a: "+zk.ErrBadVersion.Error(), err.Error())
+}
