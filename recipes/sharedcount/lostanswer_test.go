@@ -44,7 +44,7 @@ func TestSharedCount_TrySetWhoseAnswerIsLostIsNeverReportedNotApplied(t *testing
 // number of increments reported applied, plus at most those of unknown
 // outcome, and exactly at the total when none was unknown.
 func TestSharedCount_IncrementLoopUnderLostAnswersCountsEachIncrementOnce(t *testing.T) {
-	const clients, increments, drops = 3, 10, 3
+	const clients, increments = 3, 10
 	servers := zktest.Servers(t)
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)
@@ -58,13 +58,15 @@ func TestSharedCount_IncrementLoopUnderLostAnswersCountsEachIncrementOnce(t *tes
 	for range clients {
 		proxy := zktest.NewProxy(t, servers)
 		sc := newCount(t, connect(t, proxy.Addr()), path, 100)
-		for range drops {
-			proxy.DropNextReplyTo(zktest.OpSetData)
-		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a, u, err := incrementLoop(ctx, sc, increments)
+			// Every third try loses its answer.
+			a, u, err := incrementLoop(ctx, sc, increments, func(try int) {
+				if try%3 == 1 {
+					proxy.DropNextReplyTo(zktest.OpSetData)
+				}
+			})
 			mu.Lock()
 			applied, unknown = applied+a, unknown+u
 			mu.Unlock()
@@ -86,13 +88,15 @@ func TestSharedCount_IncrementLoopUnderLostAnswersCountsEachIncrementOnce(t *tes
 
 // incrementLoop is the loop the package doc shows: read, TrySet the next
 // value, again on false. An increment of unknown outcome is not tried
-// again: the caller cannot tell whether it counted.
-func incrementLoop(ctx context.Context, sc *sharedcount.SharedCount, n int) (applied, unknown int, err error) {
-	for applied+unknown < n {
+// again: the caller cannot tell whether it counted. before is called
+// before each TrySet, with its number.
+func incrementLoop(ctx context.Context, sc *sharedcount.SharedCount, n int, before func(try int)) (applied, unknown int, err error) {
+	for try := 0; applied+unknown < n; try++ {
 		v, err := sc.Get(ctx)
 		if err != nil {
 			return applied, unknown, err
 		}
+		before(try)
 		ok, err := sc.TrySet(ctx, v.Count+1, v.Version)
 		switch {
 		case errors.Is(err, sharedcount.ErrOutcomeUnknown):
