@@ -42,4 +42,11 @@ var (
 	// client is now in another one: ephemeral nodes of the old session are
 	// gone, and nothing the call created in the new session is kept.
 	ErrSessionChanged = errors.New("zkrecipes: session changed")
+	// ErrOutcomeUnknown is returned by a conditional write (a versioned set
+	// or delete, a transaction) whose answer was lost, when the client
+	// cannot prove whether the server applied it: ZooKeeper has no request
+	// ids by which a retry could be told from the lost try. The write ran
+	// once or not at all, never twice; read to learn which. The error also
+	// wraps the cause (the connection's failure, or the end of the ctx).
+	ErrOutcomeUnknown = errors.New("zkrecipes: outcome of the write unknown")
 )

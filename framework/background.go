@@ -53,6 +53,28 @@ func (c *Client) deleteInBackground(serverPath string) <-chan struct{} {
 	})
 }
 
+// deleteOwnedInBackground deletes, in the background, the node at a server
+// path if its ephemeral owner is owner (0: a persistent node), at the
+// version it has then: a node the client must not keep, but which a later
+// try, in the session that owns it, might adopt, is not touched once that
+// session is not owner.
+func (c *Client) deleteOwnedInBackground(serverPath string, owner int64) <-chan struct{} {
+	return c.background("delete", serverPath, nil, func(conn *zk.Conn) error {
+		ok, stat, err := conn.Exists(serverPath)
+		switch {
+		case err != nil:
+			return err
+		case !ok || stat.EphemeralOwner != owner:
+			return nil
+		}
+		err = conn.Delete(serverPath, stat.Version)
+		if isNoNode(err) || errors.Is(err, zk.ErrBadVersion) {
+			return nil // gone, or written since: no longer the node we made
+		}
+		return err
+	})
+}
+
 // The pauses before the second and third looks of a find-and-delete, for
 // a cut-off request that the server applies late.
 const (
@@ -65,38 +87,42 @@ const (
 // and looks again secondLook and thirdLook later. The returned channel is
 // closed after the first look.
 func (c *Client) findAndDeleteInBackground(parent string, ids []string, keep map[string]bool, after <-chan struct{}) <-chan struct{} {
-	look := findAndDeleteLook(parent, ids, keep)
-	first := c.background("find-and-delete", parent, after, look)
-	c.lookLater(parent, look, first)
-	return first
+	return c.looks(parent, findAndDeleteLook(parent, ids, keep), after, []time.Duration{0, secondLook, thirdLook})
 }
 
-// lookLater runs look in the background secondLook after start is closed,
-// and again thirdLook after that.
-func (c *Client) lookLater(parent string, look func(conn *zk.Conn) error, start <-chan struct{}) {
-	late := start
-	for _, pause := range []time.Duration{secondLook, thirdLook} {
-		late = c.background("find-and-delete", parent, c.pauseAfter(late, pause), look)
-	}
+// lookLater runs look in the background secondLook from now, and again
+// thirdLook after that.
+func (c *Client) lookLater(parent string, look func(conn *zk.Conn) error) {
+	c.looks(parent, look, nil, []time.Duration{secondLook, thirdLook})
 }
 
-// pauseAfter returns a channel closed pause after ch is, or when the client
-// closes.
-func (c *Client) pauseAfter(ch <-chan struct{}, pause time.Duration) <-chan struct{} {
-	paused := make(chan struct{})
-	// Ends after the pause or when the client closes.
-	if !c.spawn(func() {
-		defer close(paused)
-		select {
-		case <-ch:
-		case <-c.life.Done():
-			return
+// looks runs look on one goroutine that walks the schedule: once after is
+// closed (nil: at once), it pauses before each look as long as the
+// schedule says. The returned channel is closed after the first look.
+func (c *Client) looks(parent string, look func(conn *zk.Conn) error, after <-chan struct{}, schedule []time.Duration) <-chan struct{} {
+	first := make(chan struct{})
+	// Ends after the last look, or when the client closes.
+	started := c.spawn(func() {
+		defer closeOnce(first)
+		if after != nil {
+			select {
+			case <-after:
+			case <-c.life.Done():
+				return
+			}
 		}
-		_ = sleep(context.Background(), c.life, pause)
-	}) {
-		close(paused)
+		for _, pause := range schedule {
+			if sleep(context.Background(), c.life, pause) != nil {
+				return
+			}
+			c.untilDone("find-and-delete", parent, look)
+			closeOnce(first)
+		}
+	})
+	if !started {
+		close(first)
 	}
-	return paused
+	return first
 }
 
 // findAndDeleteLook returns one look of a find-and-delete.
@@ -140,39 +166,52 @@ func hasAnyProtectionID(name string, ids []string) bool {
 // waits for after, if given. The returned channel is closed when it ends.
 func (c *Client) background(op, path string, after <-chan struct{}, fn func(conn *zk.Conn) error) <-chan struct{} {
 	finished := make(chan struct{})
+	c.mu.Lock()
+	gate := c.seams.deleteGate(op, finished)
+	c.mu.Unlock()
 	// Ends when fn succeeds or the client closes.
 	started := c.spawn(func() {
 		defer close(finished)
-		if after != nil {
+		for _, wait := range []<-chan struct{}{gate, after} {
+			if wait == nil {
+				continue
+			}
 			select {
-			case <-after:
+			case <-wait:
 			case <-c.life.Done():
 				return
 			}
 		}
-		for round := 0; ; round++ {
-			_, err := retry(c.life, c, op, c.clientPath(path), func(conn *zk.Conn, _ *Session) (struct{}, error) {
-				return struct{}{}, fn(conn)
-			})
-			switch {
-			case err == nil || errors.Is(err, ErrClosed) || c.life.Err() != nil:
-				return
-			case !retryableInBackground(err):
-				// Not empty, no permission, and the like: no retry can cure
-				// it, so say it once and stop.
-				c.log.Warn("background clean-up failed; giving up", "op", op, "path", path, "err", err)
-				return
-			}
-			c.log.Warn("background clean-up failed; will try again", "op", op, "path", path, "err", err)
-			if sleep(context.Background(), c.life, backoff(backgroundMinWait, backgroundMaxWait, round)) != nil {
-				return
-			}
-		}
+		c.untilDone(op, path, fn)
 	})
 	if !started {
 		close(finished)
 	}
 	return finished
+}
+
+// untilDone is the body of a background operation: it runs fn with the
+// client's retries until it succeeds, fails with an error no retry can
+// cure (logged once), or the client closes.
+func (c *Client) untilDone(op, path string, fn func(conn *zk.Conn) error) {
+	for round := 0; ; round++ {
+		_, err := retry(c.life, c, op, c.clientPath(path), func(conn *zk.Conn, _ *Session) (struct{}, error) {
+			return struct{}{}, fn(conn)
+		})
+		switch {
+		case err == nil || errors.Is(err, ErrClosed) || c.life.Err() != nil:
+			return
+		case !retryableInBackground(err):
+			// Not empty, no permission, and the like: no retry can cure
+			// it, so say it once and stop.
+			c.log.Warn("background clean-up failed; giving up", "op", op, "path", path, "err", err)
+			return
+		}
+		c.log.Warn("background clean-up failed; will try again", "op", op, "path", path, "err", err)
+		if sleep(context.Background(), c.life, backoff(backgroundMinWait, backgroundMaxWait, round)) != nil {
+			return
+		}
+	}
 }
 
 // retryableInBackground reports whether a background clean-up should try

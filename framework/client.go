@@ -40,6 +40,7 @@ type Client struct {
 	suspension  suspension
 	granted     time.Duration // the session timeout the server granted on conn; 0 before it says
 	closed      bool
+	seams       *seams // a test's hold on background work; nil outside tests
 }
 
 // New validates the server list and options, starts connecting in the

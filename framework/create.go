@@ -145,13 +145,18 @@ func (c *Client) newCreateRequest(path string, data []byte, mode CreateMode, opt
 // end in "/", leaving the name to the sequence number. A create whose
 // answer was lost is retried as it is: it may fail with zk.ErrNodeExists,
 // or, in a sequential mode, leave a duplicate. CreateProtected does not.
+// With a ctx bound to a session (BindSession), a create that ran in
+// another session fails with ErrSessionChanged, and its node is deleted,
+// even when ctx ended before it answered.
 func (c *Client) Create(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (string, error) {
 	r, err := c.newCreateRequest(path, data, mode, opts, "")
 	if err != nil {
 		return "", opError("create", path, err)
 	}
-	created, err := retry(ctx, c, "create", path, func(conn *zk.Conn, _ *Session) (string, error) {
+	created, err := retryMaking(ctx, c, "create", path, func(conn *zk.Conn, _ *Session) (string, error) {
 		return c.createOnce(conn, r, r.path)
+	}, func(created string) []madeNode {
+		return []madeNode{{path: created, ephemeral: r.mode.IsEphemeral()}}
 	})
 	if err != nil {
 		return "", err

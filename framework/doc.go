@@ -21,7 +21,16 @@
 //     ephemeral nodes learn that their nodes are gone or about to be.
 //   - A session change is never hidden. Calls made with a context bound to a
 //     session ([BindSession]) fail with [ErrSessionChanged] rather than run
-//     in a newer session.
+//     in a newer session; every write that creates nodes checks the session
+//     it ran in against the one it was bound to, and what it created in
+//     another one is deleted, also when its context ended first.
+//   - A write whose answer was lost is never reported as not applied, and a
+//     transaction ([Client.Multi]) never runs twice for it: a retry that
+//     fails the way the lost run's own success would explain, or a write
+//     that gives up after a lost answer, returns [ErrOutcomeUnknown] unless
+//     the client can prove what happened (a transaction of protected
+//     creates is found by their ids). See [Client.Set], [Client.Delete]
+//     and [Client.Multi].
 //   - A protected create ([Client.CreateProtected]) returns exactly one node
 //     that the caller owns, or an error and no node: the node name carries a
 //     protection id, so a create whose answer was lost is found again rather
@@ -36,8 +45,9 @@
 //
 // Not guaranteed: go-zookeeper calls cannot be cancelled, so a call whose
 // context ends returns at once while the request may still reach the server.
-// Only protected creates clean up after themselves in that case; plain writes
-// may or may not have happened.
+// Only protected creates and transactions of them clean up after themselves
+// in that case; a conditional write or transaction says [ErrOutcomeUnknown],
+// and other writes may or may not have happened.
 //
 // An optional namespace prefixes every path, as Curator's usingNamespace
 // does; paths returned by the client are relative to it. Watch events carry

@@ -48,6 +48,10 @@ var (
 	// error and the last failure to reach a server. It is the library's
 	// shared sentinel, which timed acquires return too.
 	ErrUnreachable = zkrecipes.ErrUnreachable
+	// ErrOutcomeUnknown is returned by a conditional write whose answer was
+	// lost when the client cannot prove whether the server applied it; see
+	// Client.Set. It is not retryable.
+	ErrOutcomeUnknown = zkrecipes.ErrOutcomeUnknown
 	// ErrNotConnected is the retryable failure of an attempt that found no
 	// connection within the connection timeout.
 	ErrNotConnected = errors.New("framework: not connected within the connection timeout")
@@ -63,6 +67,9 @@ type OpError struct {
 
 // Error implements error.
 func (e *OpError) Error() string {
+	if e.Path == "" {
+		return fmt.Sprintf("framework: %s: %v", e.Op, e.Err) // a multi names no one path
+	}
 	return fmt.Sprintf("framework: %s %s: %v", e.Op, printablePath(e.Path), e.Err)
 }
 
@@ -93,10 +100,12 @@ func opError(op, path string, err error) error {
 // IsRetryable reports whether err is one a retry may cure: the connection
 // was lost or not there, or the session moved to another server. Session
 // expiry is not retryable: ephemeral nodes died with the session, and the
-// caller has to decide what that means.
+// caller has to decide what that means. Nor is ErrOutcomeUnknown, which
+// wraps the connection's failure: sending the write again could apply it
+// twice.
 func IsRetryable(err error) bool {
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, ErrOutcomeUnknown):
 		return false
 	case errors.Is(err, zk.ErrConnectionClosed),
 		errors.Is(err, zk.ErrNoServer),

@@ -32,10 +32,12 @@ func (h Hooks) CreateProtectedAndList(ctx context.Context, path string, data []b
 }
 
 // MultiSent is Client.Multi, and also says how many times the transaction
-// was sent: more than once means that an earlier run, whose answer was
-// lost, may have been applied as well. The count is exact when ctx cannot
-// end; otherwise a run abandoned when ctx ended may still go out
-// afterwards.
+// was sent. More than once means that a run whose answer was lost was
+// looked for and not found (only a transaction of protected creates is
+// sent again, see Client.Multi): it may still reach the server late, and
+// the client then deletes its nodes by their ids, one and five seconds
+// later. The count is exact when ctx cannot end; otherwise a run abandoned
+// when ctx ended may still go out afterwards.
 func (h Hooks) MultiSent(ctx context.Context, ops ...Op) (results []OpResult, sent int, err error) {
 	return h.c.multiSent(ctx, ops...)
 }
@@ -75,9 +77,9 @@ func (h Hooks) DeleteProtected(p ProtectedCleanup) (<-chan struct{}, error) {
 	if !p.LaterOnly {
 		return c.findAndDeleteInBackground(sp, p.IDs, p.Keep, p.After), nil
 	}
+	c.lookLater(sp, findAndDeleteLook(sp, p.IDs, p.Keep))
 	now := make(chan struct{})
 	close(now)
-	c.lookLater(sp, findAndDeleteLook(sp, p.IDs, p.Keep), now)
 	return now, nil
 }
 

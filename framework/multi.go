@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 
@@ -63,13 +62,20 @@ type OpResult struct {
 
 // Multi runs ops as one transaction: all of them or none. When it fails,
 // the error wraps the first failing operation's error and the results say
-// which operation failed. A Multi whose answer is lost is retried like any
-// call, so a transaction of creates may then fail with zk.ErrNodeExists or,
-// for sequential creates, run twice: build such transactions to be
-// recognisable, as the semaphore does with protection ids, and use
-// Hooks.MultiSent to learn whether that can have happened. With a ctx bound
-// to a session (BindSession), a transaction that ran in another session
-// fails with ErrSessionChanged, and the nodes it created are deleted.
+// which operation failed.
+//
+// A Multi is never applied twice, and never reported failed after it ran,
+// because its answer was lost. After a lost answer it is sent again only
+// when it can prove what happened: when every create in it is protected
+// (the name's last element starts with a protection id, as
+// CreateProtected's do, see zkpath), the client looks for them by their
+// ids; found, the transaction ran, and Multi returns their paths (a set's
+// Stat is then nil); not found, none of it ran, and it is sent again. Any
+// other transaction whose answer was lost fails with ErrOutcomeUnknown:
+// read to learn whether it ran. With a ctx bound to a session
+// (BindSession), a transaction that ran in another session fails with
+// ErrSessionChanged, and the nodes it created are deleted, even when ctx
+// ended before it answered.
 func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 	results, _, err := c.multiSent(ctx, ops...)
 	return results, err
@@ -81,24 +87,24 @@ func (c *Client) multiSent(ctx context.Context, ops ...Op) (results []OpResult, 
 	if err != nil {
 		return nil, 0, opError("multi", "", err)
 	}
-	var runs atomic.Int32
-	resps, err := retry(ctx, c, "multi", "", func(conn *zk.Conn, _ *Session) ([]zk.MultiResponse, error) {
-		runs.Add(1)
-		return conn.Multi(reqs...)
-	})
-	sent = int(runs.Load())
-	if resps == nil {
-		return nil, sent, err
-	}
-	if errors.Is(err, ErrSessionChanged) {
-		// It ran in a session other than the bound one: what it created
-		// belongs to nobody who knows of it.
-		for i, r := range resps {
-			if ops[i].kind == opCreate && r.Error == nil && r.String != "" {
-				c.deleteInBackground(r.String)
-			}
+	t := newTransaction(c, ops, reqs)
+	resps, finished, err := Aside(ctx, func() ([]zk.MultiResponse, error) { return t.run(ctx) })
+	sent = int(t.runs.Load())
+	if !isDone(finished) {
+		// ctx ended with a run on its way: it may still be applied.
+		if len(t.creates) > 0 {
+			t.sweep(nil, err, finished) // delete what it makes, once it has
 		}
-		return nil, sent, err
+		if t.writes {
+			err = fmt.Errorf("%w: %w", ErrOutcomeUnknown, err)
+		}
+		return nil, sent, opError("multi", "", err)
+	}
+	if t.lost != nil && len(t.creates) > 0 {
+		t.sweep(resps, err, nil)
+	}
+	if err = t.outcome(ctx, err); resps == nil || errors.Is(err, ErrSessionChanged) {
+		return nil, sent, err // what it made in another session is being deleted
 	}
 	results = make([]OpResult, len(resps))
 	for i, r := range resps {

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -47,20 +48,53 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-cha
 }
 
 // Set writes data to the node at path if its version matches (-1: any).
-func (c *Client) Set(ctx context.Context, path string, data []byte, version int32) (*zk.Stat, error) {
+//
+// A set whose answer was lost is sent again. If the retry succeeds, the
+// lost one was not applied (for version -1, the data is the same either
+// way). If it fails with zk.ErrBadVersion or zk.ErrNoNode, which the lost
+// set's own success would explain, Set returns ErrOutcomeUnknown, never
+// the server's verdict: the set ran once or not at all, and the caller
+// reads the node to learn which (for a missing node the error also wraps
+// zk.ErrNoNode: it is gone either way). With UniqueData, finding the data there
+// proves it ran, and Set returns the node's stat. A set that gives up
+// after a lost answer (retries exhausted, ctx ended) also returns
+// ErrOutcomeUnknown, wrapping the cause.
+func (c *Client) Set(ctx context.Context, path string, data []byte, version int32, opts ...WriteOption) (*zk.Stat, error) {
+	var cfg writeConfig
+	for _, o := range opts {
+		if o == nil {
+			return nil, opError("set", path, fmt.Errorf("%w: nil write option", ErrInvalidOption))
+		}
+		o(&cfg)
+	}
 	if err := checkSize(path, data); err != nil {
 		return nil, opError("set", path, err)
 	}
-	return do(ctx, c, "set", path, func(conn *zk.Conn, sp string) (*zk.Stat, error) {
+	sp, err := c.serverPath(path)
+	if err != nil {
+		return nil, opError("set", path, err)
+	}
+	return retryWrite(ctx, c, "set", path, func(conn *zk.Conn, _ *Session) (*zk.Stat, error) {
 		return conn.Set(sp, data, version)
-	})
+	}, setVerdict(sp, data, cfg.unique))
 }
 
 // Delete deletes the node at path if its version matches (-1: any).
+//
+// A delete whose answer was lost is sent again. If the retry finds the
+// node missing (or, for a version, at another version), which the lost
+// delete's own success would explain, Delete returns ErrOutcomeUnknown;
+// for version -1 that error also wraps zk.ErrNoNode, since the node is
+// gone either way. A delete that gives up after a lost answer returns
+// ErrOutcomeUnknown, wrapping the cause.
 func (c *Client) Delete(ctx context.Context, path string, version int32) error {
-	_, err := do(ctx, c, "delete", path, func(conn *zk.Conn, sp string) (struct{}, error) {
+	sp, err := c.serverPath(path)
+	if err != nil {
+		return opError("delete", path, err)
+	}
+	_, err = retryWrite(ctx, c, "delete", path, func(conn *zk.Conn, _ *Session) (struct{}, error) {
 		return struct{}{}, conn.Delete(sp, version)
-	})
+	}, deleteVerdict(version))
 	return err
 }
 

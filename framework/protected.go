@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/go-zookeeper/zk"
 
@@ -129,6 +130,7 @@ func (pc *protectedCreate) create(conn *zk.Conn, session *Session) (Node, error)
 	// The session changed around the call: check who owns the node, as
 	// if it had been found rather than created.
 	if node, found, err := pc.check(conn, session, created); err != nil || found {
+		pc.lost = pc.lost || IsRetryable(err)
 		return node, err
 	}
 	return Node{}, zk.ErrConnectionClosed // retry in the current session
@@ -151,8 +153,12 @@ func (pc *protectedCreate) find(conn *zk.Conn, session *Session) (Node, bool, er
 	return Node{}, false, nil
 }
 
-// check takes the node at path if it belongs to session (ephemeral modes)
-// and deletes it in the background if it belongs to an older one.
+// check takes the node at path if it belongs to session (ephemeral modes).
+// Ownership is judged against the session the connection has now: a node
+// of that session, when it is newer than the attempt's, is left for the
+// next attempt, made in it, to find and adopt (a retryable error says so),
+// never queued for deletion; a node of any other session is deleted in the
+// background, while that session still owns it.
 func (pc *protectedCreate) check(conn *zk.Conn, session *Session, path string) (Node, bool, error) {
 	if !pc.req.mode.IsEphemeral() {
 		return pc.node(path, session), true, nil
@@ -163,12 +169,14 @@ func (pc *protectedCreate) check(conn *zk.Conn, session *Session, path string) (
 		return Node{}, false, err
 	case !ok:
 		return Node{}, false, nil
-	case stat.EphemeralOwner != session.id:
-		pc.c.log.Debug("protected node of another session; deleting it", "path", path)
-		pc.c.deleteInBackground(path)
-		return Node{}, false, nil
+	case stat.EphemeralOwner == session.id:
+		return pc.node(path, session), true, nil
+	case stat.EphemeralOwner == conn.SessionID():
+		return Node{}, false, fmt.Errorf("%w: the node is the newer session's", zk.ErrConnectionClosed)
 	}
-	return pc.node(path, session), true, nil
+	pc.c.log.Debug("protected node of another session; deleting it", "path", path)
+	pc.c.deleteOwnedInBackground(path, stat.EphemeralOwner)
+	return Node{}, false, nil
 }
 
 func (pc *protectedCreate) node(serverPath string, session *Session) Node {

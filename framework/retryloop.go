@@ -70,7 +70,14 @@ type attempt[T any] func(conn *zk.Conn, session *Session) (T, error)
 // waits for the connection, so retries are not spent while the link is down.
 // An error is wrapped in an OpError naming op and path.
 func retry[T any](ctx context.Context, c *Client, op, path string, fn attempt[T]) (T, error) {
-	return retrySteps(ctx, c, op, path, func() (T, error) { return try(ctx, c, fn) })
+	return retryMaking(ctx, c, op, path, fn, nil)
+}
+
+// retryMaking is retry for a write that creates nodes, which made names
+// from a try's value: under a ctx bound to a session, what a try created
+// in another session is deleted (see inBoundSession).
+func retryMaking[T any](ctx context.Context, c *Client, op, path string, fn attempt[T], made madeBy[T]) (T, error) {
+	return retrySteps(ctx, c, op, path, func() (T, error) { return try(ctx, c, fn, made) })
 }
 
 // retrySteps is the retry loop itself, written once for every call: it
@@ -126,14 +133,14 @@ func (c *Client) boundConnection(ctx context.Context) (*zk.Conn, *Session, error
 
 // try makes one attempt: waits for the connection, checks the bound
 // session, and runs fn, returning early if ctx ends.
-func try[T any](ctx context.Context, c *Client, fn attempt[T]) (T, error) {
+func try[T any](ctx context.Context, c *Client, fn attempt[T], made madeBy[T]) (T, error) {
 	conn, session, err := c.boundConnection(ctx)
 	if err != nil {
 		var zero T
 		return zero, err
 	}
 	if boundSession(ctx) != nil {
-		fn = inBoundSession(fn)
+		fn = inBoundSession(c, fn, made)
 	}
 	v, _, err := Aside(ctx, func() (T, error) { return fn(conn, session) })
 	return v, err
@@ -176,15 +183,45 @@ func Aside[T any](ctx context.Context, call func() (T, error)) (v T, finished <-
 // that session's before the call and still is after it. go-zookeeper sends
 // a request that was queued behind a broken connection on the next one,
 // which may carry a new session; a write bound to the old session must not
-// count there (its ephemeral nodes would belong to the new one).
-func inBoundSession[T any](fn attempt[T]) attempt[T] {
+// count there (its ephemeral nodes would belong to the new one), so what
+// it made there (made, from its value) is deleted. The check is part of
+// the try itself, so a try abandoned when its ctx ended is still judged
+// when it finishes: this is the one place where a bound write's nodes in
+// another session are found.
+func inBoundSession[T any](c *Client, fn attempt[T], made madeBy[T]) attempt[T] {
 	return func(conn *zk.Conn, session *Session) (T, error) {
-		v, in, err := runInSession(conn, session, func() (T, error) { return fn(conn, session) })
-		if !in {
-			return v, ErrSessionChanged
+		before := conn.SessionID()
+		v, err := fn(conn, session)
+		after := conn.SessionID()
+		if before == session.id && after == before {
+			return v, err
 		}
-		return v, err
+		if err == nil && made != nil {
+			for _, n := range made(v) {
+				c.log.Debug("a bound write ran in another session; deleting what it made", "path", n.path)
+				c.deleteOwnedInBackground(n.path, n.owner(after))
+			}
+		}
+		return v, ErrSessionChanged
 	}
+}
+
+// madeBy names the nodes a successful try created, from its value.
+type madeBy[T any] func(v T) []madeNode
+
+// madeNode is a node a write created, by server path.
+type madeNode struct {
+	path      string
+	ephemeral bool
+}
+
+// owner returns the ephemeral owner the node has if it was made in
+// session: session for an ephemeral node, none (0) for a persistent one.
+func (n madeNode) owner(session int64) int64 {
+	if n.ephemeral {
+		return session
+	}
+	return 0
 }
 
 // runInSession runs call on conn and reports whether it ran in session:

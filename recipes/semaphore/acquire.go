@@ -118,9 +118,11 @@ func (s *Semaphore) createAndWait(ctx context.Context, n int, once bool) ([]fram
 // waitForRoom returns at once if count, the number of leases the create
 // saw, is within the maximum. Otherwise it lists the leases directory,
 // watching it, until it holds no more nodes than the maximum. Only the
-// guard holder watches it. Every call is bound to the nodes' session, so
-// nodes of a lost session never count as held. With once, no room at the
-// first look is ErrNotAcquired.
+// guard holder watches it, with one watch at a time: a change of the
+// maximum is judged against the listing the outstanding watch keeps
+// current, which is listed again only when that watch fires. Every call
+// is bound to the nodes' session, so nodes of a lost session never count
+// as held. With once, no room at the first look is ErrNotAcquired.
 func (s *Semaphore) waitForRoom(ctx context.Context, nodes []framework.Node, count int, once bool) error {
 	if count != unknownCount {
 		max, _, err := s.maximum(ctx)
@@ -130,28 +132,29 @@ func (s *Semaphore) waitForRoom(ctx context.Context, nodes []framework.Node, cou
 	}
 	session := nodes[0].Session
 	bound := framework.BindSession(ctx, session)
+	var watch <-chan zk.Event // nil: list again
+	leases := 0
 	for {
-		children, _, watch, err := s.client.ChildrenW(bound, s.leases)
-		if err != nil {
-			return recipe.WaitError(err, session, errNodeMissing)
-		}
-		strays, err := tally(children, nodes)
-		if err != nil {
-			return err
-		}
-		if len(strays) > 0 {
-			s.deleteStrays(bound, strays)
-			continue
+		if watch == nil {
+			n, w, err := s.listLeases(bound, nodes)
+			if err != nil {
+				return err
+			}
+			if w == nil {
+				continue // strays deleted: list again
+			}
+			leases, watch = n, w
 		}
 		max, changed, err := s.maximum(ctx)
 		switch {
-		case err != nil || len(children) <= max:
+		case err != nil || leases <= max:
 			return err
 		case once:
 			return ErrNotAcquired
 		}
 		select {
 		case <-watch:
+			watch = nil
 		case <-changed: // nil, never ready, for a fixed maximum
 		case <-session.Lost():
 			return recipe.WaitError(framework.ErrSessionChanged, session, errNodeMissing)
@@ -159,6 +162,26 @@ func (s *Semaphore) waitForRoom(ctx context.Context, nodes []framework.Node, cou
 			return recipe.SeenHeld(ctx)
 		}
 	}
+}
+
+// listLeases lists the leases directory with a watch, and returns the
+// number of leases and the watch; or, when it found and deleted strays of
+// our nodes, a nil watch (the listing is stale: list again).
+func (s *Semaphore) listLeases(bound context.Context, nodes []framework.Node) (int, <-chan zk.Event, error) {
+	session := nodes[0].Session
+	children, _, watch, err := s.client.ChildrenW(bound, s.leases)
+	if err != nil {
+		return 0, nil, recipe.WaitError(err, session, errNodeMissing)
+	}
+	strays, err := tally(children, nodes)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(strays) > 0 {
+		s.deleteStrays(bound, strays)
+		return 0, nil, nil
+	}
+	return len(children), watch, nil
 }
 
 // tally checks that every one of our nodes is among children, and returns

@@ -105,3 +105,50 @@ func TestCounted_LoweringTheCountHoldsBackNewcomers(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, l.Return(ctx))
 }
+
+// A waiter sets one watch on the leases directory at a time: a change of
+// the count is judged against the listing its outstanding watch keeps
+// current, not by listing (and watching) the directory again, so watches
+// do not pile up on it while the count changes (issue 20).
+func TestCounted_CountChangesDoNotPileWatchesOnTheLeases(t *testing.T) {
+	const changes = 5
+	servers := zktest.Servers(t)
+	proxy := zktest.NewProxy(t, servers)
+	c := connect(t, servers)
+	other := connect(t, proxy.Addr())
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	count := newCount(t, c, path+"-count", 1)
+	s, err := semaphore.NewCounted(c, path, count)
+	require.NoError(t, err)
+	held, err := s.Acquire(ctx)
+	require.NoError(t, err)
+
+	waiter, err := semaphore.NewCounted(other, path, newCount(t, other, path+"-count", 1))
+	require.NoError(t, err)
+	got := make(chan result[*leases.Lease], 1)
+	go func() { // ends when the acquire returns: after the raise, or when ctx ends
+		l, err := waiter.Acquire(ctx)
+		got <- result[*leases.Lease]{l, err}
+	}()
+	require.Eventually(t, func() bool { return len(children(t, c, path+"/leases")) == 2 }, 10*time.Second, 10*time.Millisecond)
+	// The waiter has read the count and listed the leases once.
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpGetChildren2) > 0 }, 10*time.Second, 10*time.Millisecond)
+	listings, reads := proxy.Requests(zktest.OpGetChildren2), proxy.Requests(zktest.OpGetData)
+	for i := range changes {
+		require.NoError(t, count.Set(ctx, 1)) // a change, still no room
+		// The waiter sees it: it reads the count again.
+		require.Eventually(t, func() bool { return proxy.Requests(zktest.OpGetData) > reads+int64(i) },
+			10*time.Second, 10*time.Millisecond)
+	}
+	require.NoError(t, count.Set(ctx, 2))
+	select {
+	case r := <-got:
+		require.NoError(t, r.err)
+		require.NoError(t, r.v.Return(ctx))
+	case <-time.After(10 * time.Second):
+		t.Fatal("raising the count did not wake the waiter")
+	}
+	assert.Equal(t, listings, proxy.Requests(zktest.OpGetChildren2), "the leases were listed again on a count change")
+	require.NoError(t, held.Return(ctx))
+}

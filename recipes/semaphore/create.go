@@ -7,7 +7,6 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/recipe"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 )
 
@@ -18,10 +17,12 @@ const unknownCount = -1
 // protected ephemeral-sequential creates, each with a protection id of its
 // own, and a write of the leases directory (its data stays empty), whose
 // returned stat counts the leases, ours included, as of the transaction:
-// the count costs no request of its own. The client retries a transaction
-// whose answer was lost, so it may run twice; the protection ids tell the
-// nodes of the first run, which are deleted as strays. Only then does the
-// count come from a listing instead.
+// the count costs no request of its own. What happens when its answer is
+// lost is the client's rule for transactions (framework.Client.Multi): the
+// protection ids let the client find a run that was applied, so it is
+// never run twice for that, and the nodes of a run that arrives late, or
+// of a transaction that failed or was abandoned, are deleted by the
+// client. Only then does the count come from a listing instead.
 //
 // Where the ACL lets the client create leases but not write the directory
 // (Curator needs only the create permission), the semaphore drops the
@@ -55,51 +56,31 @@ func (t *txn) count(results []framework.OpResult) int {
 }
 
 // create runs the transaction and returns the lease nodes and the number of
-// leases it saw (or unknownCount). When the transaction failed with its
-// fate unknown, the nodes are looked for by their ids: it is atomic, so
-// all of them exist or none. A missing leases directory (the first acquire
-// of a semaphore, or a container reaped since) is created, or the
-// directory's write dropped, before another try.
+// leases it saw (or unknownCount). A missing leases directory (the first
+// acquire of a semaphore, or a container reaped since) is created, or the
+// directory's write dropped, before another try, with new ids: the client
+// deletes in the background whatever carries the ids of a failed
+// transaction whose answer was lost.
 func (s *Semaphore) create(ctx context.Context, n int) ([]framework.Node, int, error) {
 	session, err := s.session(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
-	t := s.newTxn(n, session)
 	bound := framework.BindSession(ctx, session)
-	twins := false // a run whose answer was lost may have been applied
 	for attempt := 0; ; attempt++ {
-		results, sent, err := s.multi(bound, t)
-		twins = twins || sent > 1 || framework.IsRetryable(err)
-		if err == nil {
-			nodes := t.nodes(results)
-			if !twins {
-				return nodes, t.count(results), nil
-			}
-			s.sweepLater(nodes)
-			return nodes, unknownCount, nil // counted by a listing, which also deletes strays
-		}
-		if ctx.Err() != nil {
-			return nil, 0, ctx.Err() // multi deletes what an abandoned transaction made
-		}
-		nodes, ferr := s.find(bound, t)
+		t := s.newTxn(n, session)
+		results, sent, err := s.client.Hooks().MultiSent(bound, t.ops...)
 		switch {
-		case ferr != nil:
-			s.deleteInBackground(nil, t.ids)
-			return nil, 0, errors.Join(err, ctx.Err())
-		case nodes != nil:
-			s.sweepLater(nodes)
-			return nodes, unknownCount, nil // it ran, and its answer was lost
-		case attempt >= maxRepairs:
-			if twins {
-				s.deleteInBackground(nil, t.ids)
-			}
+		case err == nil && sent > 1:
+			// A run whose answer was lost may still arrive: count by a
+			// listing, which also deletes what it left.
+			return t.nodes(results), unknownCount, nil
+		case err == nil:
+			return t.nodes(results), t.count(results), nil
+		case ctx.Err() != nil || attempt >= maxRepairs:
 			return nil, 0, err
 		}
-		if t, err = s.repair(bound, t, results, err); err != nil {
-			if twins {
-				s.deleteInBackground(nil, t.ids)
-			}
+		if err := s.repair(bound, t, results, err); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -111,19 +92,18 @@ const maxRepairs = 5
 
 // repair makes what the failed transaction t lacked: the leases directory
 // (the first acquire of a semaphore), or the permission to write it (then
-// it returns a transaction without the write). Other failures are
+// the next transactions leave the write out). Other failures are
 // returned as they are.
-func (s *Semaphore) repair(ctx context.Context, t *txn, results []framework.OpResult, err error) (*txn, error) {
+func (s *Semaphore) repair(ctx context.Context, t *txn, results []framework.OpResult, err error) error {
 	n := len(t.ids)
 	switch {
 	case len(results) > 0 && errors.Is(results[0].Err, zk.ErrNoNode):
-		return t, s.client.EnsurePath(ctx, s.leases)
+		return s.client.EnsurePath(ctx, s.leases)
 	case len(results) > n && errors.Is(results[n].Err, zk.ErrNoAuth):
 		s.listToCount.Store(true)
-		t.ops = t.ops[:n]
-		return t, nil
+		return nil
 	}
-	return t, err
+	return err
 }
 
 // nodes returns the created nodes from a successful transaction's results.
@@ -134,36 +114,6 @@ func (t *txn) nodes(results []framework.OpResult) []framework.Node {
 		nodes[i] = framework.Node{Path: p, Name: zkpath.Base(p), ProtectionID: id, Session: t.session}
 	}
 	return nodes
-}
-
-// find looks for the transaction's nodes by their ids, and returns them if
-// all are there. Some but not all can only be there if someone deleted the
-// others: those are deleted too, and nil returned.
-func (s *Semaphore) find(ctx context.Context, t *txn) ([]framework.Node, error) {
-	children, _, err := s.client.Children(ctx, s.leases)
-	if recipe.IsNoNode(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var nodes []framework.Node
-	for _, id := range t.ids {
-		for _, name := range children {
-			if zkpath.HasProtectionID(name, id) {
-				p := zkpath.Join(s.leases, name)
-				nodes = append(nodes, framework.Node{Path: p, Name: name, ProtectionID: id, Session: t.session})
-				break
-			}
-		}
-	}
-	switch {
-	case len(nodes) == len(t.ids):
-		return nodes, nil
-	case len(nodes) > 0:
-		s.discard(nodes)
-	}
-	return nil, nil
 }
 
 // session returns the client's current session, waiting for a connection.

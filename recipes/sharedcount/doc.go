@@ -14,7 +14,10 @@
 //     keeps current and asks the server only when no watch is outstanding,
 //     so a waiter can follow the count at no cost per look.
 //   - TrySet writes only if the node's version is still the one the caller
-//     read: of several writers racing from one version, exactly one wins.
+//     read: of several writers racing from one version, exactly one wins,
+//     also when answers are lost: a write whose answer was lost is reported
+//     applied, or as ErrOutcomeUnknown when the client cannot prove whether
+//     it ran, never as not applied.
 //   - Watch delivers the value when it starts and after every change, to
 //     the latest value (changes in quick succession may be coalesced), and
 //     re-arms its watch across connection loss and session expiry.

@@ -6,7 +6,7 @@ import (
 	"github.com/zkrecipes/zkrecipes"
 )
 
-// Sentinel errors. ErrInvalidArgument is the zkrecipes package's, so that
+// Sentinel errors. ErrInvalidArgument and ErrOutcomeUnknown are the zkrecipes package's, so that
 // errors.Is works with the same name across the recipes.
 var (
 	// ErrMalformedCount is returned when the count node's data is not a
@@ -15,4 +15,8 @@ var (
 	// ErrInvalidArgument is returned for a nil client, a bad path or a bad
 	// option, before anything is sent to the server.
 	ErrInvalidArgument = zkrecipes.ErrInvalidArgument
+	// ErrOutcomeUnknown is returned by a write whose answer was lost when
+	// the client cannot tell whether the server applied it: read the count
+	// to decide what to do next.
+	ErrOutcomeUnknown = zkrecipes.ErrOutcomeUnknown
 )

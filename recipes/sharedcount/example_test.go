@@ -38,7 +38,7 @@ func ExampleSharedCount_TrySet() {
 			return
 		}
 		ok, err := count.TrySet(ctx, v.Count+1, v.Version)
-		if err != nil {
+		if err != nil { // ErrOutcomeUnknown too: trying again could count twice
 			fmt.Println(err)
 			return
 		}

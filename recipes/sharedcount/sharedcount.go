@@ -97,10 +97,18 @@ func (s *SharedCount) Set(ctx context.Context, n int32) error {
 
 // TrySet writes n only if the node's version is still expectedVersion, and
 // reports whether it did: false means another write came first (or the node
-// is gone), and the caller should Get and decide again.
+// is gone), and the caller should Get and decide again. A write that the
+// server applied is never reported as not applied: when its answer was
+// lost and the client cannot tell whether it ran (its retry met a version
+// that its own run would have made, or it gave up), the error wraps
+// ErrOutcomeUnknown. The write then ran once or not at all; Get tells the
+// count, not who wrote it, so a caller that must count each of its writes
+// exactly once stops there rather than trying again.
 func (s *SharedCount) TrySet(ctx context.Context, n, expectedVersion int32) (bool, error) {
 	_, err := s.client.Set(ctx, s.path, Encode(n), expectedVersion)
 	switch {
+	case errors.Is(err, ErrOutcomeUnknown):
+		return false, fmt.Errorf("sharedcount: try-set %s: %w", s.path, err)
 	case errors.Is(err, zk.ErrBadVersion), recipe.IsNoNode(err):
 		return false, nil
 	case err != nil:

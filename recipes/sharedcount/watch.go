@@ -8,21 +8,17 @@ import (
 	"github.com/zkrecipes/zkrecipes/framework"
 )
 
-// Waits between reads of a count that could not be read, while watching.
-const (
-	retryMinWait = 50 * time.Millisecond
-	retryMaxWait = 5 * time.Second
-)
-
 // Watch follows the count. The returned channel receives the current value
-// at once, then every new value (a new version), until ctx ends or the
-// client is closed; then it is closed. A reader that falls behind is given
+// at once, then every new value (a new version), until ctx ends, the
+// client is closed, or the client's retry policy gives up on a read; then
+// it is closed. A reader that falls behind is given
 // the latest value only. The watch is re-armed after each change, across
 // connection loss and session expiry, at one request per change.
 //
 // Watch fails at once if the first read fails (for example with
 // ErrMalformedCount). Later malformed data is logged and skipped until a
-// count is written again; other failures are retried with a backoff.
+// count is written again; other failures are retried as the client's
+// retry policy allows (Hooks.RetryWait), and logged when it gives up.
 func (s *SharedCount) Watch(ctx context.Context) (<-chan Value, error) {
 	v, changed, err := s.Cached(ctx)
 	if err != nil {
@@ -58,8 +54,10 @@ func (s *SharedCount) follow(ctx context.Context, out chan Value, last Value, ch
 
 // reread reads the count after a change until it gets an answer: a value,
 // or malformed data (nil value) with the channel to wait on for a repair.
-// It reports false when ctx ends or the client is closed.
+// It reports false when ctx ends, the client is closed, or the client's
+// retry policy gives up.
 func (s *SharedCount) reread(ctx context.Context) (*Value, <-chan struct{}, bool) {
+	start := time.Now()
 	for attempt := 0; ; attempt++ {
 		v, changed, err := s.Cached(ctx)
 		switch {
@@ -71,10 +69,13 @@ func (s *SharedCount) reread(ctx context.Context) (*Value, <-chan struct{}, bool
 			s.client.Logger().Warn("shared count is malformed; waiting for a repair", "path", s.path, "err", err)
 			return nil, changed, true
 		}
-		s.client.Logger().Debug("shared count read failed; retrying", "path", s.path, "err", err)
-		if !pause(ctx, backoff(attempt)) {
+		if werr := s.client.Hooks().RetryWait(ctx, attempt, start); werr != nil {
+			if ctx.Err() == nil && !errors.Is(werr, framework.ErrClosed) {
+				s.client.Logger().Warn("shared count read failed; the watch ends", "path", s.path, "err", err)
+			}
 			return nil, nil, false
 		}
+		s.client.Logger().Debug("shared count read failed; retrying", "path", s.path, "err", err)
 	}
 }
 
@@ -91,22 +92,4 @@ func offer(out chan Value, v Value) {
 	default:
 	}
 	out <- v
-}
-
-// backoff doubles from retryMinWait up to retryMaxWait.
-func backoff(attempt int) time.Duration {
-	d := retryMinWait << min(attempt, 10)
-	return min(d, retryMaxWait)
-}
-
-// pause waits for d and reports false if ctx ends first.
-func pause(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -1,0 +1,24 @@
+package framework
+
+import "sync"
+
+// seams are the points where a test of this package holds the client's
+// background work back, to drive a race in a chosen order. A client has
+// none (nil) outside this package's tests.
+type seams struct {
+	mu   sync.Mutex
+	gate chan struct{}     // background deletes wait until it is closed
+	held []<-chan struct{} // the finished channels of the deletes held
+}
+
+// deleteGate returns the channel a background operation op waits on
+// before it starts, nil for none, and records finished, its end.
+func (s *seams) deleteGate(op string, finished <-chan struct{}) <-chan struct{} {
+	if s == nil || op != "delete" {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.held = append(s.held, finished)
+	return s.gate
+}
