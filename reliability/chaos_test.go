@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/chaos"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/reliability/internal/chaos"
 	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
@@ -35,7 +35,7 @@ const (
 // own under root: a mutex, a semaphore, a semaphore whose maximum is a
 // shared count and whose leases are time-bounded, and a read/write lock
 // (even clients write, odd clients read). A recipe that lands joins here,
-// with its adapter in internal/chaos.
+// with its adapter in reliability/internal/chaos.
 func chaosRecipes(root string) []struct {
 	recipe chaos.Recipe
 	dir    string

@@ -5,7 +5,7 @@
 //   - chaos_test.go: clients of a three-server ensemble, behind
 //     fault-injecting proxies, loop on the lock recipes (and the Curator
 //     peer joins them) while a schedule of faults runs; nothing may be held
-//     twice, left behind or leaked (see internal/chaos). The edges join
+//     twice, left behind or leaked (see reliability/internal/chaos). The edges join
 //     them (chaos_edges_test.go): downgrades, explicit owners, multi-lease
 //     acquires, a shared count's increments, TTL leases taken over with
 //     Resume and fenced by a resource, a client that asks for more session
@@ -23,7 +23,7 @@
 //     namespaces keep locks apart, and credentials appear in no log line
 //     and no error.
 //
-// A recipe that lands joins the suite: an adapter in internal/chaos and a
+// A recipe that lands joins the suite: an adapter in reliability/internal/chaos and a
 // line in the chaos test's recipe list, rows in the bad-input table, and a
 // case in the security tests.
 package reliability

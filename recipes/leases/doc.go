@@ -72,4 +72,8 @@
 // of a TTL lease taken over learns of it from a watch: until the
 // notification arrives it may still believe it holds, which is what the
 // fencing token is for.
+//
+// Errors: the sentinels that every recipe shares live in the root package
+// zkrecipes; this package re-exports those it returns under the same names
+// (errors.go), so errors.Is works across the recipes.
 package leases

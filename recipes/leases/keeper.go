@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/zkrecipes/zkrecipes/internal/recipe"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 )
 
 // Renewer is a time-bounded permit that a Keeper can renew: a *Lease with

@@ -6,9 +6,9 @@ import (
 	"fmt"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/holdwatch"
-	"github.com/zkrecipes/zkrecipes/internal/recipe"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/holdwatch"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 )
 
 // Lease is one held permit: an ephemeral lease node of the holder's

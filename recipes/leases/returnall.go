@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/recipe"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 )
 
 // ReturnAll returns every lease given (nil entries are skipped), as Return

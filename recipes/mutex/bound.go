@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/zkrecipes/zkrecipes/internal/recipe"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 )
 
 // WithMaxHold bounds every hold in time: once d has passed since the

@@ -62,4 +62,8 @@
 // for longer than the session timeout may still believe it holds the lock.
 // Use the fencing token where that matters. Revocation (WithRevocation,
 // Revoke) is cooperative.
+//
+// Errors: the sentinels that every recipe shares live in the root package
+// zkrecipes; this package re-exports those it returns under the same names
+// (errors.go), so errors.Is works across the recipes.
 package mutex

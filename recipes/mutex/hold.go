@@ -7,9 +7,9 @@ import (
 	"fmt"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/holdwatch"
-	"github.com/zkrecipes/zkrecipes/internal/recipe"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/holdwatch"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 )
 
 // Hold is one owner's hold on a Mutex. Reentrant acquires by the same owner

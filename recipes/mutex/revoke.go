@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/recipe"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 )
 
 // Revoke asks the holder of the lock node at nodePath to release it, by

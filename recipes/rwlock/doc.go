@@ -68,4 +68,8 @@
 // mutex). Curator 5.4 (Debian's) does not keep a downgraded reader's place:
 // a Curator 5.4 process that downgrades can let a writer in while its read
 // lock is held; that is Curator's bug, fixed in 5.5.
+//
+// Errors: the sentinels that every recipe shares live in the root package
+// zkrecipes; this package re-exports those it returns under the same names
+// (errors.go), so errors.Is works across the recipes.
 package rwlock

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/recipe"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 )
 

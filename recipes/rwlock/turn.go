@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/zkrecipes/zkrecipes/internal/recipe"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 )
 

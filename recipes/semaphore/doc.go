@@ -68,4 +68,8 @@
 // Not guaranteed: fairness beyond the guard's first-come order; holding is
 // never certain until the return (see package leases). Mutex is not
 // reentrant, unlike package mutex.
+//
+// Errors: the sentinels that every recipe shares live in the root package
+// zkrecipes; this package re-exports those it returns under the same names
+// (errors.go), so errors.Is works across the recipes.
 package semaphore

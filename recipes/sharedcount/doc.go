@@ -27,4 +27,8 @@
 // Not guaranteed: a Cached or watched value is as fresh as the server the
 // client is connected to, and may lag a write made through another server
 // by the time ZooKeeper takes to deliver a watch event.
+//
+// Errors: the sentinels that every recipe shares live in the root package
+// zkrecipes; this package re-exports those it returns under the same names
+// (errors.go), so errors.Is works across the recipes.
 package sharedcount

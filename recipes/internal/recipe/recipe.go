@@ -1,5 +1,8 @@
-// Package recipe holds the argument checks that every recipe's constructor
-// makes, so that each rejects bad input the same way, before any I/O.
+// Package recipe holds what the recipes share: the argument checks that
+// every recipe's constructor makes, so that each rejects bad input the same
+// way before any I/O; fencing tokens; finishing a release after its
+// context ended; and the errors of a wait. It lives under recipes/internal
+// so that only recipes can import it.
 package recipe
 
 import (

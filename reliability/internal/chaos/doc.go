@@ -42,6 +42,7 @@
 // The chaos test wires these parts to an ensemble from zktesting
 // and proxies from internal/zktest; `make chaos DURATION=30m` runs it for
 // longer, and CHAOS_SEED replays a schedule. The package lives under
-// internal because it is test support, and outside internal/zktest because
-// it imports the recipes, which zktest's own tests must not depend on.
+// reliability/internal because only the reliability suite uses it, and
+// outside internal/zktest because it imports the recipes, which zktest's
+// own tests must not depend on.
 package chaos

@@ -2,7 +2,8 @@
 // end of the hold without a release: the connection or the session, as the
 // error policy says; a maximum hold time; and, once armed, the node itself,
 // deleted by someone else. It never waits on the server in its loop, so a
-// suspension is signalled the moment the client sees it.
+// suspension is signalled the moment the client sees it. Only recipes can
+// import it (it lives under recipes/internal).
 package holdwatch
 
 import (
@@ -15,7 +16,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/recipe"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 )
 
 // Timeouts of the server calls a Watch makes on its own.
