@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,4 +146,14 @@ func processesUsing(t *testing.T, s string) []string {
 		}
 	}
 	return pids
+}
+
+func TestServer_FailsWhenThePortIsTaken(t *testing.T) {
+	t.Parallel()
+	_, port, err := net.SplitHostPort(zktest.Servers(t))
+	require.NoError(t, err)
+	code, stdout, stderr := runZkr(t, "server", "--port", port)
+	assert.Equal(t, exitError, code, stderr)
+	assert.Empty(t, stdout, "no connect string for a server that does not run")
+	assert.Contains(t, stderr, "port in use")
 }
