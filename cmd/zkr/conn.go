@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -109,14 +110,17 @@ func cancelOnSignal(ctx context.Context, e *env) (context.Context, func()) {
 		defer close(stopped)
 		select {
 		case s := <-e.signals:
-			cancel(fmt.Errorf("%w (%v)", errInterrupted, s))
+			cancel(interruption{s})
 		case <-done:
 		}
 	}()
+	var once sync.Once
 	return ctx, func() {
-		close(done)
-		<-stopped
-		cancel(nil)
+		once.Do(func() {
+			close(done)
+			<-stopped
+			cancel(nil)
+		})
 	}
 }
 

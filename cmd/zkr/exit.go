@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"syscall"
 
 	"github.com/zkrecipes/zkrecipes"
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -20,7 +22,7 @@ const (
 	exitLost        = 5   // the hold was lost while COMMAND ran (--on-lost=term)
 	exitRevoked     = 6   // a revocation request ended the hold (--revocable)
 	exitNoCommand   = 127 // COMMAND could not be started
-	exitInterrupted = 130 // SIGINT or SIGTERM while waiting for the lock
+	exitInterrupted = 130 // SIGINT while waiting; a signal N exits 128+N
 )
 
 // exitStatuses documents the statuses, for help.
@@ -33,8 +35,8 @@ const exitStatuses = `Exit statuses:
   5    hold lost while COMMAND ran (--on-lost=term)
   6    revoked while COMMAND ran (--revocable)
   127  COMMAND could not be started
-  130  interrupted while waiting
-  128+N  COMMAND was killed by signal N`
+  128+N  signal N while waiting (SIGINT 130, SIGTERM 143), or COMMAND was
+       killed by signal N`
 
 var (
 	// errUsage is a command line zkr does not understand.
@@ -51,6 +53,24 @@ var (
 	errNoCommand = errors.New("cannot run command")
 )
 
+// interruption is a signal that ended a wait: errInterrupted, exiting
+// 128+N for signal N.
+type interruption struct{ sig os.Signal }
+
+// Error says the signal.
+func (i interruption) Error() string { return fmt.Sprintf("%v (%v)", errInterrupted, i.sig) }
+
+// Is makes errors.Is(i, errInterrupted) hold.
+func (i interruption) Is(target error) bool { return target == errInterrupted }
+
+// status is 128+N for signal N, as a shell reports it.
+func (i interruption) status() int {
+	if s, ok := i.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return exitInterrupted
+}
+
 // exitError carries COMMAND's exit status through run.
 type exitStatus int
 
@@ -65,11 +85,14 @@ func usagef(format string, args ...any) error {
 // exitCode maps an error of run to the process's exit status.
 func exitCode(err error) int {
 	var status exitStatus
+	var signal interruption
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &status):
 		return int(status)
+	case errors.As(err, &signal):
+		return signal.status()
 	case errors.Is(err, errUsage), errors.Is(err, zkrecipes.ErrInvalidArgument),
 		errors.Is(err, framework.ErrInvalidPath), errors.Is(err, framework.ErrInvalidOption),
 		errors.Is(err, framework.ErrNoServers):

@@ -83,7 +83,7 @@ func setupLock(fs *flag.FlagSet, conn *connFlags) runFunc {
 				return m.AcquireTimeout(ctx, a.timeout)
 			}
 			return m.Acquire(ctx)
-		})
+		}, releaseHold)
 		if err != nil {
 			return err
 		}
@@ -114,9 +114,10 @@ func runUnderHold(ctx context.Context, e *env, what string, hold *mutex.Hold, re
 }
 
 // waitFor connects the client and runs acquire until it returns or zkr is
-// interrupted.
+// interrupted. A signal that arrives as acquire succeeds still interrupts:
+// the hold is given back with release, and COMMAND never starts.
 func waitFor[T any](ctx context.Context, e *env, conn *connFlags, client *framework.Client, a acquireFlags,
-	what string, acquire func(context.Context) (T, error)) (T, error) {
+	what string, acquire func(context.Context) (T, error), release func(context.Context, T) error) (T, error) {
 	var zero T
 	ctx, stop := cancelOnSignal(ctx, e)
 	defer stop()
@@ -130,5 +131,21 @@ func waitFor[T any](ctx context.Context, e *env, conn *connFlags, client *framew
 	if err != nil {
 		return zero, interrupted(ctx, err)
 	}
+	// After stop, a signal stays in e.signals for runHolding to pass on;
+	// before it, the listener took it and only the cause tells.
+	stop()
+	if cause := context.Cause(ctx); errors.Is(cause, errInterrupted) {
+		rctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+		defer cancel()
+		if rerr := release(rctx, got); rerr != nil {
+			fmt.Fprintf(e.stderr, "zkr: release %s: %s (the node goes with the session)\n", what, oneLine(rerr))
+		}
+		return zero, cause
+	}
 	return got, nil
+}
+
+// releaseHold releases a lock hold, for waitFor.
+func releaseHold[H interface{ Release(context.Context) error }](ctx context.Context, h H) error {
+	return h.Release(ctx)
 }

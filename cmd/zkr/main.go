@@ -15,7 +15,8 @@
 // --namespace and --auth user:password. `zkr help` and `zkr COMMAND -h` list
 // the flags and the exit statuses: 0 done (or COMMAND's own status), 1 other
 // failure, 2 usage, 3 unreachable, 4 not acquired in time, 5 hold lost, 6
-// revoked, 127 COMMAND not started, 130 interrupted.
+// revoked, 127 COMMAND not started, 128+N signal N (SIGINT 130, SIGTERM
+// 143) while waiting.
 //
 // zkr uses the library's public API only; its local server is the public
 // package zktesting.

@@ -51,7 +51,7 @@ func setupRWLock(fs *flag.FlagSet, conn *connFlags) runFunc {
 				return lock.AcquireTimeout(ctx, a.timeout)
 			}
 			return lock.Acquire(ctx)
-		})
+		}, releaseHold)
 		if err != nil {
 			return err
 		}

@@ -53,7 +53,7 @@ func setupSemaphore(fs *flag.FlagSet, conn *connFlags) runFunc {
 				return sem.AcquireTimeout(ctx, a.timeout)
 			}
 			return sem.Acquire(ctx)
-		})
+		}, func(ctx context.Context, l *leases.Lease) error { return l.Return(ctx) })
 		if err != nil {
 			return err
 		}
