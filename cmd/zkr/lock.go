@@ -18,8 +18,15 @@ import (
 const lockHelp = `Waits for the mutex at PATH, runs COMMAND while it holds it, releases it
 when COMMAND exits, and exits with COMMAND's status. The mutex is Curator's
 InterProcessMutex: Go and Java (Curator 5.x) processes on the same PATH
-exclude zkr, and zkr excludes them. SIGINT and SIGTERM are passed on to
-COMMAND; if zkr itself dies, COMMAND gets SIGTERM (Linux).
+exclude zkr, and zkr excludes them.
+
+COMMAND runs in a process group of its own, with what it starts: SIGINT,
+SIGTERM and SIGHUP to zkr are passed on to the group; when the hold ends
+(lost, revoked, or COMMAND exited) whatever is left of the group gets
+SIGTERM, SIGKILL after --grace, before the lock is released. Being in a
+group of its own, COMMAND cannot read from the terminal. If zkr is killed
+with SIGKILL, COMMAND gets SIGTERM (Linux) but what it started does not:
+it runs on, without the lock, unless COMMAND stops it.
 
 COMMAND's environment has
   ZKR_FENCING_TOKEN  the lock node's creation zxid: it grows from one holder

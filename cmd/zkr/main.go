@@ -36,7 +36,7 @@ import (
 
 func main() {
 	signals := make(chan os.Signal, 4)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	e := &env{
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		getenv: os.Getenv, signals: signals,
@@ -54,7 +54,7 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
-	signals        <-chan os.Signal // SIGINT and SIGTERM to zkr
+	signals        <-chan os.Signal // SIGINT, SIGTERM and SIGHUP to zkr
 	terminal       bool             // stdout is a terminal
 }
 
