@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"syscall"
 
@@ -17,7 +18,7 @@ const (
 	exitOK          = 0   // done
 	exitError       = 1   // any other failure (the server refused a request, ...)
 	exitUsage       = 2   // bad flag, argument or path
-	exitUnreachable = 3   // no session with the servers within --connect-timeout
+	exitUnreachable = 3   // no session in time, a name that does not resolve, servers gone while waiting
 	exitNotAcquired = 4   // --timeout ran out while others held the lock or leases
 	exitLost        = 5   // the hold was lost while COMMAND ran (--on-lost=term)
 	exitRevoked     = 6   // a revocation request ended the hold (--revocable)
@@ -30,7 +31,9 @@ const exitStatuses = `Exit statuses:
   0    done (for lock and semaphore: COMMAND's own status when it ran)
   1    other failure (the server refused a request, ...)
   2    usage: bad flag, argument or path
-  3    ZooKeeper unreachable within --connect-timeout
+  3    ZooKeeper unreachable: no session within --connect-timeout (or
+       --timeout), a server name that does not resolve, or the servers
+       went away while waiting
   4    not acquired: --timeout ran out while others held it
   5    hold lost while COMMAND ran (--on-lost=term)
   6    revoked while COMMAND ran (--revocable)
@@ -86,6 +89,7 @@ func usagef(format string, args ...any) error {
 func exitCode(err error) int {
 	var status exitStatus
 	var signal interruption
+	var dnsErr *net.DNSError
 	switch {
 	case err == nil:
 		return exitOK
@@ -93,9 +97,13 @@ func exitCode(err error) int {
 		return int(status)
 	case errors.As(err, &signal):
 		return signal.status()
+	case errors.As(err, &dnsErr):
+		// A name that does not resolve: the server is out of reach, the
+		// command line may be right.
+		return exitUnreachable
 	case errors.Is(err, errUsage), errors.Is(err, zkrecipes.ErrInvalidArgument),
 		errors.Is(err, framework.ErrInvalidPath), errors.Is(err, framework.ErrInvalidOption),
-		errors.Is(err, framework.ErrNoServers):
+		errors.Is(err, framework.ErrNoServers), errors.Is(err, framework.ErrInvalidAddress):
 		return exitUsage
 	case errors.Is(err, errUnreachable), errors.Is(err, zkrecipes.ErrUnreachable):
 		return exitUnreachable

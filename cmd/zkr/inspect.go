@@ -93,7 +93,7 @@ func setupInspect(fs *flag.FlagSet, conn *connFlags) runFunc {
 		}
 		ctx, stop := cancelOnSignal(ctx, e)
 		defer stop()
-		if err := conn.waitConnected(ctx, e, client); err != nil {
+		if err := conn.waitConnected(ctx, e, client, -1); err != nil {
 			return interrupted(ctx, err)
 		}
 		in := inspector{client: client, path: args[0], countPath: *countPath, maxLeases: *leaseCount}

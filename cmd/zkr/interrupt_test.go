@@ -31,7 +31,7 @@ func TestWaitFor_InterruptAsTheLockIsGrantedIsNotSwallowed(t *testing.T) {
 			defer c.Close()
 			m, err := mutex.New(c, path)
 			require.NoError(t, err)
-			_, err = waitFor(ctxOf(t), e, conn, c, acquireFlags{}, "lock "+path, func(ctx context.Context) (*mutex.Hold, error) {
+			_, err = waitFor(ctxOf(t), e, conn, c, acquireFlags{}, "lock "+path, func(ctx context.Context, _ time.Duration) (*mutex.Hold, error) {
 				hold, err := m.Acquire(ctx)
 				if err != nil {
 					return nil, err

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/zkrecipes/zkrecipes"
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
@@ -48,7 +50,7 @@ type acquireFlags struct {
 
 // register registers the waiting and child flags on fs.
 func (a *acquireFlags) register(fs *flag.FlagSet) {
-	fs.Func("timeout", "give up waiting after `duration` with status 4 (0: one try); default: wait as long as it takes",
+	fs.Func("timeout", "give up waiting after `duration`, the connection included, with status 4 (3 if no session by then; 0: one try); default: wait as long as it takes",
 		func(s string) error {
 			d, err := time.ParseDuration(s)
 			if err != nil || d < 0 {
@@ -85,9 +87,9 @@ func setupLock(fs *flag.FlagSet, conn *connFlags) runFunc {
 		if err != nil {
 			return err
 		}
-		hold, err := waitFor(ctx, e, conn, client, a, "lock "+args[0], func(ctx context.Context) (*mutex.Hold, error) {
-			if a.hasTimeout {
-				return m.AcquireTimeout(ctx, a.timeout)
+		hold, err := waitFor(ctx, e, conn, client, a, "lock "+args[0], func(ctx context.Context, timeout time.Duration) (*mutex.Hold, error) {
+			if timeout >= 0 {
+				return m.AcquireTimeout(ctx, timeout)
 			}
 			return m.Acquire(ctx)
 		}, releaseHold)
@@ -124,16 +126,27 @@ func runUnderHold(ctx context.Context, e *env, what string, hold *mutex.Hold, re
 // interrupted. A signal that arrives as acquire succeeds still interrupts:
 // the hold is given back with release, and COMMAND never starts.
 func waitFor[T any](ctx context.Context, e *env, conn *connFlags, client *framework.Client, a acquireFlags,
-	what string, acquire func(context.Context) (T, error), release func(context.Context, T) error) (T, error) {
+	what string, acquire func(ctx context.Context, timeout time.Duration) (T, error), release func(context.Context, T) error) (T, error) {
 	var zero T
 	ctx, stop := cancelOnSignal(ctx, e)
 	defer stop()
-	if err := conn.waitConnected(ctx, e, client); err != nil {
+	start := time.Now()
+	timeout := time.Duration(-1) // none
+	if a.hasTimeout {
+		timeout = a.timeout
+	}
+	if err := conn.waitConnected(ctx, e, client, timeout); err != nil {
 		return zero, interrupted(ctx, err)
 	}
-	got, err := acquire(ctx)
+	if timeout > 0 {
+		timeout = max(0, timeout-time.Since(start))
+	}
+	got, err := acquire(ctx, timeout)
 	if errors.Is(err, zkrecipes.ErrNotAcquired) {
 		return zero, fmt.Errorf("%s: %w within %v: held by others", what, zkrecipes.ErrNotAcquired, a.timeout)
+	}
+	if err != nil && unreachable(ctx, err) {
+		return zero, fmt.Errorf("%w: %w", errUnreachable, err)
 	}
 	if err != nil {
 		return zero, interrupted(ctx, err)
@@ -155,4 +168,16 @@ func waitFor[T any](ctx context.Context, e *env, conn *connFlags, client *framew
 // releaseHold releases a lock hold, for waitFor.
 func releaseHold[H interface{ Release(context.Context) error }](ctx context.Context, h H) error {
 	return h.Release(ctx)
+}
+
+// unreachable tells whether acquire failed because the servers went away
+// while zkr waited: the session was lost or the client gave up on them.
+// A signal is an interruption, not this.
+func unreachable(ctx context.Context, err error) bool {
+	if errors.Is(context.Cause(ctx), errInterrupted) {
+		return false
+	}
+	return errors.Is(err, zkrecipes.ErrLost) || errors.Is(err, zkrecipes.ErrSessionChanged) ||
+		errors.Is(err, zkrecipes.ErrUnreachable) || errors.Is(err, framework.ErrNotConnected) ||
+		errors.Is(err, zk.ErrNoServer) || errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrSessionExpired)
 }

@@ -26,7 +26,7 @@ func setupRevoke(fs *flag.FlagSet, conn *connFlags) runFunc {
 		}
 		ctx, stop := cancelOnSignal(ctx, e)
 		defer stop()
-		if err := conn.waitConnected(ctx, e, client); err != nil {
+		if err := conn.waitConnected(ctx, e, client, -1); err != nil {
 			return interrupted(ctx, err)
 		}
 		ok, _, err := client.Exists(ctx, args[0])

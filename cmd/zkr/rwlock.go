@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/recipes/rwlock"
 )
@@ -46,9 +47,9 @@ func setupRWLock(fs *flag.FlagSet, conn *connFlags) runFunc {
 			lock, kind = rw.ReadLock(), "read"
 		}
 		what := "rwlock " + kind + " " + args[0]
-		hold, err := waitFor(ctx, e, conn, client, a, what, func(ctx context.Context) (*rwlock.Hold, error) {
-			if a.hasTimeout {
-				return lock.AcquireTimeout(ctx, a.timeout)
+		hold, err := waitFor(ctx, e, conn, client, a, what, func(ctx context.Context, timeout time.Duration) (*rwlock.Hold, error) {
+			if timeout >= 0 {
+				return lock.AcquireTimeout(ctx, timeout)
 			}
 			return lock.Acquire(ctx)
 		}, releaseHold)

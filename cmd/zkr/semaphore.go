@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
@@ -48,9 +49,9 @@ func setupSemaphore(fs *flag.FlagSet, conn *connFlags) runFunc {
 		if err != nil {
 			return err
 		}
-		lease, err := waitFor(ctx, e, conn, client, a, "semaphore "+args[0], func(ctx context.Context) (*leases.Lease, error) {
-			if a.hasTimeout {
-				return sem.AcquireTimeout(ctx, a.timeout)
+		lease, err := waitFor(ctx, e, conn, client, a, "semaphore "+args[0], func(ctx context.Context, timeout time.Duration) (*leases.Lease, error) {
+			if timeout >= 0 {
+				return sem.AcquireTimeout(ctx, timeout)
 			}
 			return sem.Acquire(ctx)
 		}, func(ctx context.Context, l *leases.Lease) error { return l.Return(ctx) })
