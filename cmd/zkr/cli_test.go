@@ -60,7 +60,9 @@ func TestZkr_UnreachableServerFailsInBoundedTimeWithStatus3(t *testing.T) {
 		args = append([]string{args[0], "--servers", "127.0.0.1:1", "--connect-timeout", "1s"}, args[1:]...)
 		code, _, stderr := runZkr(t, args...)
 		assert.Equal(t, exitUnreachable, code, "%q: %s", args, stderr)
-		assert.Equal(t, "zkr: ZooKeeper unreachable: no session with 127.0.0.1:1 within 1s\n", stderr, "%q", args)
+		assert.True(t, strings.HasPrefix(stderr, "zkr: ZooKeeper unreachable: "), "%q: %s", args, stderr)
+		assert.Contains(t, stderr, "127.0.0.1:1", "the message names the server")
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %s", stderr)
 		assert.Less(t, time.Since(start), 30*time.Second, "%q", args)
 	}
 }

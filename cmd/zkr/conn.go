@@ -124,7 +124,9 @@ func (c *connFlags) waitConnected(ctx context.Context, e *env, client *framework
 	case err == nil:
 		return nil
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("%w: no session with %s within %v: %w", errUnreachable, strings.Join(c.serverList(e), ","), limit, err)
+		// The client's error names the servers, whose deadline ran out and
+		// the last dial error.
+		return fmt.Errorf("%w: %w", errUnreachable, err)
 	default:
 		return err
 	}

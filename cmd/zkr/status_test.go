@@ -31,7 +31,7 @@ func TestZkr_UnresolvableHostIsUnreachable(t *testing.T) {
 
 func TestZkr_TimeoutBoundsTheConnectionWait(t *testing.T) {
 	t.Parallel()
-	zktest.Servers(t) // an integration test: it waits for a server that is not there
+	zktest.Integration(t)
 	// Port 1 on loopback refuses; only --timeout can end the wait.
 	p := startZkr(t, nil, "lock", "--servers", "127.0.0.1:1", "--connect-timeout", "1h", "--timeout", "500ms", "/a", "--", "true")
 	assert.Equal(t, exitUnreachable, p.wait(t, time.Minute), p.stderr.String())
