@@ -39,12 +39,17 @@ COMMAND's environment has
 The hold is lost when the connection is suspended (about two thirds of
 --session-timeout without the server), the session expires, or someone
 deletes the node. With --on-lost=term (the default) COMMAND then gets
-SIGTERM, SIGKILL after --grace, and zkr exits 5.`
+SIGTERM, SIGKILL after --grace, and zkr exits 5. A restart of a server,
+even a rolling restart of an ensemble, suspends the connection; with
+--error-policy session the hold is lost only when the session is (the
+session outlives a disconnect of up to --session-timeout), so such jobs
+run on.`
 
 // acquireFlags are the flags of every command that waits for a hold.
 type acquireFlags struct {
 	timeout    time.Duration
 	hasTimeout bool
+	policy     framework.ErrorPolicy
 	childFlags
 }
 
@@ -61,6 +66,19 @@ func (a *acquireFlags) register(fs *flag.FlagSet) {
 		})
 	fs.StringVar(&a.onLost, "on-lost", "term", "`action` when the hold is lost while COMMAND runs: term (stop COMMAND, exit 5) or ignore")
 	fs.DurationVar(&a.grace, "grace", 10*time.Second, "after SIGTERM, wait this `duration` before SIGKILL")
+	fs.Func("error-policy", "`policy` when the connection is suspended: standard (the hold is lost) or session "+
+		"(lost only when the session is; rides out a server restart) (default standard)",
+		func(s string) error {
+			switch s {
+			case "standard":
+				a.policy = framework.StandardErrorPolicy
+			case "session":
+				a.policy = framework.SessionErrorPolicy
+			default:
+				return fmt.Errorf("takes standard or session, not %q", s)
+			}
+			return nil
+		})
 }
 
 // setupLock is `zkr lock PATH -- COMMAND`.
@@ -79,7 +97,7 @@ func setupLock(fs *flag.FlagSet, conn *connFlags) runFunc {
 		defer client.Close()
 		revoked := make(chan struct{})
 		var once sync.Once
-		opts := []mutex.Option{mutex.WithData(nodeData(child))}
+		opts := []mutex.Option{mutex.WithData(nodeData(child)), mutex.WithErrorPolicy(a.policy)}
 		if *revocable {
 			opts = append(opts, mutex.WithRevocation(func(*mutex.Hold) { once.Do(func() { close(revoked) }) }))
 		}

@@ -272,3 +272,23 @@ func TestLock_StopsTheWholeCommandGroup(t *testing.T) {
 		})
 	}
 }
+
+func TestLock_SessionErrorPolicyRidesOutADisconnect(t *testing.T) {
+	t.Parallel()
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	start := func(policy string) (*zkrProcess, gate) {
+		g := newGate(t)
+		args := append([]string{"lock", "--servers", proxy.Addr(), "--error-policy", policy, zktest.UniquePath(t) + "-" + policy, "--"}, g.argv("exit 0")...)
+		p := startZkr(t, nil, args...)
+		require.Eventually(t, g.started, time.Minute, 20*time.Millisecond, p.stderr.String())
+		return p, g
+	}
+	standard, _ := start("standard")
+	session, g := start("session")
+	proxy.Cut()
+	assert.Equal(t, exitLost, standard.wait(t, time.Minute), "the default policy counts the disconnect as loss")
+	assert.True(t, session.running(), "--error-policy session keeps the hold")
+	g.open(t)
+	assert.Equal(t, 0, session.wait(t, time.Minute), session.stderr.String())
+	assert.Empty(t, session.stderr.String())
+}

@@ -38,7 +38,7 @@ func setupRWLock(fs *flag.FlagSet, conn *connFlags) runFunc {
 			return err
 		}
 		defer client.Close()
-		rw, err := rwlock.New(client, args[0], rwlock.WithData(nodeData(child)))
+		rw, err := rwlock.New(client, args[0], rwlock.WithData(nodeData(child)), rwlock.WithErrorPolicy(a.policy))
 		if err != nil {
 			return err
 		}

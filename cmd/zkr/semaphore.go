@@ -45,7 +45,7 @@ func setupSemaphore(fs *flag.FlagSet, conn *connFlags) runFunc {
 			return err
 		}
 		defer client.Close()
-		sem, err := newSemaphore(client, args[0], *leaseCount, *countPath, nodeData(child))
+		sem, err := newSemaphore(client, args[0], *leaseCount, *countPath, semaphore.WithData(nodeData(child)), semaphore.WithErrorPolicy(a.policy))
 		if err != nil {
 			return err
 		}
@@ -76,17 +76,17 @@ func setupSemaphore(fs *flag.FlagSet, conn *connFlags) runFunc {
 // newSemaphore returns the semaphore at path, with a fixed maximum or the
 // one of the count at countPath (created with maxLeases if missing and
 // maxLeases > 0).
-func newSemaphore(client *framework.Client, path string, maxLeases int, countPath string, data []byte) (*semaphore.Semaphore, error) {
+func newSemaphore(client *framework.Client, path string, maxLeases int, countPath string, opts ...semaphore.Option) (*semaphore.Semaphore, error) {
 	if countPath == "" {
-		return semaphore.New(client, path, maxLeases, semaphore.WithData(data))
+		return semaphore.New(client, path, maxLeases, opts...)
 	}
-	var opts []sharedcount.Option
+	var countOpts []sharedcount.Option
 	if maxLeases < 1 {
-		opts = append(opts, sharedcount.WithoutCreate())
+		countOpts = append(countOpts, sharedcount.WithoutCreate())
 	}
-	count, err := sharedcount.New(client, countPath, int32(maxLeases), opts...)
+	count, err := sharedcount.New(client, countPath, int32(maxLeases), countOpts...)
 	if err != nil {
 		return nil, err
 	}
-	return semaphore.NewCounted(client, path, count, semaphore.WithData(data))
+	return semaphore.NewCounted(client, path, count, opts...)
 }
