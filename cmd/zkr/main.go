@@ -88,7 +88,7 @@ var commands = []command{
 	{name: "inspect", synopsis: "[flags] PATH", summary: "show the holders and waiters of the lock or semaphore at PATH (reads only)",
 		connects: true, nargs: 1, setup: setupInspect, help: inspectHelp},
 	{name: "revoke", synopsis: "[flags] NODE", summary: "ask the holder of lock node NODE to release it (Curator's revocation)",
-		connects: true, nargs: 1, setup: setupRevoke},
+		connects: true, nargs: 1, setup: setupRevoke, help: revokeHelp},
 	{name: "server", synopsis: "[--port P] [--data DIR]", summary: "run a local ZooKeeper for development until interrupted",
 		setup: setupServer, help: serverHelp},
 	{name: "demo", synopsis: "[flags]", summary: "workers contend for a mutex and a semaphore on a local ZooKeeper; one session is killed midway",
