@@ -5,6 +5,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -68,4 +69,11 @@ func TestRWRoles_ADowngradedReaderKeepsTheWritersPlace(t *testing.T) {
 		roles = append(roles, rwRoles(nodes, i))
 	}
 	assert.Equal(t, []string{"holder", "holder", "waiter", "waiter"}, roles)
+}
+
+func TestNewNode_NoCreationTimeIsNoAge(t *testing.T) {
+	n := newNode("/a/x", "x", nil, &zk.Stat{Ctime: 0}, nil)
+	assert.Equal(t, int64(-1), n.AgeMS)
+	assert.Empty(t, n.Created)
+	assert.Equal(t, "-", age(n.AgeMS), "not 498764h")
 }
