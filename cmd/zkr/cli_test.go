@@ -96,17 +96,28 @@ func TestZkr_HelpListsFlagsAndExitStatuses(t *testing.T) {
 	t.Parallel()
 	code, stdout, _ := runZkr(t, "help")
 	assert.Equal(t, 0, code)
-	for _, want := range []string{"zkr lock", "zkr semaphore", "zkr inspect", "zkr revoke", "zkr server", "zkr demo", "--servers", "Exit statuses"} {
+	for _, want := range []string{"zkr lock", "zkr semaphore", "zkr rwlock", "zkr inspect", "zkr revoke", "zkr server", "zkr demo",
+		"--servers", "Exit statuses", "Common flags of lock, semaphore, rwlock, inspect and revoke", "--version"} {
 		assert.Contains(t, stdout, want)
 	}
 	code, stdout, _ = runZkr(t, "lock", "-h")
 	assert.Equal(t, 0, code)
-	for _, want := range []string{"--timeout", "--on-lost", "--grace", "--revocable", "--servers", "ZKR_FENCING_TOKEN", "  4 "} {
+	for _, want := range []string{"--timeout", "--on-lost", "--grace", "--revocable", "--error-policy", "--servers", "ZKR_FENCING_TOKEN"} {
 		assert.Contains(t, stdout, want)
 	}
+	assert.NotContains(t, stdout, "Exit statuses:", "the table is in zkr help only")
+	assert.Contains(t, stdout, "zkr help")
 	code, stdout, _ = runZkr(t, "--help")
 	assert.Equal(t, 0, code)
 	assert.Contains(t, stdout, "Exit statuses")
+}
+
+func TestZkr_VersionSaysWhatWasBuilt(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := runZkr(t, "--version")
+	assert.Equal(t, 0, code, stderr)
+	assert.True(t, strings.HasPrefix(stdout, "zkr "), stdout)
+	assert.Equal(t, 1, strings.Count(stdout, "\n"), stdout)
 }
 
 func TestServer_ServesUntilInterruptedAndLeavesNothing(t *testing.T) {
