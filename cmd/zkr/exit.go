@@ -28,9 +28,9 @@ const (
 
 // exitStatuses documents the statuses, for help.
 const exitStatuses = `Exit statuses:
-  0    done (for lock and semaphore: COMMAND's own status when it ran)
+  0    done (for lock, semaphore and rwlock: COMMAND's own status when it ran)
   1    other failure (the server refused a request, ...)
-  2    usage: bad flag, argument or path
+  2    usage: bad flag, argument, path or --servers
   3    ZooKeeper unreachable: no session within --connect-timeout (or
        --timeout), a server name that does not resolve, or the servers
        went away while waiting

@@ -63,8 +63,8 @@ func revoke(ctx context.Context, e *env, client *framework.Client, node string, 
 		fmt.Fprintf(e.stdout, "revocation already requested: %s\n", node)
 		return nil
 	case len(data) > 0 && !force:
-		return fmt.Errorf("%w: %s holds %d bytes of data (%q), so its holder is not revocable; nothing changed "+
-			"(--force writes the request anyway, losing the data)", errNotRevocable, node, len(data), preview(data))
+		return fmt.Errorf("revoke: %s holds %d bytes of data (%q): %w; nothing changed "+
+			"(--force writes the request anyway, losing the data)", node, len(data), preview(data), errNotRevocable)
 	}
 	if err := mutex.Revoke(ctx, client, node); err != nil {
 		return err
@@ -77,7 +77,7 @@ func revoke(ctx context.Context, e *env, client *framework.Client, node string, 
 const revokeMessage = "__REVOKE__"
 
 // errNotRevocable is a node whose holder cannot be asked to release.
-var errNotRevocable = errors.New("not revocable")
+var errNotRevocable = errors.New("its holder is not revocable")
 
 // preview returns the start of data, for a message.
 func preview(data []byte) string {
