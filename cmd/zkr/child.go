@@ -57,14 +57,20 @@ func runHolding(e *env, h held, argv []string, f childFlags) error {
 		return fmt.Errorf("%w: %w", errNoCommand, err)
 	}
 	s := &supervisor{e: e, h: h, f: f, group: procGroup{cmd.Process}}
-	// Whatever way zkr leaves (a panic included), the group does not
-	// outlive it.
-	defer s.group.signal(syscall.SIGKILL)
+	drained := false
+	defer func() {
+		// A panic on the way: the group must not outlive zkr. Not after
+		// drain: the group's id may then belong to someone else.
+		if !drained {
+			s.group.signal(syscall.SIGKILL)
+		}
+	}()
 	waited := make(chan error, 1)
 	// Ends when COMMAND exits.
 	go func() { waited <- cmd.Wait() }()
 	waitErr := s.watch(waited)
 	s.drain()
+	drained = true
 	releaseHeld(e, h)
 	if s.stopped != nil {
 		return s.stopped
@@ -144,6 +150,9 @@ func (s *supervisor) drain() {
 	}
 	for !s.group.empty() && time.Now().Before(s.kill) {
 		time.Sleep(drainPoll)
+	}
+	if s.group.empty() {
+		return
 	}
 	s.group.signal(syscall.SIGKILL)
 	for end := time.Now().Add(time.Second); !s.group.empty() && time.Now().Before(end); {
