@@ -195,7 +195,7 @@ func unreachable(ctx context.Context, err error) bool {
 	if errors.Is(context.Cause(ctx), errInterrupted) {
 		return false
 	}
-	return errors.Is(err, zkrecipes.ErrLost) || errors.Is(err, zkrecipes.ErrSessionChanged) ||
+	return errors.Is(err, zkrecipes.ErrSessionChanged) ||
 		errors.Is(err, zkrecipes.ErrUnreachable) || errors.Is(err, framework.ErrNotConnected) ||
 		errors.Is(err, zk.ErrNoServer) || errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrSessionExpired)
 }
