@@ -65,3 +65,21 @@ func TestLock_SessionErrorPolicyRidesOutADisconnect(t *testing.T) {
 	assert.Equal(t, 0, session.wait(t, time.Minute), session.stderr.String())
 	assert.Empty(t, session.stderr.String())
 }
+
+func TestLock_AStoppedCommandIsStoppedOnLoss(t *testing.T) {
+	t.Parallel()
+	c := client(t)
+	path := zktest.UniquePath(t)
+	g := newGate(t)
+	// COMMAND stops itself, as one that reads a terminal from a background
+	// group does (SIGTTIN); a pending SIGTERM would wait for SIGCONT.
+	script := `echo $$ > "$1/pid"; touch "$1/started"; kill -STOP $$; exit 0`
+	p := startZkr(t, nil, lockArgs(t, path, []string{"--grace", "1h"}, "sh", "-c", script, "gate", g.dir)...)
+	require.Eventually(t, g.started, time.Minute, 20*time.Millisecond)
+	pid := g.pid(t, "pid")
+	require.Eventually(t, func() bool { return procState(pid) == 'T' }, time.Minute, 20*time.Millisecond, "COMMAND stopped itself")
+	nodes := zktest.Children(t, c, path)
+	require.Len(t, nodes, 1)
+	require.NoError(t, c.Delete(ctxOf(t), path+"/"+nodes[0], -1))
+	assert.Equal(t, exitLost, p.wait(t, time.Minute), p.stderr.String())
+}

@@ -12,7 +12,10 @@ import (
 // starts joins it unless it makes a group of its own.
 type procGroup struct{ leader *os.Process }
 
-// signal sends sig to every process of the group.
+// signal sends sig to every process of the group, and then SIGCONT, as a
+// shell's kill does for a stopped job: a process stopped (by SIGTSTP, or
+// by SIGTTIN when it read the terminal from its background group) would
+// otherwise keep the signal pending until SIGKILL.
 func (g procGroup) signal(sig os.Signal) {
 	s, ok := sig.(syscall.Signal)
 	if !ok {
@@ -20,6 +23,9 @@ func (g procGroup) signal(sig os.Signal) {
 		return
 	}
 	_ = syscall.Kill(-g.leader.Pid, s)
+	if s != syscall.SIGKILL && s != syscall.SIGCONT {
+		_ = syscall.Kill(-g.leader.Pid, syscall.SIGCONT)
+	}
 }
 
 // empty tells whether no process of the group is left. The group's id

@@ -25,8 +25,10 @@ exclude zkr, and zkr excludes them.
 COMMAND runs in a process group of its own, with what it starts: SIGINT,
 SIGTERM and SIGHUP to zkr are passed on to the group; when the hold ends
 (lost, revoked, or COMMAND exited) whatever is left of the group gets
-SIGTERM, SIGKILL after --grace, before the lock is released. Being in a
-group of its own, COMMAND cannot read from the terminal. If zkr is killed
+SIGTERM, SIGKILL after --grace, before the lock is released; each signal
+is followed by SIGCONT, so that a stopped process gets it. Being in a
+group of its own, COMMAND cannot read from the terminal (it is stopped
+when it tries; Ctrl-C still ends it). If zkr is killed
 with SIGKILL, COMMAND gets SIGTERM (Linux) but what it started does not:
 it runs on, without the lock, unless COMMAND stops it.
 

@@ -188,12 +188,22 @@ func (g gate) pid(t *testing.T, name string) int {
 // alive tells whether process pid runs: it exists and is no zombie (a
 // zombie that init has not reaped yet no longer runs).
 func alive(pid int) bool {
+	state := procState(pid)
+	return state != 0 && state != 'Z'
+}
+
+// procState returns the state letter of process pid (R, S, T, Z, ...), or
+// 0 if there is no such process.
+func procState(pid int) byte {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return false
+		return 0
 	}
 	// The state follows the command name in parentheses.
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+	if i < 0 || i+2 >= len(s) {
+		return 0
+	}
+	return s[i+2]
 }
