@@ -45,15 +45,20 @@ type Client struct {
 
 // New validates the server list and options, starts connecting in the
 // background and returns at once; use WaitConnected to wait for a session.
-// servers are "host:port" strings.
+// servers are "host:port" strings; a host without a port means 2181. A
+// chroot ("host:2181/app") is refused with ErrInvalidAddress: give it as
+// WithNamespace("/app").
 func New(servers []string, opts ...Option) (*Client, error) {
 	if len(servers) == 0 {
 		return nil, ErrNoServers
 	}
-	for _, s := range servers {
-		if err := checkAddress(s); err != nil {
+	addrs := make([]string, len(servers))
+	for i, s := range servers {
+		addr, err := serverAddress(s)
+		if err != nil {
 			return nil, err
 		}
+		addrs[i] = addr
 	}
 	cfg := defaultConfig()
 	for _, opt := range opts {
@@ -67,7 +72,7 @@ func New(servers []string, opts ...Option) (*Client, error) {
 	life, stop := context.WithCancel(context.Background())
 	c := &Client{
 		cfg:         cfg,
-		servers:     append([]string(nil), servers...),
+		servers:     addrs,
 		log:         cfg.logger.With("component", "zkrecipes/framework"),
 		events:      newEventQueue(),
 		listeners:   newListenerSet(),

@@ -26,8 +26,9 @@ var (
 	// ErrNoServers is returned by New for an empty server list.
 	ErrNoServers = errors.New("framework: no servers given")
 	// ErrInvalidAddress is returned by New for a server address that is not
-	// host:port with a port from 1 to 65535, or when no server's name
-	// resolves; the error names the address and the cause.
+	// host or host:port with a port from 1 to 65535 (a chroot suffix
+	// included: use WithNamespace), or when no server's name resolves; the
+	// error names the address and the cause.
 	ErrInvalidAddress = errors.New("framework: invalid server address")
 	// ErrSessionChanged is returned by a call bound to a session (see
 	// BindSession) when the client is now in another session: ephemeral

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -75,19 +76,33 @@ func (hp *hostProvider) Connected() {
 	hp.failures = 0
 }
 
-// checkAddress checks that a server address is host:port with a host and a
-// port from 1 to 65535, before anything is dialled.
-func checkAddress(s string) error {
+// defaultPort is ZooKeeper's client port, for an address without one (as
+// Curator and ZooKeeper's own client read it).
+const defaultPort = "2181"
+
+// serverAddress checks a server address before anything is dialled and
+// returns it as host:port: a host, and a port from 1 to 65535 (2181 when
+// none is given). A chroot suffix ("host:2181/app") is refused: the client
+// takes its namespace from WithNamespace.
+func serverAddress(s string) (string, error) {
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		return "", fmt.Errorf("%w: %q: a chroot in the connect string is not supported; use WithNamespace(%q)",
+			ErrInvalidAddress, s, s[i:])
+	}
 	host, port, err := net.SplitHostPort(s)
+	var addrErr *net.AddrError
+	if errors.As(err, &addrErr) && addrErr.Err == "missing port in address" {
+		host, port, err = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]"), defaultPort, nil
+	}
 	if err != nil {
-		return fmt.Errorf("%w: %q: %w", ErrInvalidAddress, s, err)
+		return "", fmt.Errorf("%w: %q: %w", ErrInvalidAddress, s, err)
 	}
 	n, err := strconv.Atoi(port)
 	switch {
 	case host == "":
-		return fmt.Errorf("%w: %q has no host", ErrInvalidAddress, s)
+		return "", fmt.Errorf("%w: %q has no host", ErrInvalidAddress, s)
 	case err != nil || n < 1 || n > 65535:
-		return fmt.Errorf("%w: %q: port must be a number from 1 to 65535", ErrInvalidAddress, s)
+		return "", fmt.Errorf("%w: %q: port must be a number from 1 to 65535", ErrInvalidAddress, s)
 	}
-	return nil
+	return net.JoinHostPort(host, port), nil
 }

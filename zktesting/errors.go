@@ -19,6 +19,8 @@ var (
 	ErrNoZooKeeper = errors.New("zktesting: zookeeper jar not found (install Debian's zookeeper package or set ZOOKEEPER_JAR)")
 	// ErrNoJava reports that no java executable was found in PATH.
 	ErrNoJava = errors.New("zktesting: java not found in PATH")
+	// ErrPortInUse reports a port that another process already listens on.
+	ErrPortInUse = errors.New("zktesting: port in use")
 	// ErrExited reports a server process that exited while it was starting.
 	ErrExited = errors.New("zktesting: server process exited")
 	// ErrNotReady reports a server that did not become ready in time.

@@ -18,6 +18,10 @@ func (s *Server) start(ctx context.Context) error {
 		s.mu.Unlock()
 		return nil
 	}
+	if err := portFree(s.addr); err != nil {
+		s.mu.Unlock()
+		return err
+	}
 	p, err := launch(s.java, s.args, s.logPath)
 	if err != nil {
 		s.mu.Unlock()

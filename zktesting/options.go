@@ -77,8 +77,9 @@ func WithoutTTL() Option {
 }
 
 // WithPort makes a standalone server listen on 127.0.0.1:port instead of a
-// free port the kernel picks; StartEnsemble rejects it. The default is 0, a
-// free port.
+// free port the kernel picks; StartEnsemble rejects it. Start fails with
+// ErrPortInUse when another process listens there. The default is 0, a free
+// port.
 func WithPort(port int) Option {
 	return func(o *options) { o.port = port }
 }

@@ -21,3 +21,17 @@ func freePorts(n int) ([]int, error) {
 	}
 	return ports, nil
 }
+
+// portFree returns ErrPortInUse when another process listens on addr. The
+// readiness probe cannot tell: it would reach that other server and report
+// success for a process that is exiting because it could not bind.
+func portFree(addr string) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrPortInUse, addr, err)
+	}
+	if err := l.Close(); err != nil {
+		return fmt.Errorf("zktesting: %w", err)
+	}
+	return nil
+}

@@ -34,7 +34,10 @@ func awaitReady(ctx context.Context, addr string, p *process, logPath string, lo
 	defer ticker.Stop()
 	for {
 		err := probeOnce(ctx, addr, log)
-		if err == nil {
+		if err == nil && p.exited() {
+			// Whoever answered, it was not this process.
+			err = fmt.Errorf("answered after pid %d exited", p.pid())
+		} else if err == nil {
 			return nil
 		}
 		select {

@@ -29,7 +29,8 @@ type Server struct {
 // Start starts a standalone server on a free loopback port and returns once
 // it is ready: it answers ruok with imok and gives a client a session. If ctx
 // has no deadline, Start gives up after 60 s. A server that fails to start
-// is stopped and its error carries the tail of its log.
+// is stopped and its error carries the tail of its log; a port that another
+// process listens on is ErrPortInUse.
 func Start(ctx context.Context, opts ...Option) (*Server, error) {
 	o, err := newOptions(opts)
 	if err != nil {

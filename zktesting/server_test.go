@@ -184,3 +184,18 @@ func TestStart_FailsWithoutJava(t *testing.T) {
 type quiet struct{}
 
 func (quiet) Printf(string, ...any) {}
+
+func TestStart_FailsWhenThePortIsTaken(t *testing.T) {
+	integration(t)
+	first := start(t)
+	_, port, err := net.SplitHostPort(first.Addr())
+	require.NoError(t, err)
+	p, err := strconv.Atoi(port)
+	require.NoError(t, err)
+	second, err := zktesting.Start(testContext(t), zktesting.WithPort(p))
+	if err == nil {
+		_ = second.Close()
+	}
+	require.ErrorIs(t, err, zktesting.ErrPortInUse, "a second server on a taken port")
+	assert.NotZero(t, first.PID(), "the first server still runs")
+}

@@ -43,9 +43,10 @@ func (f *childFlags) check() error {
 	return nil
 }
 
-// runHolding runs COMMAND while h is held, forwards SIGINT and SIGTERM to
-// it, stops it if the hold is lost or revoked (per f), releases h, and
-// returns COMMAND's status as an exitStatus, or why it was stopped.
+// runHolding runs COMMAND while h is held, forwards zkr's signals to its
+// process group, stops the group if the hold is lost or revoked (per f),
+// stops what COMMAND left running in its group when it exits, releases h,
+// and returns COMMAND's status as an exitStatus, or why it was stopped.
 func runHolding(e *env, h held, argv []string, f childFlags) error {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stdout, e.stderr
@@ -55,52 +56,108 @@ func runHolding(e *env, h held, argv []string, f childFlags) error {
 		releaseHeld(e, h)
 		return fmt.Errorf("%w: %w", errNoCommand, err)
 	}
+	s := &supervisor{e: e, h: h, f: f, group: procGroup{cmd.Process}}
+	drained := false
+	defer func() {
+		// A panic on the way: the group must not outlive zkr. Not after
+		// drain: the group's id may then belong to someone else.
+		if !drained {
+			s.group.signal(syscall.SIGKILL)
+		}
+	}()
 	waited := make(chan error, 1)
 	// Ends when COMMAND exits.
 	go func() { waited <- cmd.Wait() }()
-
-	var stopped error         // why zkr stopped COMMAND, if it did
-	var kill <-chan time.Time // the SIGKILL deadline once COMMAND is told to stop
-	lost, revoked := h.lost, h.revoked
-	stop := func(reason error) {
-		fmt.Fprintf(e.stderr, "zkr: %s; stopping COMMAND (SIGTERM, SIGKILL after %v)\n", oneLine(reason), f.grace)
-		stopped = fmt.Errorf("%w; COMMAND stopped", reason)
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		kill = time.After(f.grace)
+	waitErr := s.watch(waited)
+	s.drain()
+	drained = true
+	releaseHeld(e, h)
+	if s.stopped != nil {
+		return s.stopped
 	}
-	var waitErr error
-loop:
+	return commandStatus(waitErr)
+}
+
+// supervisor watches COMMAND's process group while the hold lasts.
+type supervisor struct {
+	e       *env
+	h       held
+	f       childFlags
+	group   procGroup
+	stopped error     // why zkr stopped COMMAND, if it did
+	kill    time.Time // the SIGKILL deadline once the group is told to stop
+}
+
+// stop tells the group to stop: SIGTERM now, SIGKILL at the deadline.
+func (s *supervisor) stop(reason error) {
+	fmt.Fprintf(s.e.stderr, "zkr: %s; stopping COMMAND (SIGTERM, SIGKILL after %v)\n", oneLine(reason), s.f.grace)
+	s.stopped = fmt.Errorf("%w; COMMAND stopped", reason)
+	s.group.signal(syscall.SIGTERM)
+	s.kill = time.Now().Add(s.f.grace)
+}
+
+// watch returns what Wait returned once COMMAND has exited, passing on
+// signals and stopping the group on loss or revocation meanwhile.
+func (s *supervisor) watch(waited <-chan error) error {
+	lost, revoked := s.h.lost, s.h.revoked
+	var kill <-chan time.Time
 	for {
 		select {
-		case waitErr = <-waited:
-			break loop
-		case s := <-e.signals:
-			_ = cmd.Process.Signal(s)
+		case err := <-waited:
+			return err
+		case sig := <-s.e.signals:
+			s.group.signal(sig)
 		case <-lost:
 			lost = nil
-			reason := fmt.Errorf("%w: %s: %v", errLostHold, h.what, h.err())
-			if f.onLost == "ignore" {
-				fmt.Fprintf(e.stderr, "zkr: %s; COMMAND keeps running (--on-lost=ignore)\n", oneLine(reason))
+			reason := fmt.Errorf("%w: %s: %v", errLostHold, s.h.what, s.h.err())
+			if s.f.onLost == "ignore" {
+				fmt.Fprintf(s.e.stderr, "zkr: %s; COMMAND keeps running (--on-lost=ignore)\n", oneLine(reason))
 				continue
 			}
-			if stopped == nil {
-				stop(reason)
+			if s.stopped == nil {
+				s.stop(reason)
+				kill = time.After(s.f.grace)
 			}
 		case <-revoked:
 			revoked = nil
-			if stopped == nil {
-				stop(fmt.Errorf("%w: %s: revocation requested", errRevoked, h.what))
+			if s.stopped == nil {
+				s.stop(fmt.Errorf("%w: %s: revocation requested", errRevoked, s.h.what))
+				kill = time.After(s.f.grace)
 			}
 		case <-kill:
 			kill = nil
-			_ = cmd.Process.Kill()
+			s.group.signal(syscall.SIGKILL)
 		}
 	}
-	releaseHeld(e, h)
-	if stopped != nil {
-		return stopped
+}
+
+// drainPoll is how often drain looks whether the group is gone.
+const drainPoll = 20 * time.Millisecond
+
+// drain stops what is left of the group once COMMAND has exited: its
+// background processes must not run on after the hold is released. They
+// get SIGTERM (unless the group already had it) and SIGKILL at the
+// deadline; drain returns once the group is gone, or shortly after SIGKILL
+// if a zombie nobody reaps keeps its id.
+func (s *supervisor) drain() {
+	if s.group.empty() {
+		return
 	}
-	return commandStatus(waitErr)
+	if s.kill.IsZero() {
+		fmt.Fprintf(s.e.stderr, "zkr: COMMAND exited; stopping what it left running (SIGTERM, SIGKILL after %v)\n", s.f.grace)
+		s.group.signal(syscall.SIGTERM)
+		s.kill = time.Now().Add(s.f.grace)
+	}
+	for !s.group.empty() && time.Now().Before(s.kill) {
+		time.Sleep(drainPoll)
+	}
+	if s.group.empty() {
+		return
+	}
+	s.group.signal(syscall.SIGKILL)
+	for end := time.Now().Add(time.Second); !s.group.empty() && time.Now().Before(end); {
+		time.Sleep(drainPoll)
+	}
 }
 
 // releaseHeld releases h, saying so on stderr when it fails for another

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -31,13 +32,14 @@ func registerConnFlags(fs *flag.FlagSet) *connFlags {
 	fs.StringVar(&c.servers, "servers", "", "ZooKeeper `host:port,...` to connect to (default $ZK_SERVERS, else "+defaultServers+")")
 	fs.DurationVar(&c.sessionTimeout, "session-timeout", 10*time.Second, "session timeout: how long a hold outlives a vanished zkr")
 	fs.DurationVar(&c.connectTimeout, "connect-timeout", 10*time.Second, "give up with status 3 when no session is up within this `duration`")
-	fs.StringVar(&c.namespace, "namespace", "", "prefix every path with this `namespace` (Curator's usingNamespace)")
+	fs.StringVar(&c.namespace, "namespace", "", "prefix every path with this `namespace` (Curator's usingNamespace; \"app\" is \"/app\"; a chroot in --servers is one too)")
 	fs.StringVar(&c.auth, "auth", "", "digest credentials `user:password`, never printed")
 	return c
 }
 
-// serverList returns the servers to connect to.
-func (c *connFlags) serverList(e *env) []string {
+// connectString returns the connect string: --servers, else $ZK_SERVERS,
+// else the default.
+func (c *connFlags) connectString(e *env) string {
 	s := c.servers
 	if s == "" {
 		s = e.getenv("ZK_SERVERS")
@@ -45,6 +47,12 @@ func (c *connFlags) serverList(e *env) []string {
 	if s == "" {
 		s = defaultServers
 	}
+	return s
+}
+
+// serverList returns the servers to connect to, without a chroot.
+func (c *connFlags) serverList(e *env) []string {
+	s, _, _ := strings.Cut(c.connectString(e), "/")
 	var out []string
 	for _, part := range strings.Split(s, ",") {
 		if part = strings.TrimSpace(part); part != "" {
@@ -52,6 +60,26 @@ func (c *connFlags) serverList(e *env) []string {
 		}
 	}
 	return out
+}
+
+// namespaceOf returns the namespace: --namespace, or the chroot of the
+// connect string ("zk1:2181,zk2:2181/app", as Curator users write it), with
+// the leading slash Curator leaves out ("app" is "/app"). Both at once must
+// agree.
+func (c *connFlags) namespaceOf(e *env) (string, error) {
+	ns := c.namespace
+	if ns != "" && !strings.HasPrefix(ns, "/") {
+		ns = "/" + ns
+	}
+	_, chroot, ok := strings.Cut(c.connectString(e), "/")
+	if !ok {
+		return ns, nil
+	}
+	chroot = "/" + chroot
+	if ns != "" && ns != chroot {
+		return "", usagef("the connect string's chroot %s and --namespace %s differ; give the namespace once", chroot, ns)
+	}
+	return chroot, nil
 }
 
 // newClient returns a client that is connecting in the background; it
@@ -65,8 +93,12 @@ func (c *connFlags) newClient(e *env) (*framework.Client, error) {
 		framework.WithConnectionTimeout(c.connectTimeout),
 		framework.WithLogger(slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError}))),
 	}
-	if c.namespace != "" {
-		opts = append(opts, framework.WithNamespace(c.namespace))
+	ns, err := c.namespaceOf(e)
+	if err != nil {
+		return nil, err
+	}
+	if ns != "" {
+		opts = append(opts, framework.WithNamespace(ns))
 	}
 	if c.auth != "" {
 		if !strings.Contains(c.auth, ":") {
@@ -74,24 +106,27 @@ func (c *connFlags) newClient(e *env) (*framework.Client, error) {
 		}
 		opts = append(opts, framework.WithAuth("digest", []byte(c.auth)))
 	}
-	client, err := framework.New(c.serverList(e), opts...)
-	if err != nil {
-		return nil, err
-	}
-	return client, nil
+	return framework.New(c.serverList(e), opts...)
 }
 
 // waitConnected waits for the client's first session, at most
-// --connect-timeout.
-func (c *connFlags) waitConnected(ctx context.Context, e *env, client *framework.Client) error {
-	ctx, cancel := context.WithTimeout(ctx, c.connectTimeout)
+// --connect-timeout, and at most bound if that is not negative (--timeout
+// bounds the whole wait).
+func (c *connFlags) waitConnected(ctx context.Context, e *env, client *framework.Client, bound time.Duration) error {
+	limit := c.connectTimeout
+	if bound > 0 && bound < limit {
+		limit = bound
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	err := client.WaitConnected(ctx)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("%w: no session with %s within %v", errUnreachable, strings.Join(c.serverList(e), ","), c.connectTimeout)
+		// The client's error names the servers, whose deadline ran out and
+		// the last dial error.
+		return fmt.Errorf("%w: %w", errUnreachable, err)
 	default:
 		return err
 	}
@@ -109,14 +144,17 @@ func cancelOnSignal(ctx context.Context, e *env) (context.Context, func()) {
 		defer close(stopped)
 		select {
 		case s := <-e.signals:
-			cancel(fmt.Errorf("%w (%v)", errInterrupted, s))
+			cancel(interruption{s})
 		case <-done:
 		}
 	}()
+	var once sync.Once
 	return ctx, func() {
-		close(done)
-		<-stopped
-		cancel(nil)
+		once.Do(func() {
+			close(done)
+			<-stopped
+			cancel(nil)
+		})
 	}
 }
 

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"os"
+	"syscall"
 
 	"github.com/zkrecipes/zkrecipes"
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -15,26 +18,28 @@ const (
 	exitOK          = 0   // done
 	exitError       = 1   // any other failure (the server refused a request, ...)
 	exitUsage       = 2   // bad flag, argument or path
-	exitUnreachable = 3   // no session with the servers within --connect-timeout
+	exitUnreachable = 3   // no session in time, a name that does not resolve, servers gone while waiting
 	exitNotAcquired = 4   // --timeout ran out while others held the lock or leases
 	exitLost        = 5   // the hold was lost while COMMAND ran (--on-lost=term)
 	exitRevoked     = 6   // a revocation request ended the hold (--revocable)
 	exitNoCommand   = 127 // COMMAND could not be started
-	exitInterrupted = 130 // SIGINT or SIGTERM while waiting for the lock
+	exitInterrupted = 130 // SIGINT while waiting; a signal N exits 128+N
 )
 
 // exitStatuses documents the statuses, for help.
 const exitStatuses = `Exit statuses:
-  0    done (for lock and semaphore: COMMAND's own status when it ran)
+  0    done (for lock, semaphore and rwlock: COMMAND's own status when it ran)
   1    other failure (the server refused a request, ...)
-  2    usage: bad flag, argument or path
-  3    ZooKeeper unreachable within --connect-timeout
+  2    usage: bad flag, argument, path or --servers
+  3    ZooKeeper unreachable: no session within --connect-timeout (or
+       --timeout), a server name that does not resolve, or the servers
+       went away while waiting
   4    not acquired: --timeout ran out while others held it
   5    hold lost while COMMAND ran (--on-lost=term)
   6    revoked while COMMAND ran (--revocable)
   127  COMMAND could not be started
-  130  interrupted while waiting
-  128+N  COMMAND was killed by signal N`
+  128+N  signal N while waiting (SIGINT 130, SIGTERM 143), or COMMAND was
+       killed by signal N`
 
 var (
 	// errUsage is a command line zkr does not understand.
@@ -51,6 +56,24 @@ var (
 	errNoCommand = errors.New("cannot run command")
 )
 
+// interruption is a signal that ended a wait: errInterrupted, exiting
+// 128+N for signal N.
+type interruption struct{ sig os.Signal }
+
+// Error says the signal.
+func (i interruption) Error() string { return fmt.Sprintf("%v (%v)", errInterrupted, i.sig) }
+
+// Is makes errors.Is(i, errInterrupted) hold.
+func (i interruption) Is(target error) bool { return target == errInterrupted }
+
+// status is 128+N for signal N, as a shell reports it.
+func (i interruption) status() int {
+	if s, ok := i.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return exitInterrupted
+}
+
 // exitError carries COMMAND's exit status through run.
 type exitStatus int
 
@@ -65,14 +88,22 @@ func usagef(format string, args ...any) error {
 // exitCode maps an error of run to the process's exit status.
 func exitCode(err error) int {
 	var status exitStatus
+	var signal interruption
+	var dnsErr *net.DNSError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &status):
 		return int(status)
+	case errors.As(err, &signal):
+		return signal.status()
+	case errors.As(err, &dnsErr):
+		// A name that does not resolve: the server is out of reach, the
+		// command line may be right.
+		return exitUnreachable
 	case errors.Is(err, errUsage), errors.Is(err, zkrecipes.ErrInvalidArgument),
 		errors.Is(err, framework.ErrInvalidPath), errors.Is(err, framework.ErrInvalidOption),
-		errors.Is(err, framework.ErrNoServers):
+		errors.Is(err, framework.ErrNoServers), errors.Is(err, framework.ErrInvalidAddress):
 		return exitUsage
 	case errors.Is(err, errUnreachable), errors.Is(err, zkrecipes.ErrUnreachable):
 		return exitUnreachable

@@ -45,17 +45,18 @@ type Report struct {
 
 // Node is one lock or lease node.
 type Node struct {
-	Name         string `json:"name"`          // the node's name
-	Path         string `json:"path"`          // its full path
-	ProtectionID string `json:"protection_id"` // the UUID of a protected name, or ""
-	Sequence     int64  `json:"sequence"`      // the server's sequence suffix, or -1
-	Kind         string `json:"kind"`          // lock, lease, read, write or other
-	Role         string `json:"role"`          // holder, waiter, acquiring or other
-	Session      string `json:"session"`       // the owner session id in hex, "0x0" if not ephemeral
-	Created      string `json:"created"`       // creation time, RFC 3339
-	AgeMS        int64  `json:"age_ms"`        // milliseconds since creation
-	Data         string `json:"data"`          // the data when printable UTF-8, else ""
-	DataHex      string `json:"data_hex"`      // the data in hex
+	Name         string `json:"name"`            // the node's name
+	Path         string `json:"path"`            // its full path
+	ProtectionID string `json:"protection_id"`   // the UUID of a protected name, or ""
+	Sequence     int64  `json:"sequence"`        // the server's sequence suffix, or -1
+	Kind         string `json:"kind"`            // lock, lease, read, write or other
+	Role         string `json:"role"`            // holder, waiter, acquiring or other
+	Session      string `json:"session"`         // the owner session id in hex, "0x0" if not ephemeral
+	Created      string `json:"created"`         // creation time, RFC 3339, or "" when the server gives none
+	AgeMS        int64  `json:"age_ms"`          // milliseconds since creation, or -1 when unknown
+	Data         string `json:"data"`            // the data when printable UTF-8, else ""; a lease's own, after its stamp
+	DataHex      string `json:"data_hex"`        // the data in hex; a lease's own, after its stamp
+	Lease        *Lease `json:"lease,omitempty"` // the stamp of a time-bounded lease
 }
 
 // inspectHelp is the longer help of `zkr inspect`.
@@ -63,14 +64,19 @@ const inspectHelp = `Reads PATH and tells what it holds, from the node names alo
 queue (_c_<uuid>-lock-<seq>), a semaphore (PATH/leases and PATH/locks), or a
 read/write lock queue (_c_<uuid>-__READ__<seq>, _c_<uuid>-__WRIT__<seq>).
 It lists holders, then waiters, in queue order, each with its position,
-role, kind, sequence, owner session (hex), age, protection id, node name
-and data (quoted text, or hex). For a semaphore, give --count-path or
---leases for its maximum. It writes nothing.
+role, kind, sequence, owner session (hex; "persistent" for a node without
+one, such as a TTL lease), age, protection id, node name and data (quoted
+text, or hex). A time-bounded lease's stamp is decoded: its mode (session
+or ttl), bound, last renewal, renewals and holder, then its own data. For
+a semaphore, give --count-path or --leases for its maximum; without it, the
+newest lease node of the acquirer at the head of the guard queue is shown
+as acquiring, the others as holding. It writes nothing.
 
 --json prints one object: {"path", "recipe" (mutex, semaphore, rwlock,
 empty, none, unknown), "max", "count_path", "holders", "waiters", "others"},
 each node {"name", "path", "protection_id", "sequence", "kind", "role",
-"session", "created", "age_ms", "data", "data_hex"}. Under --watch it prints
+"session", "created", "age_ms", "data", "data_hex", and for a time-bounded
+lease "lease": {"mode", "bound_ms", "renewed", "renewals", "holder"}}. Under --watch it prints
 one such object per line on every change; Ctrl-C ends it with status 0.`
 
 // setupInspect is `zkr inspect PATH`.
@@ -93,7 +99,7 @@ func setupInspect(fs *flag.FlagSet, conn *connFlags) runFunc {
 		}
 		ctx, stop := cancelOnSignal(ctx, e)
 		defer stop()
-		if err := conn.waitConnected(ctx, e, client); err != nil {
+		if err := conn.waitConnected(ctx, e, client, -1); err != nil {
 			return interrupted(ctx, err)
 		}
 		in := inspector{client: client, path: args[0], countPath: *countPath, maxLeases: *leaseCount}
@@ -233,7 +239,13 @@ func (in *inspector) semaphore(ctx context.Context, r *Report, watch bool, w *wa
 	if err != nil {
 		return err
 	}
-	return in.queue(ctx, r, locksDir, lockNames, guardRoles, lockMarker)
+	if err := in.queue(ctx, r, locksDir, lockNames, guardRoles, lockMarker); err != nil {
+		return err
+	}
+	if r.Max == 0 {
+		acquiringLease(r)
+	}
+	return nil
 }
 
 // queue reads the children names of dir, sorts them by the markers, judges
@@ -263,4 +275,13 @@ func (in *inspector) queue(ctx context.Context, r *Report, dir string, names []s
 		}
 	}
 	return nil
+}
+
+// Lease is the stamp of a time-bounded lease node (package leases).
+type Lease struct {
+	Mode     string `json:"mode"`     // session or ttl
+	BoundMS  int64  `json:"bound_ms"` // the bound in milliseconds
+	Renewed  string `json:"renewed"`  // the last renewal, RFC 3339, holder's clock; "" before the first
+	Renewals int    `json:"renewals"` // how often it was renewed
+	Holder   string `json:"holder"`   // the Lease value that wrote the stamp
 }

@@ -73,8 +73,12 @@ func printTable(w io.Writer, r Report) error {
 			if id == "" {
 				id = "-"
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", pos, n.Role, n.Kind, seq, n.Session,
-				age(n.AgeMS), id, n.Name, shownData(n))
+			session := n.Session
+			if session == "0x0" {
+				session = "persistent"
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\n", pos, n.Role, n.Kind, seq, session,
+				age(n.AgeMS), id, n.Name, shownLease(n.Lease), shownData(n))
 		}
 	}
 	return tw.Flush()
@@ -116,8 +120,11 @@ func headline(r Report) string {
 	return b.String()
 }
 
-// age formats milliseconds for the table.
+// age formats milliseconds for the table; "-" when unknown.
 func age(ms int64) string {
+	if ms < 0 {
+		return "-"
+	}
 	d := time.Duration(ms) * time.Millisecond
 	if d < time.Minute {
 		return d.Round(100 * time.Millisecond).String()
@@ -143,4 +150,22 @@ func shownData(n Node) string {
 	default:
 		return "0x" + n.DataHex
 	}
+}
+
+// shownLease is a lease's stamp for the table, before its data: "ttl 30s,
+// renewed 2s ago (3), holder 5f0c...: ", or "" for a node without one.
+func shownLease(l *Lease) string {
+	if l == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %v", l.Mode, time.Duration(l.BoundMS)*time.Millisecond)
+	if renewed, err := time.Parse(time.RFC3339Nano, l.Renewed); err == nil {
+		// The holder's clock: an estimate, for people.
+		fmt.Fprintf(&b, ", renewed %s ago (%d)", age(max(0, time.Since(renewed).Milliseconds())), l.Renewals)
+	}
+	if l.Holder != "" {
+		fmt.Fprintf(&b, ", holder %s", l.Holder)
+	}
+	return b.String() + ": "
 }

@@ -70,3 +70,29 @@ func firstOfKind(nodes []Node, kind string) int {
 	}
 	return -1
 }
+
+// acquiringLease judges, when the maximum is unknown, the newest lease node
+// of the session at the head of the guard queue as acquiring, not holding:
+// an acquirer keeps the guard while its lease node waits for a free lease
+// (it may also hold in a moment and let the guard go).
+func acquiringLease(r *Report) {
+	session := ""
+	for _, n := range r.Waiters {
+		if n.Kind == "lock" && n.Role == "acquiring" {
+			session = n.Session
+		}
+	}
+	last := -1
+	for i, n := range r.Holders {
+		if n.Session == session && n.Kind == "lease" {
+			last = i
+		}
+	}
+	if last < 0 {
+		return
+	}
+	n := r.Holders[last]
+	n.Role = "acquiring"
+	r.Holders = append(r.Holders[:last:last], r.Holders[last+1:]...)
+	r.Waiters = append([]Node{n}, r.Waiters...)
+}

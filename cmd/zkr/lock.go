@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/zkrecipes/zkrecipes"
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
@@ -18,8 +20,17 @@ import (
 const lockHelp = `Waits for the mutex at PATH, runs COMMAND while it holds it, releases it
 when COMMAND exits, and exits with COMMAND's status. The mutex is Curator's
 InterProcessMutex: Go and Java (Curator 5.x) processes on the same PATH
-exclude zkr, and zkr excludes them. SIGINT and SIGTERM are passed on to
-COMMAND; if zkr itself dies, COMMAND gets SIGTERM (Linux).
+exclude zkr, and zkr excludes them.
+
+COMMAND runs in a process group of its own, with what it starts: SIGINT,
+SIGTERM and SIGHUP to zkr are passed on to the group; when the hold ends
+(lost, revoked, or COMMAND exited) whatever is left of the group gets
+SIGTERM, SIGKILL after --grace, before the lock is released; each signal
+is followed by SIGCONT, so that a stopped process gets it. Being in a
+group of its own, COMMAND cannot read from the terminal (it is stopped
+when it tries; Ctrl-C still ends it). If zkr is killed
+with SIGKILL, COMMAND gets SIGTERM (Linux) but what it started does not:
+it runs on, without the lock, unless COMMAND stops it.
 
 COMMAND's environment has
   ZKR_FENCING_TOKEN  the lock node's creation zxid: it grows from one holder
@@ -30,18 +41,23 @@ COMMAND's environment has
 The hold is lost when the connection is suspended (about two thirds of
 --session-timeout without the server), the session expires, or someone
 deletes the node. With --on-lost=term (the default) COMMAND then gets
-SIGTERM, SIGKILL after --grace, and zkr exits 5.`
+SIGTERM, SIGKILL after --grace, and zkr exits 5. A restart of a server,
+even a rolling restart of an ensemble, suspends the connection; with
+--error-policy session the hold is lost only when the session is (the
+session outlives a disconnect of up to --session-timeout), so such jobs
+run on.`
 
 // acquireFlags are the flags of every command that waits for a hold.
 type acquireFlags struct {
 	timeout    time.Duration
 	hasTimeout bool
+	policy     framework.ErrorPolicy
 	childFlags
 }
 
 // register registers the waiting and child flags on fs.
 func (a *acquireFlags) register(fs *flag.FlagSet) {
-	fs.Func("timeout", "give up waiting after `duration` with status 4 (0: one try); default: wait as long as it takes",
+	fs.Func("timeout", "give up waiting after `duration`, the connection included, with status 4 (3 if no session by then; 0: one try); default: wait as long as it takes",
 		func(s string) error {
 			d, err := time.ParseDuration(s)
 			if err != nil || d < 0 {
@@ -52,6 +68,19 @@ func (a *acquireFlags) register(fs *flag.FlagSet) {
 		})
 	fs.StringVar(&a.onLost, "on-lost", "term", "`action` when the hold is lost while COMMAND runs: term (stop COMMAND, exit 5) or ignore")
 	fs.DurationVar(&a.grace, "grace", 10*time.Second, "after SIGTERM, wait this `duration` before SIGKILL")
+	fs.Func("error-policy", "`policy` when the connection is suspended: standard (the hold is lost) or session "+
+		"(lost only when the session is; rides out a server restart) (default standard)",
+		func(s string) error {
+			switch s {
+			case "standard":
+				a.policy = framework.StandardErrorPolicy
+			case "session":
+				a.policy = framework.SessionErrorPolicy
+			default:
+				return fmt.Errorf("takes standard or session, not %q", s)
+			}
+			return nil
+		})
 }
 
 // setupLock is `zkr lock PATH -- COMMAND`.
@@ -70,7 +99,7 @@ func setupLock(fs *flag.FlagSet, conn *connFlags) runFunc {
 		defer client.Close()
 		revoked := make(chan struct{})
 		var once sync.Once
-		opts := []mutex.Option{mutex.WithData(nodeData(child))}
+		opts := []mutex.Option{mutex.WithData(nodeData(child)), mutex.WithErrorPolicy(a.policy)}
 		if *revocable {
 			opts = append(opts, mutex.WithRevocation(func(*mutex.Hold) { once.Do(func() { close(revoked) }) }))
 		}
@@ -78,12 +107,12 @@ func setupLock(fs *flag.FlagSet, conn *connFlags) runFunc {
 		if err != nil {
 			return err
 		}
-		hold, err := waitFor(ctx, e, conn, client, a, "lock "+args[0], func(ctx context.Context) (*mutex.Hold, error) {
-			if a.hasTimeout {
-				return m.AcquireTimeout(ctx, a.timeout)
+		hold, err := waitFor(ctx, e, conn, client, a, "lock "+args[0], func(ctx context.Context, timeout time.Duration) (*mutex.Hold, error) {
+			if timeout >= 0 {
+				return m.AcquireTimeout(ctx, timeout)
 			}
 			return m.Acquire(ctx)
-		})
+		}, releaseHold)
 		if err != nil {
 			return err
 		}
@@ -114,21 +143,61 @@ func runUnderHold(ctx context.Context, e *env, what string, hold *mutex.Hold, re
 }
 
 // waitFor connects the client and runs acquire until it returns or zkr is
-// interrupted.
+// interrupted. A signal that arrives as acquire succeeds still interrupts:
+// the hold is given back with release, and COMMAND never starts.
 func waitFor[T any](ctx context.Context, e *env, conn *connFlags, client *framework.Client, a acquireFlags,
-	what string, acquire func(context.Context) (T, error)) (T, error) {
+	what string, acquire func(ctx context.Context, timeout time.Duration) (T, error), release func(context.Context, T) error) (T, error) {
 	var zero T
 	ctx, stop := cancelOnSignal(ctx, e)
 	defer stop()
-	if err := conn.waitConnected(ctx, e, client); err != nil {
+	start := time.Now()
+	timeout := time.Duration(-1) // none
+	if a.hasTimeout {
+		timeout = a.timeout
+	}
+	if err := conn.waitConnected(ctx, e, client, timeout); err != nil {
 		return zero, interrupted(ctx, err)
 	}
-	got, err := acquire(ctx)
+	if timeout > 0 {
+		timeout = max(0, timeout-time.Since(start))
+	}
+	got, err := acquire(ctx, timeout)
 	if errors.Is(err, zkrecipes.ErrNotAcquired) {
 		return zero, fmt.Errorf("%s: %w within %v: held by others", what, zkrecipes.ErrNotAcquired, a.timeout)
+	}
+	if err != nil && unreachable(ctx, err) {
+		return zero, fmt.Errorf("%w: %w", errUnreachable, err)
 	}
 	if err != nil {
 		return zero, interrupted(ctx, err)
 	}
+	// After stop, a signal stays in e.signals for runHolding to pass on;
+	// before it, the listener took it and only the cause tells.
+	stop()
+	if cause := context.Cause(ctx); errors.Is(cause, errInterrupted) {
+		rctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+		defer cancel()
+		if rerr := release(rctx, got); rerr != nil {
+			fmt.Fprintf(e.stderr, "zkr: release %s: %s (the node goes with the session)\n", what, oneLine(rerr))
+		}
+		return zero, cause
+	}
 	return got, nil
+}
+
+// releaseHold releases a lock hold, for waitFor.
+func releaseHold[H interface{ Release(context.Context) error }](ctx context.Context, h H) error {
+	return h.Release(ctx)
+}
+
+// unreachable tells whether acquire failed because the servers went away
+// while zkr waited: the session was lost or the client gave up on them.
+// A signal is an interruption, not this.
+func unreachable(ctx context.Context, err error) bool {
+	if errors.Is(context.Cause(ctx), errInterrupted) {
+		return false
+	}
+	return errors.Is(err, zkrecipes.ErrSessionChanged) ||
+		errors.Is(err, zkrecipes.ErrUnreachable) || errors.Is(err, framework.ErrNotConnected) ||
+		errors.Is(err, zk.ErrNoServer) || errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrSessionExpired)
 }

@@ -134,19 +134,26 @@ func TestLock_ForwardsSignalsToTheCommand(t *testing.T) {
 
 func TestLock_InterruptedWhileWaitingLeavesNothing(t *testing.T) {
 	t.Parallel()
-	path := zktest.UniquePath(t)
-	c := client(t)
-	m, err := mutex.New(c, path)
-	require.NoError(t, err)
-	hold, err := m.Acquire(ctxOf(t))
-	require.NoError(t, err)
-	p := startZkr(t, nil, lockArgs(t, path, nil, "true")...)
-	require.Eventually(t, func() bool { return len(zktest.Children(t, c, path)) == 2 }, time.Minute, 20*time.Millisecond)
-	p.signal(t, syscall.SIGINT)
-	assert.Equal(t, exitInterrupted, p.wait(t, time.Minute))
-	assert.Eventually(t, func() bool { return len(zktest.Children(t, c, path)) == 1 }, time.Minute, 20*time.Millisecond,
-		"the waiter's node is gone")
-	require.NoError(t, hold.Release(ctxOf(t)))
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		want int
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			path := zktest.UniquePath(t)
+			c := client(t)
+			m, err := mutex.New(c, path)
+			require.NoError(t, err)
+			hold, err := m.Acquire(ctxOf(t))
+			require.NoError(t, err)
+			p := startZkr(t, nil, lockArgs(t, path, nil, "true")...)
+			require.Eventually(t, func() bool { return len(zktest.Children(t, c, path)) == 2 }, time.Minute, 20*time.Millisecond)
+			p.signal(t, tc.sig)
+			assert.Equal(t, tc.want, p.wait(t, time.Minute), "128+N for signal N")
+			assert.Eventually(t, func() bool { return len(zktest.Children(t, c, path)) == 1 }, time.Minute, 20*time.Millisecond,
+				"the waiter's node is gone")
+			require.NoError(t, hold.Release(ctxOf(t)))
+		})
+	}
 }
 
 func TestRevoke_StopsARevocableHolder(t *testing.T) {

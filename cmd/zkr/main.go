@@ -13,9 +13,10 @@
 // Every command that talks to ZooKeeper takes --servers (default
 // $ZK_SERVERS, else 127.0.0.1:2181), --session-timeout, --connect-timeout,
 // --namespace and --auth user:password. `zkr help` and `zkr COMMAND -h` list
-// the flags and the exit statuses: 0 done (or COMMAND's own status), 1 other
+// the flags (`zkr help` the exit statuses, `zkr --version` the build): 0 done (or COMMAND's own status), 1 other
 // failure, 2 usage, 3 unreachable, 4 not acquired in time, 5 hold lost, 6
-// revoked, 127 COMMAND not started, 130 interrupted.
+// revoked, 127 COMMAND not started, 128+N signal N (SIGINT 130, SIGTERM
+// 143) while waiting.
 //
 // zkr uses the library's public API only; its local server is the public
 // package zktesting.
@@ -35,7 +36,7 @@ import (
 
 func main() {
 	signals := make(chan os.Signal, 4)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	e := &env{
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		getenv: os.Getenv, signals: signals,
@@ -53,7 +54,7 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
-	signals        <-chan os.Signal // SIGINT and SIGTERM to zkr
+	signals        <-chan os.Signal // SIGINT, SIGTERM and SIGHUP to zkr
 	terminal       bool             // stdout is a terminal
 }
 
@@ -87,7 +88,7 @@ var commands = []command{
 	{name: "inspect", synopsis: "[flags] PATH", summary: "show the holders and waiters of the lock or semaphore at PATH (reads only)",
 		connects: true, nargs: 1, setup: setupInspect, help: inspectHelp},
 	{name: "revoke", synopsis: "[flags] NODE", summary: "ask the holder of lock node NODE to release it (Curator's revocation)",
-		connects: true, nargs: 1, setup: setupRevoke},
+		connects: true, nargs: 1, setup: setupRevoke, help: revokeHelp},
 	{name: "server", synopsis: "[--port P] [--data DIR]", summary: "run a local ZooKeeper for development until interrupted",
 		setup: setupServer, help: serverHelp},
 	{name: "demo", synopsis: "[flags]", summary: "workers contend for a mutex and a semaphore on a local ZooKeeper; one session is killed midway",
@@ -101,6 +102,9 @@ func run(ctx context.Context, e *env, args []string) error {
 		return usagef("no command")
 	}
 	switch args[0] {
+	case "--version", "-version", "version":
+		fmt.Fprintln(e.stdout, buildVersion())
+		return nil
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			if c := lookup(args[1]); c != nil {
@@ -185,7 +189,14 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  zkr %-9s %s\n      %s\n", c.name, c.synopsis, c.summary)
 	}
-	fmt.Fprintln(w, "  zkr help [COMMAND]\n\nCommon flags of lock, semaphore, inspect and revoke:")
+	var common []string
+	for _, c := range commands {
+		if c.connects {
+			common = append(common, c.name)
+		}
+	}
+	fmt.Fprintln(w, "  zkr help [COMMAND]\n  zkr --version\n\nCommon flags of "+
+		strings.Join(common[:len(common)-1], ", ")+" and "+common[len(common)-1]+":")
 	fs := flag.NewFlagSet("common", flag.ContinueOnError)
 	registerConnFlags(fs)
 	printFlags(w, fs)
@@ -200,7 +211,7 @@ func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	}
 	fmt.Fprintln(w, "\nFlags:")
 	printFlags(w, fs)
-	fmt.Fprintln(w, "\n"+exitStatuses)
+	fmt.Fprintln(w, "\nzkr help lists the exit statuses.")
 }
 
 // printFlags lists the flags of fs, GNU style.

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -167,3 +169,41 @@ func client(t *testing.T) *framework.Client {
 
 // ctxOf returns a test's context.
 func ctxOf(t *testing.T) context.Context { return zktest.Context(t) }
+
+// pid returns the process id the child wrote into name.
+func (g gate) pid(t *testing.T, name string) int {
+	t.Helper()
+	var pid int
+	require.Eventually(t, func() bool {
+		b, err := os.ReadFile(filepath.Join(g.dir, name))
+		if err != nil {
+			return false
+		}
+		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil
+	}, time.Minute, 20*time.Millisecond)
+	return pid
+}
+
+// alive tells whether process pid runs: it exists and is no zombie (a
+// zombie that init has not reaped yet no longer runs).
+func alive(pid int) bool {
+	state := procState(pid)
+	return state != 0 && state != 'Z'
+}
+
+// procState returns the state letter of process pid (R, S, T, Z, ...), or
+// 0 if there is no such process.
+func procState(pid int) byte {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The state follows the command name in parentheses.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return 0
+	}
+	return s[i+2]
+}

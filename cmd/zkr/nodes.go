@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/recipes/leases"
 )
 
 // The markers of Curator's node names (the wire protocol, see DESIGN.md).
@@ -56,16 +58,33 @@ func newNode(path, name string, data []byte, stat *zk.Stat, markers []string) No
 			n.Sequence = seq
 		}
 	}
+	n.AgeMS = -1
 	if stat != nil {
 		n.Session = "0x" + strconv.FormatInt(stat.EphemeralOwner, 16)
-		created := time.UnixMilli(stat.Ctime)
-		n.Created = created.UTC().Format(time.RFC3339Nano)
-		n.AgeMS = time.Since(created).Milliseconds()
+		if stat.Ctime > 0 { // a server that reports no creation time gives no age
+			created := time.UnixMilli(stat.Ctime)
+			n.Created = created.UTC().Format(time.RFC3339Nano)
+			n.AgeMS = max(0, time.Since(created).Milliseconds())
+		}
+	}
+	if stamp, own, ok := leases.ParseStamp(data); ok {
+		// The user's data is what follows the stamp.
+		n.Lease = leaseOf(stamp)
+		n.DataHex, data = hex.EncodeToString(own), own
 	}
 	if printable(data) {
 		n.Data = string(data)
 	}
 	return n
+}
+
+// leaseOf describes a time-bounded lease's stamp.
+func leaseOf(s leases.Stamp) *Lease {
+	l := &Lease{Mode: string(s.Mode), BoundMS: s.Bound.Milliseconds(), Renewals: s.Renewals, Holder: s.Holder}
+	if !s.Renewed.IsZero() {
+		l.Renewed = s.Renewed.UTC().Format(time.RFC3339Nano)
+	}
+	return l
 }
 
 // printable tells whether data is UTF-8 text without control characters.

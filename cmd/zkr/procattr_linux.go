@@ -2,9 +2,14 @@ package main
 
 import "syscall"
 
-// childProcAttr makes the kernel send COMMAND SIGTERM when zkr dies without
-// stopping it (SIGKILL, a crash): zkr's session, and so its hold, ends with
-// it, and COMMAND must not go on believing it holds.
+// childProcAttr starts COMMAND in a process group of its own, so that zkr
+// can stop everything COMMAND started when the hold ends, and makes the
+// kernel send COMMAND SIGTERM when zkr dies without stopping it (SIGKILL, a
+// crash): zkr's session, and so its hold, ends with it, and COMMAND must not
+// go on believing it holds. The kernel tells COMMAND only, not the
+// processes it started; passing the signal on is COMMAND's part.
 func childProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	a := groupProcAttr()
+	a.Pdeathsig = syscall.SIGTERM
+	return a
 }

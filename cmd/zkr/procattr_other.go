@@ -4,6 +4,7 @@ package main
 
 import "syscall"
 
-// childProcAttr has nothing to add outside Linux: COMMAND outlives a zkr
-// that is killed.
-func childProcAttr() *syscall.SysProcAttr { return nil }
+// childProcAttr starts COMMAND in a process group of its own where there
+// are process groups (see group_unix.go); COMMAND outlives a zkr that is
+// killed.
+func childProcAttr() *syscall.SysProcAttr { return groupProcAttr() }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/recipes/rwlock"
 )
@@ -37,7 +38,7 @@ func setupRWLock(fs *flag.FlagSet, conn *connFlags) runFunc {
 			return err
 		}
 		defer client.Close()
-		rw, err := rwlock.New(client, args[0], rwlock.WithData(nodeData(child)))
+		rw, err := rwlock.New(client, args[0], rwlock.WithData(nodeData(child)), rwlock.WithErrorPolicy(a.policy))
 		if err != nil {
 			return err
 		}
@@ -46,12 +47,12 @@ func setupRWLock(fs *flag.FlagSet, conn *connFlags) runFunc {
 			lock, kind = rw.ReadLock(), "read"
 		}
 		what := "rwlock " + kind + " " + args[0]
-		hold, err := waitFor(ctx, e, conn, client, a, what, func(ctx context.Context) (*rwlock.Hold, error) {
-			if a.hasTimeout {
-				return lock.AcquireTimeout(ctx, a.timeout)
+		hold, err := waitFor(ctx, e, conn, client, a, what, func(ctx context.Context, timeout time.Duration) (*rwlock.Hold, error) {
+			if timeout >= 0 {
+				return lock.AcquireTimeout(ctx, timeout)
 			}
 			return lock.Acquire(ctx)
-		})
+		}, releaseHold)
 		if err != nil {
 			return err
 		}

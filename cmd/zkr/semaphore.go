@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
@@ -44,16 +45,16 @@ func setupSemaphore(fs *flag.FlagSet, conn *connFlags) runFunc {
 			return err
 		}
 		defer client.Close()
-		sem, err := newSemaphore(client, args[0], *leaseCount, *countPath, nodeData(child))
+		sem, err := newSemaphore(client, args[0], *leaseCount, *countPath, semaphore.WithData(nodeData(child)), semaphore.WithErrorPolicy(a.policy))
 		if err != nil {
 			return err
 		}
-		lease, err := waitFor(ctx, e, conn, client, a, "semaphore "+args[0], func(ctx context.Context) (*leases.Lease, error) {
-			if a.hasTimeout {
-				return sem.AcquireTimeout(ctx, a.timeout)
+		lease, err := waitFor(ctx, e, conn, client, a, "semaphore "+args[0], func(ctx context.Context, timeout time.Duration) (*leases.Lease, error) {
+			if timeout >= 0 {
+				return sem.AcquireTimeout(ctx, timeout)
 			}
 			return sem.Acquire(ctx)
-		})
+		}, func(ctx context.Context, l *leases.Lease) error { return l.Return(ctx) })
 		if err != nil {
 			return err
 		}
@@ -75,17 +76,17 @@ func setupSemaphore(fs *flag.FlagSet, conn *connFlags) runFunc {
 // newSemaphore returns the semaphore at path, with a fixed maximum or the
 // one of the count at countPath (created with maxLeases if missing and
 // maxLeases > 0).
-func newSemaphore(client *framework.Client, path string, maxLeases int, countPath string, data []byte) (*semaphore.Semaphore, error) {
+func newSemaphore(client *framework.Client, path string, maxLeases int, countPath string, opts ...semaphore.Option) (*semaphore.Semaphore, error) {
 	if countPath == "" {
-		return semaphore.New(client, path, maxLeases, semaphore.WithData(data))
+		return semaphore.New(client, path, maxLeases, opts...)
 	}
-	var opts []sharedcount.Option
+	var countOpts []sharedcount.Option
 	if maxLeases < 1 {
-		opts = append(opts, sharedcount.WithoutCreate())
+		countOpts = append(countOpts, sharedcount.WithoutCreate())
 	}
-	count, err := sharedcount.New(client, countPath, int32(maxLeases), opts...)
+	count, err := sharedcount.New(client, countPath, int32(maxLeases), countOpts...)
 	if err != nil {
 		return nil, err
 	}
-	return semaphore.NewCounted(client, path, count, semaphore.WithData(data))
+	return semaphore.NewCounted(client, path, count, opts...)
 }

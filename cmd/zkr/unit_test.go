@@ -3,8 +3,10 @@ package main
 import (
 	"flag"
 	"io"
+	"runtime/debug"
 	"testing"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -68,4 +70,31 @@ func TestRWRoles_ADowngradedReaderKeepsTheWritersPlace(t *testing.T) {
 		roles = append(roles, rwRoles(nodes, i))
 	}
 	assert.Equal(t, []string{"holder", "holder", "waiter", "waiter"}, roles)
+}
+
+func TestNewNode_NoCreationTimeIsNoAge(t *testing.T) {
+	n := newNode("/a/x", "x", nil, &zk.Stat{Ctime: 0}, nil)
+	assert.Equal(t, int64(-1), n.AgeMS)
+	assert.Empty(t, n.Created)
+	assert.Equal(t, "-", age(n.AgeMS), "not 498764h")
+}
+
+func TestVersionString(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		info *debug.BuildInfo
+		want string
+	}{
+		{"no build info", nil, "zkr (unknown version)"},
+		{"go install @version", &debug.BuildInfo{GoVersion: "go1.24.2", Main: debug.Module{Version: "v1.2.0"}}, "zkr v1.2.0 (go1.24.2)"},
+		{"checkout", &debug.BuildInfo{GoVersion: "go1.24.2", Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "0123456789abcdef"}, {Key: "vcs.time", Value: "2026-11-24T10:00:00Z"}, {Key: "vcs.modified", Value: "true"},
+		}}, "zkr (devel) 0123456789ab 2026-11-24T10:00:00Z, modified (go1.24.2)"},
+		{"checkout with a stamped version", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v0.0.0-20261124100000-0123456789ab+dirty"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "0123456789abcdef"}, {Key: "vcs.modified", Value: "true"},
+		}}, "zkr v0.0.0-20261124100000-0123456789ab+dirty (go1.26.0)"},
+		{"no vcs", &debug.BuildInfo{GoVersion: "go1.24.2", Main: debug.Module{Version: "(devel)"}}, "zkr (devel) (go1.24.2)"},
+	} {
+		assert.Equal(t, tc.want, versionString(tc.info), tc.name)
+	}
 }
