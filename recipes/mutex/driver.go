@@ -1,13 +1,5 @@
 package mutex
 
-import (
-	"fmt"
-	"slices"
-	"strings"
-
-	"github.com/zkrecipes/zkrecipes/internal/zkpath"
-)
-
 // MaxWatch is the most nodes a Decision may name in Watch.
 const MaxWatch = 3
 
@@ -35,8 +27,8 @@ type Decision struct {
 // the random protection id in front of it. A driver whose directory holds
 // nodes of other names too (the read/write lock's) knows those names.
 type Driver interface {
-	// Sort orders children as the lock queue, in place: by sort key, and
-	// equal keys by name, so that every party orders them alike.
+	// Sort orders children as the lock queue, in place, as Curator does
+	// (SortQueue), so that every party orders them alike.
 	Sort(children []string, lockName string)
 	// Decide judges the children, in the order the server listed them,
 	// for the node named ours. It returns ErrNodeMissing when ours is not
@@ -72,92 +64,29 @@ type standardDriver struct {
 	maxLeases int
 }
 
-func (d standardDriver) Sort(children []string, lockName string) { sortQueue(children, lockName) }
+func (d standardDriver) Sort(children []string, lockName string) { SortQueue(children, lockName) }
 
 func (d standardDriver) Decide(children []string, ours, lockName string) (Decision, error) {
-	if !strings.Contains(ours, lockName) {
-		return Decision{}, fmt.Errorf("%w: node %s does not carry the lock name %q", ErrInvalidArgument, ours, lockName)
-	}
-	i, nearest, err := inFront(children, ours, lockName, max(d.maxLeases, handOffDepth))
+	in, near := 0, NewNearest(max(d.maxLeases, handOffDepth))
+	err := InFront(children, ours, []string{lockName}, func(q Queued) {
+		in++
+		near.Add(q)
+	})
 	if err != nil {
 		return Decision{}, err
 	}
 	// nearest[len(nearest)-k] is the node k places in front of ours.
+	nearest := near.Names()
 	k := len(nearest)
 	switch {
-	case i < d.maxLeases:
+	case in < d.maxLeases:
 		return Decision{Held: true}, nil
 	case d.maxLeases > 1:
 		// The node maxLeases places in front: once it goes, there is room.
 		watch := k - d.maxLeases
-		return Decision{Watch: nearest[watch : watch+1], HeldWhenGone: i == d.maxLeases}, nil
-	case i <= handOffDepth:
+		return Decision{Watch: nearest[watch : watch+1], HeldWhenGone: in == d.maxLeases}, nil
+	case in <= handOffDepth:
 		return Decision{Watch: nearest, HeldWhenGone: true}, nil
 	}
 	return Decision{Watch: nearest[k-handOffDepth:]}, nil
-}
-
-// queued is a child and its sort key.
-type queued struct {
-	key, name string
-}
-
-// before orders queued children as Sort does: by key, and equal keys by
-// name. Keys tie only where a node keeps another's place (the read/write
-// lock's downgrade); the server lists children in no fixed order, so the
-// name, not the listing, breaks the tie.
-func before(a, b queued) bool {
-	if c := strings.Compare(a.key, b.key); c != 0 {
-		return c < 0
-	}
-	return a.name < b.name
-}
-
-// sortQueue sorts children by their key under lockName, equal keys by name.
-func sortQueue(children []string, lockName string) {
-	slices.SortFunc(children, func(a, b string) int {
-		if c := strings.Compare(zkpath.SortKey(a, lockName), zkpath.SortKey(b, lockName)); c != 0 {
-			return c
-		}
-		return strings.Compare(a, b)
-	})
-}
-
-// inFront counts the children in front of ours and returns the last m of
-// them in queue order. It selects rather than sorts: a waiter deep in a
-// long queue needs its place and a few names, not the whole order.
-func inFront(children []string, ours, lockName string, m int) (int, []string, error) {
-	if !slices.Contains(children, ours) {
-		return 0, nil, fmt.Errorf("%w: %s", ErrNodeMissing, ours)
-	}
-	us := queued{key: zkpath.SortKey(ours, lockName), name: ours}
-	nearest := make([]queued, 0, m) // ascending, the m largest seen
-	count := 0
-	for _, name := range children {
-		q := queued{key: zkpath.SortKey(name, lockName), name: name}
-		if !before(q, us) {
-			continue
-		}
-		count++
-		if len(nearest) == m && !before(nearest[0], q) {
-			continue
-		}
-		pos, _ := slices.BinarySearchFunc(nearest, q, func(e, t queued) int {
-			if before(e, t) {
-				return -1
-			}
-			return 1
-		})
-		if len(nearest) == m {
-			copy(nearest[:pos-1], nearest[1:pos]) // drop the smallest
-			nearest[pos-1] = q
-			continue
-		}
-		nearest = slices.Insert(nearest, pos, q)
-	}
-	names := make([]string, len(nearest))
-	for k, q := range nearest {
-		names[k] = q.name
-	}
-	return count, names, nil
 }

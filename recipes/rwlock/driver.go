@@ -2,7 +2,6 @@ package rwlock
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
@@ -23,71 +22,24 @@ const (
 // before its turn.
 const handOffDepth = 2
 
-// sortKey is Curator's key for the read/write lock: what follows the last
-// "__READ__", then the last "__WRIT__" of what remains.
-func sortKey(name string) string { return zkpath.SortKey(name, readName, writeName) }
+// lockNames are the names by which the queue is sorted: what follows the
+// last "__READ__", then the last "__WRIT__" of what remains (Curator's).
+var lockNames = []string{readName, writeName}
+
+// sortKey is name's key in the queue.
+func sortKey(name string) string { return zkpath.SortKey(name, lockNames...) }
 
 // isWriter reports whether name is a write-lock node, as Curator tells it.
 func isWriter(name string) bool { return strings.Contains(name, writeName) }
 
-// entry is a child and its sort key.
-type entry struct{ key, name string }
-
-// before orders entries as the queue: by key, equal keys by name. Keys tie
-// only for a downgraded read node and its writer's node, which are never
-// in each other's way (the write node held before the read node was made,
-// and the read node holds as it is made); for a waiter behind them, both
-// are in its way, and the name only makes the choice of the nearest
-// deterministic. The views (sortQueue) keep the server's order for the
-// tie instead, as Curator does.
-func (a entry) before(b entry) bool {
-	if c := strings.Compare(a.key, b.key); c != 0 {
-		return c < 0
-	}
-	return a.name < b.name
-}
-
 // sortQueue sorts children as the queue, in place, exactly as Curator
-// does: a stable sort by sort key, so that equal keys (a downgraded read
-// node and its writer's node) keep the order in which the server listed
-// them. Sorting ties by name would show Curator and Go different queues.
-func sortQueue(children []string) { zkpath.SortNodes(children, readName, writeName) }
-
-// nearest keeps the handOffDepth latest entries it is given, in queue order.
-type nearest struct {
-	e [handOffDepth]entry
-	n int
-}
-
-func (s *nearest) add(e entry) {
-	if s.n == len(s.e) {
-		if !s.e[0].before(e) {
-			return
-		}
-		copy(s.e[:], s.e[1:]) // drop the farthest
-		s.n--
-	}
-	i := s.n
-	for i > 0 && e.before(s.e[i-1]) {
-		s.e[i] = s.e[i-1]
-		i--
-	}
-	s.e[i] = e
-	s.n++
-}
-
-func (s *nearest) names() []string {
-	names := make([]string, s.n)
-	for i := range names {
-		names[i] = s.e[i].name
-	}
-	return names
-}
+// does (mutex.SortQueue).
+func sortQueue(children []string) { mutex.SortQueue(children, lockNames...) }
 
 // front is what lies in front of a node in the queue.
 type front struct {
 	nodes, writers        int
-	nearNodes, nearWriter nearest
+	nearNodes, nearWriter *mutex.Nearest
 }
 
 // look finds what lies in front of ours. It selects rather than sorts: a
@@ -96,24 +48,16 @@ func look(children []string, ours, kind string) (front, error) {
 	if !strings.Contains(ours, kind) {
 		return front{}, fmt.Errorf("%w: node %s does not carry the lock name %q", ErrInvalidArgument, ours, kind)
 	}
-	if !slices.Contains(children, ours) {
-		return front{}, fmt.Errorf("%w: %s", mutex.ErrNodeMissing, ours)
-	}
-	key := sortKey(ours)
-	var f front
-	for _, name := range children {
-		e := entry{sortKey(name), name}
-		if e.key >= key {
-			continue // behind us, or our tie, which is never in our way
-		}
+	f := front{nearNodes: mutex.NewNearest(handOffDepth), nearWriter: mutex.NewNearest(handOffDepth)}
+	err := mutex.InFront(children, ours, lockNames, func(q mutex.Queued) {
 		f.nodes++
-		f.nearNodes.add(e)
-		if isWriter(name) {
+		f.nearNodes.Add(q)
+		if isWriter(q.Name) {
 			f.writers++
-			f.nearWriter.add(e)
+			f.nearWriter.Add(q)
 		}
-	}
-	return f, nil
+	})
+	return f, err
 }
 
 // readDriver judges a read-lock node: it holds when no writer is in front
@@ -134,7 +78,7 @@ func (readDriver) Decide(children []string, ours, _ string) (mutex.Decision, err
 	case f.writers == 0:
 		return mutex.Decision{Held: true}, nil
 	}
-	return mutex.Decision{Watch: f.nearWriter.names(), HeldWhenGone: f.writers <= handOffDepth}, nil
+	return mutex.Decision{Watch: f.nearWriter.Names(), HeldWhenGone: f.writers <= handOffDepth}, nil
 }
 
 // writeDriver judges a write-lock node: it holds when first in the queue.
@@ -157,5 +101,5 @@ func (writeDriver) Decide(children []string, ours, _ string) (mutex.Decision, er
 	case f.nodes == 0:
 		return mutex.Decision{Held: true}, nil
 	}
-	return mutex.Decision{Watch: f.nearNodes.names(), HeldWhenGone: f.nodes <= handOffDepth && f.writers == 0}, nil
+	return mutex.Decision{Watch: f.nearNodes.Names(), HeldWhenGone: f.nodes <= handOffDepth && f.writers == 0}, nil
 }

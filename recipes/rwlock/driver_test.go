@@ -124,8 +124,7 @@ func TestDrivers_DecideAgreesWithFullSort(t *testing.T) {
 		if ours == "foreign" {
 			continue
 		}
-		// The queue as a waiter sees it: by key, ties by name; a node
-		// whose key ties with ours is not in our way.
+		// The queue as a waiter sees it: by key, ties by name.
 		sorted := slices.Clone(children)
 		slices.SortFunc(sorted, func(a, b string) int {
 			if c := strings.Compare(sortKey(a), sortKey(b)); c != 0 {
@@ -133,7 +132,7 @@ func TestDrivers_DecideAgreesWithFullSort(t *testing.T) {
 			}
 			return strings.Compare(a, b)
 		})
-		i := slices.IndexFunc(sorted, func(n string) bool { return sortKey(n) == sortKey(ours) })
+		i := slices.Index(sorted, ours)
 		var d mutex.Driver = readDriver{}
 		if isWriter(ours) {
 			d = writeDriver{}
