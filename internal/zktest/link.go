@@ -112,45 +112,74 @@ func (p *Proxy) pump(l *link, fromClient bool) {
 			continue
 		}
 		// The first packet each way is the connect handshake, without header.
-		if !first && fromClient {
-			p.countRequest(frame)
+		switch {
+		case first:
+		case fromClient:
+			p.armRequest(l, frame)
+		case p.swallowReply(l, frame):
+			return // the connection is cut with the reply
 		}
-		if !first && fromClient && createsNode(frame) && p.takeArmed() {
-			xid, _, _ := requestHeader(frame)
-			l.markDrop(xid, 0) // before the server can answer
-		}
-		if xid, op, ok := requestHeader(frame); !first && fromClient && ok && p.takeArmedOp(op) {
-			l.markDrop(xid, op)
-			if op == opSetAuth {
-				l.markDrop(authXid, op) // servers answer an auth packet with this xid
-			}
-		}
-		if xid, op, ok := requestHeader(frame); !first && fromClient && ok && p.takeHoldOn(op) {
-			l.markHold(xid)
-		}
-		if xid, ok := replyXid(frame); !first && !fromClient && ok {
-			if op, drop := l.isDrop(xid); drop {
-				p.countDropped(op)
-				return // swallow the reply and cut the connection
-			}
-		}
-		if xid, ok := replyXid(frame); !first && !fromClient && ok && l.isHold(xid) {
-			p.HoldReplies()
-		}
-		if !p.wait(time.Duration(p.delay.Load())) {
-			return
-		}
-		if held := p.repliesHeld(); !fromClient && held != nil {
-			select {
-			case <-held:
-			case <-p.done:
-				return
-			}
-		}
-		if _, err := dst.Write(frame); err != nil {
+		if !p.forward(dst, frame, fromClient) {
 			return
 		}
 	}
+}
+
+// armRequest counts a request and marks, by its xid, the reply that a
+// DropNext* or HoldRepliesFrom armed for its type is to swallow or hold.
+func (p *Proxy) armRequest(l *link, frame []byte) {
+	p.countRequest(frame)
+	xid, op, ok := requestHeader(frame)
+	if !ok {
+		return
+	}
+	if createsNode(frame) && p.takeArmed() {
+		l.markDrop(xid, 0) // before the server can answer
+	}
+	if p.takeArmedOp(op) {
+		l.markDrop(xid, op)
+		if op == opSetAuth {
+			l.markDrop(authXid, op) // servers answer an auth packet with this xid
+		}
+	}
+	if p.takeHoldOn(op) {
+		l.markHold(xid)
+	}
+}
+
+// swallowReply reports whether a reply is to be swallowed, with its
+// connection cut, and starts holding replies if it is the one to hold.
+func (p *Proxy) swallowReply(l *link, frame []byte) bool {
+	xid, ok := replyXid(frame)
+	if !ok {
+		return false
+	}
+	if op, drop := l.isDrop(xid); drop {
+		p.countDropped(op)
+		return true
+	}
+	if l.isHold(xid) {
+		p.HoldReplies()
+	}
+	return false
+}
+
+// forward writes frame to dst after the proxy's delay and, for a reply,
+// once replies are no longer held. It reports false when the proxy closed
+// or dst failed.
+func (p *Proxy) forward(dst net.Conn, frame []byte, fromClient bool) bool {
+	if !p.wait(time.Duration(p.delay.Load())) {
+		return false
+	}
+	if held := p.repliesHeld(); !fromClient && held != nil {
+		select {
+		case <-held:
+		case <-p.done:
+			return false
+		}
+	}
+	_, err := dst.Write(frame)
+	return err == nil
 }
 
 // countDropped counts a swallowed reply to a request of type op (0: a
