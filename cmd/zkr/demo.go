@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -84,17 +85,38 @@ func demo(ctx context.Context, cfg demoConfig, e *env) error {
 		cfg.servers = []string{server.Addr()}
 	}
 	root := fmt.Sprintf("/zkr-demo/run-%d", time.Now().UnixNano())
-	workers := make([]*demoWorker, cfg.workers)
-	for i := range workers {
+	workers, err := connectWorkers(ctx, cfg, root, quiet, out)
+	for _, w := range workers {
+		defer w.client.Close()
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Each worker has a session of its own (timeout %v); the recipes live under %s.\n\n",
+		cfg.sessionTimeout, root)
+	results, err := runScenarios(ctx, cfg, e, workers)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out)
+	printSummary(out, results)
+	return nil
+}
+
+// connectWorkers gives each worker a client of its own under root, and
+// waits for their sessions. The workers it returns, also with an error,
+// are the caller's to close.
+func connectWorkers(ctx context.Context, cfg demoConfig, root string, logger *slog.Logger, out io.Writer) ([]*demoWorker, error) {
+	workers := make([]*demoWorker, 0, cfg.workers)
+	for i := range cfg.workers {
 		faults := zktesting.NewFaults()
-		c, err := framework.New(cfg.servers, framework.WithLogger(quiet), framework.WithNamespace(root),
+		c, err := framework.New(cfg.servers, framework.WithLogger(logger), framework.WithNamespace(root),
 			framework.WithSessionTimeout(cfg.sessionTimeout),
 			framework.WithZKOptions(zk.WithDialer(faults.Dial)))
 		if err != nil {
-			return err
+			return workers, err
 		}
-		defer c.Close()
-		workers[i] = &demoWorker{id: i + 1, client: c, faults: faults}
+		workers = append(workers, &demoWorker{id: i + 1, client: c, faults: faults})
 	}
 	fmt.Fprintf(out, "Connecting %d workers to %s...\n", cfg.workers, strings.Join(cfg.servers, ","))
 	cctx, cancel := context.WithTimeout(ctx, demoConnectTimeout)
@@ -102,30 +124,31 @@ func demo(ctx context.Context, cfg demoConfig, e *env) error {
 	for _, w := range workers {
 		if err := w.client.WaitConnected(cctx); err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return workers, ctx.Err()
 			}
-			return fmt.Errorf("%w: no session with %s within %v", errUnreachable, strings.Join(cfg.servers, ","), demoConnectTimeout)
+			return workers, fmt.Errorf("%w: no session with %s within %v", errUnreachable, strings.Join(cfg.servers, ","), demoConnectTimeout)
 		}
 	}
-	fmt.Fprintf(out, "Each worker has a session of its own (timeout %v); the recipes live under %s.\n\n",
-		cfg.sessionTimeout, root)
+	return workers, nil
+}
 
+// runScenarios runs the demo's recipes one after another, and counts the
+// nodes each left behind.
+func runScenarios(ctx context.Context, cfg demoConfig, e *env, workers []*demoWorker) ([]*tracker, error) {
 	var results []*tracker
 	for _, r := range []demoRecipe{mutexRecipe(cfg), semaphoreRecipe(cfg), rwlockRecipe(cfg)} {
 		t, err := runScenario(ctx, cfg, e, workers, r)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, k := range r.kinds {
 			if t.stats[k].nodesLeft, err = nodesLeft(ctx, workers[0].client, k); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		results = append(results, t)
 	}
-	fmt.Fprintln(out)
-	printSummary(out, results)
-	return nil
+	return results, nil
 }
 
 // demoWorker is one worker: a client with a session of its own, and the
