@@ -99,6 +99,12 @@ func (c *Client) dial() error {
 	if err != nil {
 		return fmt.Errorf("framework: connect: %w", err)
 	}
+	return c.adopt(conn)
+}
+
+// adopt makes conn the client's connection, with its credentials still to
+// be accepted, unless the client was closed meanwhile.
+func (c *Client) adopt(conn *zk.Conn) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
