@@ -32,8 +32,8 @@ var errRenewedMeanwhile = errors.New("renewed by its holder meanwhile")
 //
 // Fencing: a take-over gives the lease a new token, the zxid of the
 // Resume's write, which is higher than the token of every earlier holder
-// of the node (its creation zxid, or an earlier take-over's zxid) and of
-// every hold handed out before it; renewals keep a holder's token. A
+// of the node (the zxid that granted it, or an earlier take-over's zxid)
+// and of every hold handed out before it; renewals keep a holder's token. A
 // resource that keeps the highest token it has seen therefore refuses the
 // earlier holder once the new one has used it. The earlier Lease, if its
 // process still runs, watches its node: it sees the other holder's stamp,
@@ -115,7 +115,7 @@ func resumeOnce(ctx context.Context, client *framework.Client, path string, o op
 	}
 	l.renewals = stamp.Renewals + 1
 	l.ttl.version = stat.Version
-	l.ttl.token = stat.Mzxid // the take-over's own zxid: see Resume
+	l.token = stat.Mzxid // the take-over's own zxid: see Resume
 	l.startTTL()
 	return l, nil
 }

@@ -27,8 +27,6 @@ type ttlHold struct {
 	deadline time.Time
 	version  int32
 	written  []byte // the data of the holder's last write, sent or not
-
-	token int64 // the zxid of a take-over (Resume); 0: the creation zxid
 }
 
 // NewTTL returns the lease of node, a TTL lease node (persistent
@@ -73,8 +71,8 @@ type ttlHold struct {
 // which the lease watches from the start (one read when it is handed out,
 // and one after each write to the node, its own renewals included): Lost
 // closes and Err wraps ErrTakenOver (or ErrLost) at once, not at the next
-// renewal. Its fencing token is the node's creation zxid until someone
-// takes it over: see Resume.
+// renewal. Its fencing token is the zxid its issuer grants it (Grant), or
+// the node's creation zxid, until someone takes it over: see Resume.
 func NewTTL(client *framework.Client, node framework.Node, version int32, data []byte, ttl time.Duration, sent time.Time, opts ...Option) (*Lease, error) {
 	switch {
 	case client == nil:
