@@ -277,7 +277,7 @@ func (s *Semaphore) issue(nodes []framework.Node, grant int64) ([]*leases.Lease,
 // it started in was lost.
 func createError(err error) error {
 	if errors.Is(err, framework.ErrSessionChanged) || errors.Is(err, zk.ErrSessionExpired) {
-		return fmt.Errorf("%w: session lost while creating the lease nodes: %w", ErrLost, err)
+		return recipe.Errorf("%w: session lost while creating the lease nodes: %w", ErrLost, err)
 	}
 	return err
 }
