@@ -260,15 +260,16 @@ func (s *Semaphore) issue(nodes []framework.Node, grant int64) ([]*leases.Lease,
 	ls := make([]*leases.Lease, len(nodes))
 	for i, node := range nodes {
 		l, err := leases.New(s.client, node, s.opts.data, s.opts.leaseOptions()...)
+		made := i
 		if err == nil {
-			err = l.Grant(grant)
+			ls[i], made = l, i+1
+			err = l.Grant(grant) // see waitForRoom
 		}
 		if err != nil {
-			_ = leases.ReturnAll(context.Background(), ls[:i]...)
-			s.discard(nodes[i:])
+			_ = leases.ReturnAll(context.Background(), ls[:made]...)
+			s.discard(nodes[made:])
 			return nil, s.fail(err)
 		}
-		ls[i] = l
 	}
 	return ls, nil
 }
