@@ -19,9 +19,11 @@
 //     loss costs nothing beyond its create and its delete). A TTL lease
 //     watches its node from the start (one read when handed out, one after
 //     each write to it), since another holder may take it over.
-//   - Fencing: FencingToken is the lease node's creation zxid. A semaphore
-//     creates lease nodes one at a time under its guard, so a lease handed
-//     out after another was returned has the greater token. A TTL lease
+//   - Fencing: FencingToken is the zxid of the read that granted the lease
+//     (for a semaphore's lease, the listing of its leases directory that
+//     showed room: Grant), or the lease node's creation zxid for a lease
+//     nobody granted. A lease handed out after another ended has the
+//     greater token, even when its node was created first. A TTL lease
 //     taken over (Resume) gets a new token, the zxid of the take-over's
 //     write, higher than every earlier holder's; renewals keep a holder's
 //     token. A resource that keeps the highest token refuses the earlier

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
@@ -24,7 +25,10 @@ type Lease struct {
 	watch *holdwatch.Watch // a lease of the holder's session
 	ttl   *ttlHold         // a TTL lease (NewTTL, Resume)
 
-	fence    recipe.Fence
+	fence    recipe.Fence  // the node's creation zxid, read lazily when no token was set
+	tokenMu  sync.Mutex    // guards token and asked
+	token    int64         // a grant's or take-over's zxid; 0: the node's creation zxid
+	asked    bool          // FencingToken was called: the token is fixed from then on
 	holder   string        // names this Lease in its node's stamp
 	renewing chan struct{} // a token: one renewal at a time
 	renewals int           // guarded by the renewing token
@@ -83,26 +87,56 @@ func (l *Lease) Session() *framework.Session { return l.node.Session }
 // Client returns the client the lease node was created through.
 func (l *Lease) Client() *framework.Client { return l.client }
 
-// FencingToken returns the lease's fencing token: the lease node's
-// creation zxid, read from the server on the first call only, or for a TTL
-// lease taken over by Resume the zxid of that Resume's write, known
-// without a read. A holder's renewals never change its token; a take-over
-// always gives a higher one. A semaphore creates its lease nodes one at a
-// time under its guard, so a lease handed out after another was returned
-// has a greater token: a resource that allows as many users as the
-// semaphore has leases can refuse a token below those of the users it
-// admitted since, and one that keeps the highest token refuses a holder
-// whose TTL lease was taken over. A lease whose node is gone (or, for a
-// session lease, whose session is) gives an error wrapping ErrLost.
+// FencingToken returns the lease's fencing token, known without a read
+// for a lease that a recipe granted (Grant: for a semaphore's lease, the
+// zxid of the listing of its leases directory that showed room for it) or
+// that Resume took over (the zxid of the take-over's write); for a lease
+// made with New or NewTTL and never granted, the lease node's creation
+// zxid, read from the server on the first call only. A holder's renewals
+// never change its token; a take-over always gives a higher one. A lease
+// of a semaphore handed out after another lease ended (returned, lost,
+// taken over) has a greater token than that lease's: a resource that
+// allows as many users as the semaphore has leases can refuse a token
+// below those of the users it admitted since, and one that keeps the
+// highest token refuses a holder whose TTL lease was taken over, and
+// admits the holders that come after it. A lease that is lost, or whose
+// node is gone (or, for a session lease, whose session is) when the token
+// is read, gives an error wrapping ErrLost.
 func (l *Lease) FencingToken(ctx context.Context) (int64, error) {
-	if l.ttl != nil && l.ttl.token != 0 {
-		return l.ttl.token, nil // set before the lease was handed out
+	l.tokenMu.Lock()
+	token := l.token
+	l.asked = true
+	l.tokenMu.Unlock()
+	if token != 0 {
+		if err := l.Err(); errors.Is(err, ErrLost) {
+			return 0, fmt.Errorf("leases: fencing token: %w", err)
+		}
+		return token, nil
 	}
 	token, err := l.fence.Token(ctx, l.client, l.node, l.ttl == nil)
 	if err != nil {
 		return 0, fmt.Errorf("leases: fencing token: %w", err)
 	}
 	return token, nil
+}
+
+// Grant makes zxid the lease's fencing token: the zxid of the read that
+// granted the lease, which the recipe that issues it knows without another
+// request (a semaphore's listing of its leases directory that showed room:
+// see FencingToken). It is for such recipes, before they hand the lease
+// out. A zxid below 1, or a lease whose token is fixed already (granted,
+// taken over, or asked for), gives ErrInvalidArgument.
+func (l *Lease) Grant(zxid int64) error {
+	l.tokenMu.Lock()
+	defer l.tokenMu.Unlock()
+	switch {
+	case zxid < 1:
+		return fmt.Errorf("leases: grant: %w: zxid %d", ErrInvalidArgument, zxid)
+	case l.token != 0 || l.asked:
+		return fmt.Errorf("leases: grant: %w: the token of %s is fixed already", ErrInvalidArgument, l.node.Path)
+	}
+	l.token = zxid
+	return nil
 }
 
 // Lost returns a channel that is closed when the lease ends without a

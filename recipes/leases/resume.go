@@ -1,7 +1,6 @@
 package leases
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -33,8 +32,8 @@ var errRenewedMeanwhile = errors.New("renewed by its holder meanwhile")
 //
 // Fencing: a take-over gives the lease a new token, the zxid of the
 // Resume's write, which is higher than the token of every earlier holder
-// of the node (its creation zxid, or an earlier take-over's zxid) and of
-// every hold handed out before it; renewals keep a holder's token. A
+// of the node (the zxid that granted it, or an earlier take-over's zxid)
+// and of every hold handed out before it; renewals keep a holder's token. A
 // resource that keeps the highest token it has seen therefore refuses the
 // earlier holder once the new one has used it. The earlier Lease, if its
 // process still runs, watches its node: it sees the other holder's stamp,
@@ -46,7 +45,9 @@ var errRenewedMeanwhile = errors.New("renewed by its holder meanwhile")
 // race) fails with ErrTakenOver, and takes nothing over. One that finds it
 // renewed meanwhile by the holder it is taking over from tries again, a
 // few times. A write whose answer was lost and that the server applied is
-// recognised as the Resume's own.
+// recognised as the Resume's own; one whose outcome stays unknown (its
+// answer lost and the node written since, or the Resume gave up waiting)
+// gives an error wrapping framework.ErrOutcomeUnknown: Resume again.
 //
 // The node's name is a capability: whoever has it can take the lease.
 // Keep it where only the job's own restarts find it.
@@ -100,9 +101,11 @@ func resumeOnce(ctx context.Context, client *framework.Client, path string, o op
 	at := time.Now()
 	written := l.stamp(TTLMode, ttl, at, stamp.Renewals+1)
 	l.ttl = newTTLHold(ttl, stat.Version, written, at)
-	stat, err = client.Set(ctx, path, written, stat.Version)
+	// UniqueData: the stamp names the new Lease, so a write whose answer
+	// was lost is recognised by the framework as the Resume's own.
+	stat, err = client.Set(ctx, path, written, stat.Version, framework.UniqueData())
 	if errors.Is(err, zk.ErrBadVersion) {
-		stat, err = l.resumeConflict(ctx, written, stamp.Holder)
+		err = l.resumeConflict(ctx, stamp.Holder)
 	}
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
@@ -112,27 +115,24 @@ func resumeOnce(ctx context.Context, client *framework.Client, path string, o op
 	}
 	l.renewals = stamp.Renewals + 1
 	l.ttl.version = stat.Version
-	l.ttl.token = stat.Mzxid // the take-over's own zxid: see Resume
+	l.token = stat.Mzxid // the take-over's own zxid: see Resume
 	l.startTTL()
 	return l, nil
 }
 
-// resumeConflict judges a Resume's write of written that failed with a bad
-// version, by reading the node: holding written, it is the Resume's own
-// write (applied, its answer lost, its retry refused), and its stat is
-// returned; stamped by from, the holder being taken over from, it was
-// renewed meanwhile (errRenewedMeanwhile); otherwise another holder took
-// it over first (ErrTakenOver).
-func (l *Lease) resumeConflict(ctx context.Context, written []byte, from string) (*zk.Stat, error) {
-	got, stat, err := l.client.Get(ctx, l.node.Path)
-	switch {
-	case err != nil:
-		return nil, err
-	case bytes.Equal(got, written):
-		return stat, nil
+// resumeConflict judges a Resume's write that failed with a bad version,
+// by reading the node: stamped by from, the holder being taken over from,
+// it was renewed meanwhile (errRenewedMeanwhile); otherwise another holder
+// took it over first (ErrTakenOver). The Resume's own write is not among
+// them: after a lost answer the framework recognises it (UniqueData), and
+// a bad version without a lost answer refused the only write of the call.
+func (l *Lease) resumeConflict(ctx context.Context, from string) error {
+	got, _, err := l.client.Get(ctx, l.node.Path)
+	if err != nil {
+		return err
 	}
 	if s, _, ok := ParseStamp(got); ok && from != "" && s.Holder == from {
-		return nil, errRenewedMeanwhile
+		return errRenewedMeanwhile
 	}
-	return nil, ErrTakenOver
+	return ErrTakenOver
 }

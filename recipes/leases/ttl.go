@@ -27,8 +27,6 @@ type ttlHold struct {
 	deadline time.Time
 	version  int32
 	written  []byte // the data of the holder's last write, sent or not
-
-	token int64 // the zxid of a take-over (Resume); 0: the creation zxid
 }
 
 // NewTTL returns the lease of node, a TTL lease node (persistent
@@ -73,8 +71,8 @@ type ttlHold struct {
 // which the lease watches from the start (one read when it is handed out,
 // and one after each write to the node, its own renewals included): Lost
 // closes and Err wraps ErrTakenOver (or ErrLost) at once, not at the next
-// renewal. Its fencing token is the node's creation zxid until someone
-// takes it over: see Resume.
+// renewal. Its fencing token is the zxid its issuer grants it (Grant), or
+// the node's creation zxid, until someone takes it over: see Resume.
 func NewTTL(client *framework.Client, node framework.Node, version int32, data []byte, ttl time.Duration, sent time.Time, opts ...Option) (*Lease, error) {
 	switch {
 	case client == nil:
@@ -195,12 +193,12 @@ func (l *Lease) renewTTL(ctx context.Context) error {
 	if err != nil {
 		return l.renewError(err)
 	}
-	stat, err := l.client.Set(ctx, l.node.Path, data, version)
+	// UniqueData: the stamp names this Lease and counts its renewals, so a
+	// write of this call whose answer was lost is recognised by the
+	// framework, which finds it in the node.
+	stat, err := l.client.Set(ctx, l.node.Path, data, version, framework.UniqueData())
 	if errors.Is(err, zk.ErrBadVersion) {
-		// Our own writes fail this way too: a retried write whose first
-		// answer was lost, or an earlier renewal's write that was
-		// abandoned when its ctx ended and was applied all the same.
-		stat, err = l.ownWrite(ctx, data, earlier)
+		stat, err = l.rewrite(ctx, data, earlier)
 	}
 	switch {
 	case err == nil:
@@ -242,25 +240,31 @@ func (l *Lease) renewed(at time.Time, version int32) error {
 	return l.renewError(err)
 }
 
-// ownWrite reads the node after a conditional write of data failed with a
-// bad version. If the node holds data, the write was ours (applied, its
-// answer lost, and its retry refused), and its stat is returned. If it
-// holds earlier (non-nil), the holder's previous write, whose outcome the
-// holder did not learn, data is written again on the version read.
-// Otherwise the error is zk.ErrBadVersion: someone else wrote the node.
-func (l *Lease) ownWrite(ctx context.Context, data, earlier []byte) (*zk.Stat, error) {
+// rewrite writes data again, on the node's current version, after a
+// renewal conditional on the holder's version met another version, if the
+// node holds earlier: the holder's previous write, whose outcome the
+// holder did not learn (abandoned when its ctx ended, or given up as of
+// unknown outcome), applied all the same. The framework cannot tell this
+// case: it judges the tries of one call, and this write's data is not the
+// earlier call's. Otherwise the error is zk.ErrBadVersion: someone else
+// wrote the node.
+func (l *Lease) rewrite(ctx context.Context, data, earlier []byte) (*zk.Stat, error) {
+	stat, err := l.holdsWrite(ctx, earlier)
+	if err != nil {
+		return nil, err
+	}
+	return l.client.Set(ctx, l.node.Path, data, stat.Version, framework.UniqueData())
+}
+
+// holdsWrite reads the node and returns its stat if it holds written, a
+// write of the holder's; otherwise zk.ErrBadVersion.
+func (l *Lease) holdsWrite(ctx context.Context, written []byte) (*zk.Stat, error) {
 	got, stat, err := l.client.Get(ctx, l.node.Path)
 	switch {
 	case err != nil:
 		return nil, err
-	case bytes.Equal(got, data):
-		return stat, nil
-	case earlier == nil || !bytes.Equal(got, earlier):
+	case !bytes.Equal(got, written):
 		return nil, zk.ErrBadVersion
 	}
-	stat, err = l.client.Set(ctx, l.node.Path, data, stat.Version)
-	if errors.Is(err, zk.ErrBadVersion) {
-		return l.ownWrite(ctx, data, nil)
-	}
-	return stat, err
+	return stat, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 )
 
@@ -44,12 +45,17 @@ func (l *Lease) returnTTL(ctx context.Context) error {
 // time to live plus the container check interval; the error says so.
 func (l *Lease) deleteTTL(ctx context.Context, version int32) error {
 	err := l.client.Delete(ctx, l.node.Path, version)
-	if errors.Is(err, zk.ErrBadVersion) {
+	if errors.Is(err, zk.ErrBadVersion) || errors.Is(err, framework.ErrOutcomeUnknown) {
+		// A bad version: the holder's last write may have been applied
+		// unseen (see rewrite). An unknown outcome: the delete's answer was
+		// lost, and its retry found the node gone or at another version. A
+		// read tells: gone, or holding the holder's last write (deleted at
+		// its version), or another holder's.
 		l.ttl.mu.Lock()
 		written := l.ttl.written
 		l.ttl.mu.Unlock()
 		var stat *zk.Stat
-		if stat, err = l.ownWrite(ctx, written, nil); err == nil {
+		if stat, err = l.holdsWrite(ctx, written); err == nil {
 			err = l.client.Delete(ctx, l.node.Path, stat.Version)
 		}
 	}

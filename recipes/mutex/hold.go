@@ -104,11 +104,19 @@ func (h *Hold) finish(ctx context.Context) error {
 	switch err := recipe.DeleteNode(ctx, h.m.client, h.node); {
 	case err == nil:
 		return nil
-	case errors.Is(err, framework.ErrSessionChanged):
-		return fmt.Errorf("%w: %w", ErrLost, err)
 	default:
-		return fmt.Errorf("deletion continues in the background: %w", err)
+		return finishError(err)
 	}
+}
+
+// finishError is the error of a release whose delete failed with err: the
+// hold was lost if its session changed (the message names the library
+// once), else the node is deleted in the background.
+func finishError(err error) error {
+	if errors.Is(err, framework.ErrSessionChanged) {
+		return recipe.Errorf("%w: %w", ErrLost, err)
+	}
+	return fmt.Errorf("deletion continues in the background: %w", err)
 }
 
 // errReleased is the Err of a released hold.

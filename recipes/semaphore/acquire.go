@@ -42,7 +42,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int, once bool) ([]*leases.Le
 	if err != nil {
 		return nil, s.fail(err)
 	}
-	nodes, err := s.createAndWait(ctx, n, once)
+	nodes, grant, err := s.createAndWait(ctx, n, once)
 	s.releaseGuard(ctx, hold)
 	if err == nil {
 		err = s.stillHeld(nodes)
@@ -50,7 +50,7 @@ func (s *Semaphore) acquire(ctx context.Context, n int, once bool) ([]*leases.Le
 	if err != nil {
 		return nil, s.fail(err)
 	}
-	return s.issue(nodes)
+	return s.issue(nodes, grant)
 }
 
 // stillHeld fails with ErrLost, and deletes the nodes, when their session
@@ -95,93 +95,116 @@ func (s *Semaphore) releaseGuard(ctx context.Context, hold *mutex.Hold) {
 }
 
 // createAndWait creates the lease nodes and waits until they fit under the
-// maximum. Nodes that do not become leases are deleted. A node
+// maximum, and returns them with the zxid that granted them (see
+// waitForRoom). Nodes that do not become leases are deleted. A node
 // that vanishes while we count (deleted by someone, or its container
 // reaped) is created again, as Curator does.
-func (s *Semaphore) createAndWait(ctx context.Context, n int, once bool) ([]framework.Node, error) {
+func (s *Semaphore) createAndWait(ctx context.Context, n int, once bool) ([]framework.Node, int64, error) {
 	for {
-		nodes, count, err := s.create(ctx, n)
+		nodes, seen, err := s.create(ctx, n)
 		if err != nil {
-			return nil, createError(err)
+			return nil, 0, createError(err)
 		}
-		err = s.waitForRoom(ctx, nodes, count, once)
+		grant, err := s.waitForRoom(ctx, nodes, seen, once)
 		if err == nil {
-			return nodes, nil
+			return nodes, grant, nil
 		}
 		s.discard(nodes)
 		if !errors.Is(err, errNodeMissing) || ctx.Err() != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 }
 
-// waitForRoom returns at once if count, the number of leases the create
-// saw, is within the maximum. Otherwise it lists the leases directory,
-// watching it, until it holds no more nodes than the maximum. Only the
-// guard holder watches it, with one watch at a time: a change of the
-// maximum is judged against the listing the outstanding watch keeps
+// listing is what a read saw of the leases directory: the number of
+// leases (unknownCount: none was read) and the directory's Pzxid then.
+type listing struct {
+	count int
+	zxid  int64
+}
+
+// waitForRoom returns at once if seen, what the create saw of the leases
+// directory, is within the maximum. Otherwise it lists the leases
+// directory, watching it, until it holds no more nodes than the maximum.
+// Only the guard holder watches it, with one watch at a time: a change of
+// the maximum is judged against the listing the outstanding watch keeps
 // current, which is listed again only when that watch fires. Every call
 // is bound to the nodes' session, so nodes of a lost session never count
 // as held. With once, no room at the first look is ErrNotAcquired.
-func (s *Semaphore) waitForRoom(ctx context.Context, nodes []framework.Node, count int, once bool) error {
-	if count != unknownCount {
+//
+// It returns the grant: the Pzxid of the leases directory in the read
+// that showed room, the leases' fencing token. That read lists our nodes,
+// so the grant is at least their creation zxid; and the Pzxid is the zxid
+// of the last child created or deleted before the read. In a semaphore of
+// one lease, every hold that ended before this one is handed out had its
+// node deleted before that read (a node still there would have been
+// counted, and left no room), after every write that gave that hold its
+// token (its creation, the listing that granted it, or a Resume's write to
+// the node): so the grant is above all their tokens, even when our node
+// was created before them, as a waiter's is. A node's creation zxid would
+// not be: a Resume may write the node a waiter waits behind. With several
+// leases, holds that overlap need no order, and those that ended before
+// the read are below it as above.
+func (s *Semaphore) waitForRoom(ctx context.Context, nodes []framework.Node, seen listing, once bool) (int64, error) {
+	if seen.count != unknownCount {
 		max, _, err := s.maximum(ctx)
-		if err != nil || count <= max {
-			return err
+		if err != nil || seen.count <= max {
+			return seen.zxid, err
 		}
 	}
 	session := nodes[0].Session
 	bound := framework.BindSession(ctx, session)
 	var watch <-chan zk.Event // nil: list again
-	leases := 0
 	for {
 		if watch == nil {
-			n, w, err := s.listLeases(bound, nodes)
+			l, w, err := s.listLeases(bound, nodes)
 			if err != nil {
-				return err
+				return 0, err
 			}
 			if w == nil {
 				continue // strays deleted: list again
 			}
-			leases, watch = n, w
+			seen, watch = l, w
 		}
 		max, changed, err := s.maximum(ctx)
 		switch {
-		case err != nil || leases <= max:
-			return err
+		case err != nil:
+			return 0, err
+		case seen.count <= max:
+			return seen.zxid, nil
 		case once:
-			return ErrNotAcquired
+			return 0, ErrNotAcquired
 		}
 		select {
 		case <-watch:
 			watch = nil
 		case <-changed: // nil, never ready, for a fixed maximum
 		case <-session.Lost():
-			return recipe.WaitError(framework.ErrSessionChanged, session, errNodeMissing)
+			return 0, recipe.WaitError(framework.ErrSessionChanged, session, errNodeMissing)
 		case <-ctx.Done():
-			return recipe.SeenHeld(ctx)
+			return 0, recipe.SeenHeld(ctx)
 		}
 	}
 }
 
-// listLeases lists the leases directory with a watch, and returns the
-// number of leases and the watch; or, when it found and deleted strays of
-// our nodes, a nil watch (the listing is stale: list again).
-func (s *Semaphore) listLeases(bound context.Context, nodes []framework.Node) (int, <-chan zk.Event, error) {
+// listLeases lists the leases directory with a watch, and returns what it
+// saw and the watch; or, when it found and deleted strays of our nodes, a
+// nil watch (the listing is stale: list again).
+func (s *Semaphore) listLeases(bound context.Context, nodes []framework.Node) (listing, <-chan zk.Event, error) {
 	session := nodes[0].Session
-	children, _, watch, err := s.client.ChildrenW(bound, s.leases)
+	children, stat, watch, err := s.client.ChildrenW(bound, s.leases)
 	if err != nil {
-		return 0, nil, recipe.WaitError(err, session, errNodeMissing)
+		return listing{}, nil, recipe.WaitError(err, session, errNodeMissing)
 	}
 	strays, err := tally(children, nodes)
 	if err != nil {
-		return 0, nil, err
+		return listing{}, nil, err
 	}
 	if len(strays) > 0 {
 		s.deleteStrays(bound, strays)
-		return 0, nil, nil
+		return listing{}, nil, nil
 	}
-	return len(children), watch, nil
+	return listing{count: len(children), zxid: stat.Pzxid}, watch, nil
 }
 
 // tally checks that every one of our nodes is among children, and returns
@@ -232,17 +255,21 @@ func (s *Semaphore) maximum(ctx context.Context) (int, <-chan struct{}, error) {
 	return int(v.Count), changed, nil
 }
 
-// issue wraps the acquired nodes as leases.
-func (s *Semaphore) issue(nodes []framework.Node) ([]*leases.Lease, error) {
+// issue wraps the acquired nodes as leases granted at grant.
+func (s *Semaphore) issue(nodes []framework.Node, grant int64) ([]*leases.Lease, error) {
 	ls := make([]*leases.Lease, len(nodes))
 	for i, node := range nodes {
 		l, err := leases.New(s.client, node, s.opts.data, s.opts.leaseOptions()...)
+		made := i
+		if err == nil {
+			ls[i], made = l, i+1
+			err = l.Grant(grant) // see waitForRoom
+		}
 		if err != nil {
-			_ = leases.ReturnAll(context.Background(), ls[:i]...)
-			s.discard(nodes[i:])
+			_ = leases.ReturnAll(context.Background(), ls[:made]...)
+			s.discard(nodes[made:])
 			return nil, s.fail(err)
 		}
-		ls[i] = l
 	}
 	return ls, nil
 }
@@ -251,7 +278,7 @@ func (s *Semaphore) issue(nodes []framework.Node) ([]*leases.Lease, error) {
 // it started in was lost.
 func createError(err error) error {
 	if errors.Is(err, framework.ErrSessionChanged) || errors.Is(err, zk.ErrSessionExpired) {
-		return fmt.Errorf("%w: session lost while creating the lease nodes: %w", ErrLost, err)
+		return recipe.Errorf("%w: session lost while creating the lease nodes: %w", ErrLost, err)
 	}
 	return err
 }

@@ -46,25 +46,29 @@ func (s *Semaphore) newTxn(n int, session *framework.Session) *txn {
 	return t
 }
 
-// count returns the number of leases a successful run saw, or unknownCount.
-func (t *txn) count(results []framework.OpResult) int {
+// seen returns what a successful run saw of the leases directory: the
+// number of leases, ours included, and the directory's Pzxid, which is
+// the run's own zxid (its creates changed the directory's children); or
+// unknownCount.
+func (t *txn) seen(results []framework.OpResult) listing {
 	n := len(t.ids)
 	if len(results) <= n || results[n].Stat == nil {
-		return unknownCount
+		return listing{count: unknownCount}
 	}
-	return int(results[n].Stat.NumChildren)
+	return listing{count: int(results[n].Stat.NumChildren), zxid: results[n].Stat.Pzxid}
 }
 
-// create runs the transaction and returns the lease nodes and the number of
-// leases it saw (or unknownCount). A missing leases directory (the first
+// create runs the transaction and returns the lease nodes and what it saw
+// of the leases directory (or unknownCount). A missing leases directory (the first
 // acquire of a semaphore, or a container reaped since) is created, or the
 // directory's write dropped, before another try, with new ids: the client
 // deletes in the background whatever carries the ids of a failed
 // transaction whose answer was lost.
-func (s *Semaphore) create(ctx context.Context, n int) ([]framework.Node, int, error) {
+func (s *Semaphore) create(ctx context.Context, n int) ([]framework.Node, listing, error) {
+	unknown := listing{count: unknownCount}
 	session, err := s.session(ctx)
 	if err != nil {
-		return nil, 0, err
+		return nil, unknown, err
 	}
 	bound := framework.BindSession(ctx, session)
 	for attempt := 0; ; attempt++ {
@@ -74,14 +78,14 @@ func (s *Semaphore) create(ctx context.Context, n int) ([]framework.Node, int, e
 		case err == nil && sent > 1:
 			// A run whose answer was lost may still arrive: count by a
 			// listing, which also deletes what it left.
-			return t.nodes(results), unknownCount, nil
+			return t.nodes(results), unknown, nil
 		case err == nil:
-			return t.nodes(results), t.count(results), nil
+			return t.nodes(results), t.seen(results), nil
 		case ctx.Err() != nil || attempt >= maxRepairs:
-			return nil, 0, err
+			return nil, unknown, err
 		}
 		if err := s.repair(bound, t, results, err); err != nil {
-			return nil, 0, err
+			return nil, unknown, err
 		}
 	}
 }

@@ -39,10 +39,16 @@
 //   - Loss is signalled: each Lease has a Lost channel and an Err (see
 //     package leases). An acquirer whose session is lost while it waits
 //     fails with ErrLost; its lease nodes died with the session.
-//   - Fencing: Lease.FencingToken is the lease node's creation zxid (one
-//     request, on first use). Lease nodes are created one acquire at a time
-//     under the guard, so a lease handed out after another was returned has
-//     the greater token.
+//   - Fencing: Lease.FencingToken is the zxid of the read that showed room
+//     for the lease: the leases directory's Pzxid (the zxid of its last
+//     child created or deleted) in the stat of the transaction that
+//     created the lease, or of the listing a waiter made, known at hand-out
+//     without a request. It is at least the lease node's creation zxid,
+//     and a lease handed out after another ended (returned, lost, or taken
+//     over with Resume, whose token is the take-over's write) has the
+//     greater token: the ended lease's node was deleted before that read.
+//     A node's creation zxid would not do: a waiter creates its node first,
+//     and a Resume may write the node it waits behind.
 //
 // Cost: an uncontended acquire and return take 5 requests: the guard's
 // create and list; one transaction that creates the lease node(s) and

@@ -45,11 +45,14 @@ func (s *Semaphore) createTTLAndWait(ctx context.Context, session *framework.Ses
 			return nil, createError(err)
 		}
 		stop := s.renewWhileWaiting(ls)
-		err = s.waitForRoom(ctx, nodes, unknownCount, once)
+		grant, err := s.waitForRoom(ctx, nodes, listing{count: unknownCount}, once)
 		stop()
 		for _, l := range ls {
 			if err == nil && l.Err() != nil {
 				err = fmt.Errorf("%w: %w", errNodeMissing, l.Err())
+			}
+			if err == nil {
+				err = l.Grant(grant) // see waitForRoom
 			}
 		}
 		if err == nil {
