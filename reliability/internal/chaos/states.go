@@ -59,29 +59,10 @@ func (l *StateLog) Check() []string {
 	prev := first.State
 	for i := 1; i < len(changes); i++ {
 		c := changes[i]
-		switch c.State {
-		case framework.Connected:
-			bad(i, "connected again")
-		case framework.Suspended:
-			if !prev.IsConnected() {
-				bad(i, fmt.Sprintf("suspended after %v", prev))
-			}
-		case framework.Lost:
-			if prev != framework.Suspended {
-				bad(i, fmt.Sprintf("lost after %v", prev))
-			}
-			if c.SessionID != session {
-				bad(i, fmt.Sprintf("lost a session other than the current %#x", session))
-			}
-		case framework.Reconnected:
-			switch {
-			case prev == framework.Suspended && (c.NewSession || c.SessionID != session):
-				bad(i, "reconnected after a suspension into another session without losing the first")
-			case prev == framework.Lost && (!c.NewSession || c.SessionID == session):
-				bad(i, "reconnected after a loss into the lost session, or not flagged new")
-			case prev != framework.Suspended && prev != framework.Lost:
-				bad(i, fmt.Sprintf("reconnected after %v", prev))
-			}
+		if why := transitionProblem(prev, c, session); why != "" {
+			bad(i, why)
+		}
+		if c.State == framework.Reconnected {
 			session = c.SessionID
 		}
 		prev = c.State
@@ -90,4 +71,34 @@ func (l *StateLog) Check() []string {
 		bad(len(changes)-1, "the last state is not connected")
 	}
 	return problems
+}
+
+// transitionProblem says what is wrong with the change c after a state
+// prev in session, or "" when nothing is.
+func transitionProblem(prev framework.ConnectionState, c framework.StateChange, session int64) string {
+	switch c.State {
+	case framework.Connected:
+		return "connected again"
+	case framework.Suspended:
+		if !prev.IsConnected() {
+			return fmt.Sprintf("suspended after %v", prev)
+		}
+	case framework.Lost:
+		if prev != framework.Suspended {
+			return fmt.Sprintf("lost after %v", prev)
+		}
+		if c.SessionID != session {
+			return fmt.Sprintf("lost a session other than the current %#x", session)
+		}
+	case framework.Reconnected:
+		switch {
+		case prev == framework.Suspended && (c.NewSession || c.SessionID != session):
+			return "reconnected after a suspension into another session without losing the first"
+		case prev == framework.Lost && (!c.NewSession || c.SessionID == session):
+			return "reconnected after a loss into the lost session, or not flagged new"
+		case prev != framework.Suspended && prev != framework.Lost:
+			return fmt.Sprintf("reconnected after %v", prev)
+		}
+	}
+	return ""
 }
