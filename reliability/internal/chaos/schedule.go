@@ -148,13 +148,28 @@ func (s *Schedule) inject(ctx context.Context, kind string, rnd *rand.Rand) erro
 	s.Log.Info("chaos: fault", "kind", kind, "client", client)
 	s.count(kind)
 	switch kind {
+	case FaultExpire:
+		s.partition(client, links)
+	case FaultFollowerRestart:
+		return s.restart(ctx, false, rnd)
+	case FaultLeaderRestart:
+		return s.restart(ctx, true, rnd)
+	default:
+		linkFault(kind, links, rnd)
+	}
+	return nil
+}
+
+// linkFault injects a fault of kind into a client's links: its current
+// one, and the ones it may move to.
+func linkFault(kind string, links []Link, rnd *rand.Rand) {
+	switch kind {
 	case FaultCut:
 		for _, l := range links {
 			l.Cut()
 		}
 	case FaultLostReply:
-		// Armed on the client's current link, and on the ones it may move
-		// to: each swallows the answer of the next create it carries.
+		// Each swallows the answer of the next create it carries.
 		for _, l := range links {
 			l.DropNextCreateReply()
 		}
@@ -175,8 +190,6 @@ func (s *Schedule) inject(ctx context.Context, kind string, rnd *rand.Rand) erro
 		for _, l := range links {
 			l.Cut()
 		}
-	case FaultExpire:
-		s.partition(client, links)
 	case FaultSlow:
 		d := time.Duration(1+rnd.Int64N(int64(slowDelayMax/time.Millisecond))) * time.Millisecond
 		for _, l := range links {
@@ -186,12 +199,7 @@ func (s *Schedule) inject(ctx context.Context, kind string, rnd *rand.Rand) erro
 		for _, l := range links {
 			l.SetDelay(0)
 		}
-	case FaultFollowerRestart:
-		return s.restart(ctx, false, rnd)
-	case FaultLeaderRestart:
-		return s.restart(ctx, true, rnd)
 	}
-	return nil
 }
 
 // pickHolder returns a client that holds something, looking for one for
