@@ -83,13 +83,7 @@ func (w *Worker) holdTime() time.Duration {
 func (w *Worker) hold(h Held, exclusive bool) {
 	d := w.holdTime()
 	clock := w.Ledger.Clock()
-	rec := Hold{Recipe: w.Recipe, Holder: w.Holder, Node: h.Node(), Exclusive: exclusive, Acquired: clock.Now()}
-	if p, ok := h.(PeerHeld); ok {
-		rec.Acquired = clock.At(p.AcquiredAt())
-	}
-	if l, ok := h.(interface{ Leases() int }); ok {
-		rec.Leases = l.Leases()
-	}
+	rec := w.record(h, exclusive)
 	lostAt := make(chan time.Time, 1)
 	released := make(chan struct{})
 	lost := h.Lost()
@@ -112,26 +106,48 @@ func (w *Worker) hold(h Held, exclusive bool) {
 	tctx, cancel := context.WithTimeout(context.Background(), tokenTimeout)
 	rec.Token, _ = h.FencingToken(tctx) // unknown (0) when it cannot be read
 	cancel()
+	rec.End, rec.Lost = holdUntil(d, clock, lostAt, released)
+	w.Ledger.Done(w.Holder)
+	w.finish(h, rec)
+}
+
+// record starts the record of a hold, acquired now (or when the peer's
+// acquire returned).
+func (w *Worker) record(h Held, exclusive bool) Hold {
+	clock := w.Ledger.Clock()
+	rec := Hold{Recipe: w.Recipe, Holder: w.Holder, Node: h.Node(), Exclusive: exclusive, Acquired: clock.Now()}
+	if p, ok := h.(PeerHeld); ok {
+		rec.Acquired = clock.At(p.AcquiredAt())
+	}
+	if l, ok := h.(interface{ Leases() int }); ok {
+		rec.Leases = l.Leases()
+	}
+	return rec
+}
+
+// holdUntil waits for d to pass or the loss to be signalled on lostAt,
+// closes released, and returns when the hold ended and whether it was
+// lost.
+func holdUntil(d time.Duration, clock *Clock, lostAt <-chan time.Time, released chan struct{}) (time.Time, bool) {
 	timer := time.NewTimer(d)
+	defer timer.Stop()
 	var end time.Time
+	lost := false
 	select {
 	case <-timer.C:
 		end = clock.Now()
-	case at := <-lostAt:
-		end, rec.Lost = at, true
+	case end = <-lostAt:
+		lost = true
 	}
-	timer.Stop()
 	close(released)
-	if !rec.Lost {
+	if !lost {
 		select {
 		case at := <-lostAt: // signalled just as the hold ended
-			end, rec.Lost = at, true
+			return at, true
 		default:
 		}
 	}
-	rec.End = end
-	w.Ledger.Done(w.Holder)
-	w.finish(h, rec)
+	return end, lost
 }
 
 // finish releases the hold and records it. A hold the peer stamps ends when
