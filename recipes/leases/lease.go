@@ -146,7 +146,8 @@ func (l *Lease) FencingToken(ctx context.Context) (int64, error) {
 // until the next renewal succeeds. Such a false "lost" is safe (take the
 // guard again and retry); a false "held" cannot happen, since any other
 // write to the node raises its version past every version of this
-// holder's, and no node is ever created again at its path.
+// holder's, and no node is created again at its path (its name, too, is
+// unique to one create).
 //
 // A guard taken once the lease has ended (Err is not nil: returned, lost,
 // or past its deadline) fails the transaction even while the node is still
