@@ -99,7 +99,8 @@ func (h *Hold) FencingToken(ctx context.Context) (int64, error) {
 // that names the lock node, and writes nothing. The node is an ephemeral
 // of the holder's session whose name is protected (a fresh protection id),
 // so its existence proves that it is this hold's node, in its session, and
-// that nobody else holds the lock. The check takes any version of the
+// that the hold stands: a node queued behind it holds only once it is
+// gone (for a read hold: no writer holds). The check takes any version of the
 // node: a revocation request (Revoke) writes into it without ending the
 // hold. A guard taken once the hold has ended (Err is not nil: released,
 // or signalled lost) fails the transaction even while the node is still
