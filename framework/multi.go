@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkrecipes/zkrecipes"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 )
 
@@ -17,6 +18,7 @@ type Op struct {
 	data    []byte
 	mode    CreateMode
 	version int32
+	guard   bool // a GuardOp: its failure is the loss of a hold
 }
 
 type opKind int
@@ -49,6 +51,16 @@ func CheckOp(path string, version int32) Op {
 	return Op{kind: opCheck, path: path, version: version}
 }
 
+// GuardOp is a CheckOp that stands for a hold on the node at path (see
+// the Guard methods of the recipes' holds): it fails the transaction
+// unless the node exists at version (-1: at any version). A Multi that it
+// fails returns an error that wraps zkrecipes.ErrLost and the server's
+// error (zk.ErrNoNode, zk.ErrBadVersion), and names path, so that a
+// caller tells a lost hold from a conflict of its own CheckOp.
+func GuardOp(path string, version int32) Op {
+	return Op{kind: opCheck, path: path, version: version, guard: true}
+}
+
 // OpResult is the outcome of one operation of a Multi.
 type OpResult struct {
 	// Path is the created node's path (relative to the namespace) for a
@@ -62,7 +74,8 @@ type OpResult struct {
 
 // Multi runs ops as one transaction: all of them or none. When it fails,
 // the error wraps the first failing operation's error and the results say
-// which operation failed.
+// which operation failed; failed at a GuardOp, it also wraps
+// zkrecipes.ErrLost.
 //
 // A Multi is never applied twice, and never reported failed after it ran,
 // because its answer was lost. After a lost answer it is sent again only
@@ -113,7 +126,27 @@ func (c *Client) multiSent(ctx context.Context, ops ...Op) (results []OpResult, 
 			results[i].Path = c.clientPath(r.String)
 		}
 	}
-	return results, sent, err
+	return results, sent, guardFailure(ops, results, err)
+}
+
+// guardFailure turns the error of a transaction that the server failed at
+// a GuardOp into the loss of the hold it stands for. Only the failing
+// operation has an error of its own: those before it have none, those
+// after it the server's "runtime inconsistency".
+func guardFailure(ops []Op, results []OpResult, err error) error {
+	if err == nil {
+		return nil
+	}
+	for i, r := range results {
+		if r.Err == nil {
+			continue
+		}
+		if !ops[i].guard {
+			return err
+		}
+		return opError("multi", "", fmt.Errorf("%w: guard %s: %w", zkrecipes.ErrLost, ops[i].path, r.Err))
+	}
+	return err
 }
 
 func (c *Client) multiRequests(ops []Op) ([]any, error) {

@@ -29,6 +29,13 @@
 //     token. A resource that keeps the highest token refuses the earlier
 //     holder, which also learns of the take-over at once (ErrTakenOver).
 //     At most one Resume of a node wins.
+//   - Guarded writes: Lease.Guard is an operation for
+//     framework.Client.Multi that fails the transaction, with ErrLost,
+//     unless the lease's node is still there as this holder left it (for a
+//     TTL lease, at the version of the holder's last write), so the server
+//     applies a write in the same transaction only while the lease is
+//     held. A guarded transaction whose answer was lost is never applied
+//     twice nor reported failed after it ran.
 //   - A time-bounded lease (WithMaxHold) lives by its renewals: the holder
 //     proves it is alive with Renew (or a Keeper renews while a context of
 //     the caller's lives, as Redisson's watchdog does), and when the bound
@@ -73,7 +80,7 @@
 // (not the holder's) decides when its node is removed. The earlier holder
 // of a TTL lease taken over learns of it from a watch: until the
 // notification arrives it may still believe it holds, which is what the
-// fencing token is for.
+// fencing token and the guarded write are for.
 //
 // Errors: the sentinels that every recipe shares live in the root package
 // zkrecipes; this package re-exports those it returns under the same names

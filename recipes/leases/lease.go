@@ -101,7 +101,9 @@ func (l *Lease) Client() *framework.Client { return l.client }
 // highest token refuses a holder whose TTL lease was taken over, and
 // admits the holders that come after it. A lease that is lost, or whose
 // node is gone (or, for a session lease, whose session is) when the token
-// is read, gives an error wrapping ErrLost.
+// is read, gives an error wrapping ErrLost. Where the resource is data in
+// ZooKeeper itself, Guard is stronger: the server refuses the stale
+// holder's write, and no resource keeps a token.
 func (l *Lease) FencingToken(ctx context.Context) (int64, error) {
 	l.tokenMu.Lock()
 	token := l.token
@@ -118,6 +120,53 @@ func (l *Lease) FencingToken(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("leases: fencing token: %w", err)
 	}
 	return token, nil
+}
+
+// Guard returns an operation for framework.Client.Multi that fails the
+// transaction unless the lease's node is still on the server as this
+// holder left it, so that a write in the same transaction is applied only
+// while the lease is held, atomically, by the server itself:
+//
+//	_, err := client.Multi(ctx, lease.Guard(), framework.SetOp("/jobs/42", data, -1))
+//
+// A transaction that the guard fails returns an error wrapping ErrLost
+// that names the lease node, and writes nothing. Guard sends nothing; any
+// client of the ensemble may run the transaction.
+//
+// For a lease of the holder's session the check takes any version of the
+// node: the node is an ephemeral of that session whose name is unique to
+// one create (protected, as package semaphore names its leases), so its
+// existence proves that it is this lease's node, in its session; and a
+// renewal (WithMaxHold) writes into it. A TTL lease outlives its session
+// and may be taken over (Resume, which writes a new stamp), so its check
+// pins the version of this holder's last write whose answer has come.
+// A guard taken while the holder's own renewal is on its way carries the
+// version from before it, and fails the transaction if the renewal lands
+// first; so does one taken after a renewal whose outcome stayed unknown,
+// until the next renewal succeeds. Such a false "lost" is safe (take the
+// guard again and retry); a false "held" cannot happen, since any other
+// write to the node raises its version past every version of this
+// holder's, and no node is created again at its path (its name, too, is
+// unique to one create).
+//
+// A guard taken once the lease has ended (Err is not nil: returned, lost,
+// or past its deadline) fails the transaction even while the node is still
+// there.
+//
+// A guard is stronger than a fencing token: it needs no resource that
+// keeps the highest token, only data kept in the same ZooKeeper.
+//
+// A guarded transaction whose answer is lost follows the rule of
+// framework.Client.Multi: it is never applied twice, and never reported
+// failed after it ran. When the client cannot prove whether it ran (a
+// transaction with a set or a delete, say), it returns
+// framework.ErrOutcomeUnknown, not ErrLost: read to learn which.
+func (l *Lease) Guard() framework.Op {
+	if l.ttl != nil {
+		version, err := l.ttl.guarded()
+		return recipe.Guard(l.node.Path, version, err)
+	}
+	return recipe.Guard(l.node.Path, -1, l.watch.Err())
 }
 
 // Grant makes zxid the lease's fencing token: the zxid of the read that

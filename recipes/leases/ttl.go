@@ -127,6 +127,15 @@ func (h *ttlHold) expireLocked() time.Duration {
 	return 0
 }
 
+// guarded returns the version of the holder's last write whose answer
+// came, and the lease's Err.
+func (h *ttlHold) guarded() (int32, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.expireLocked()
+	return h.version, h.err
+}
+
 // lose records err and closes lost, unless the lease has ended already,
 // or its deadline has passed: then the expiry is what ended it.
 func (h *ttlHold) lose(err error) bool {

@@ -52,6 +52,13 @@
 //     zero timeout is one attempt, as TryAcquire.
 //   - Fencing: Hold.FencingToken is the node's creation zxid, which grows
 //     from one holder to the next.
+//   - Guarded writes: Hold.Guard is an operation for
+//     framework.Client.Multi that fails the transaction, with ErrLost,
+//     unless the hold's node is still there, so the server applies a write
+//     in the same transaction only while the lock is held. A guarded
+//     transaction whose answer was lost is never applied twice nor
+//     reported failed after it ran (framework.ErrOutcomeUnknown when the
+//     client cannot prove whether it ran).
 //
 // Cost: a free lock is taken in one round trip and released in one, three
 // requests in all: the listing of the queue leaves right behind the create
@@ -60,7 +67,7 @@
 //
 // Not guaranteed: holding is never certain until release; a process paused
 // for longer than the session timeout may still believe it holds the lock.
-// Use the fencing token where that matters. Revocation (WithRevocation,
+// Use a guarded write or the fencing token where that matters. Revocation (WithRevocation,
 // Revoke) is cooperative.
 //
 // Errors: the sentinels that every recipe shares live in the root package

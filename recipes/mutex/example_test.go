@@ -74,3 +74,53 @@ func ExampleWithOwner() {
 	fmt.Println("released:", <-done == nil)
 	// Output: released: true
 }
+
+// Update the config only while holding the lock: the server applies the
+// write only if the hold's node is still there, so a holder that has lost
+// the lock without knowing it (paused past its session, say) writes
+// nothing.
+func ExampleHold_Guard() {
+	ctx := context.Background()
+	client, err := framework.Connect(ctx, strings.Split(os.Getenv("ZK_SERVERS"), ","))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer client.Close()
+	const config = "/examples/mutex/guarded-config"
+	if err := client.EnsurePath(ctx, config); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	lock, err := mutex.New(client, "/examples/mutex/config-lock")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	hold, err := lock.AcquireTimeout(ctx, 10*time.Second)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = client.Multi(ctx, hold.Guard(), framework.SetOp(config, []byte("max_connections=100"), -1))
+	fmt.Println("written under the lock:", err == nil)
+
+	if err := hold.Release(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = client.Multi(ctx, hold.Guard(), framework.SetOp(config, []byte("max_connections=0"), -1))
+	fmt.Println("written after the release:", !errors.Is(err, mutex.ErrLost))
+
+	data, _, err := client.Get(ctx, config)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(data))
+	// Output:
+	// written under the lock: true
+	// written after the release: false
+	// max_connections=100
+}

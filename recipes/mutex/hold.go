@@ -18,7 +18,8 @@ import (
 //
 // A hold can end without a release: see Lost. Holding is never certain
 // until release, since the server may have expired the session already;
-// use FencingToken to let a resource reject a stale holder.
+// use FencingToken to let a resource reject a stale holder, or Guard to
+// have the server apply a write only while the lock is held.
 type Hold struct {
 	m     *Mutex
 	owner any
@@ -76,13 +77,46 @@ func (h *Hold) Session() *framework.Session { return h.node.Session }
 // FencingToken returns the lock node's creation zxid. It grows from one
 // holder of the lock to the next, so a resource that remembers the highest
 // token it has seen can refuse a holder that has lost the lock without
-// knowing it. It is read from the server on the first call only.
+// knowing it. It is read from the server on the first call only. Where
+// the resource is data in ZooKeeper itself, Guard is stronger: the server
+// refuses the stale holder's write, and no resource keeps a token.
 func (h *Hold) FencingToken(ctx context.Context) (int64, error) {
 	token, err := h.fence.Token(ctx, h.m.client, h.node, true)
 	if err != nil {
 		return 0, fmt.Errorf("%s: fencing token: %w", h.m.opts.name, err)
 	}
 	return token, nil
+}
+
+// Guard returns an operation for framework.Client.Multi that fails the
+// transaction unless the hold's lock node is still on the server, so that
+// a write in the same transaction is applied only while the lock is held,
+// atomically, by the server itself:
+//
+//	_, err := client.Multi(ctx, hold.Guard(), framework.SetOp("/config", data, -1))
+//
+// A transaction that the guard fails returns an error wrapping ErrLost
+// that names the lock node, and writes nothing. The node is an ephemeral
+// of the holder's session whose name is protected (a fresh protection id),
+// so its existence proves that it is this hold's node, in its session, and
+// that the hold stands: a node queued behind it holds only once it is
+// gone (for a read hold: no writer holds). The check takes any version of the
+// node: a revocation request (Revoke) writes into it without ending the
+// hold. A guard taken once the hold has ended (Err is not nil: released,
+// or signalled lost) fails the transaction even while the node is still
+// there. Guard sends nothing; any client of the ensemble may run the
+// transaction.
+//
+// A guard is stronger than a fencing token: it needs no resource that
+// keeps the highest token, only data kept in the same ZooKeeper.
+//
+// A guarded transaction whose answer is lost follows the rule of
+// framework.Client.Multi: it is never applied twice, and never reported
+// failed after it ran. When the client cannot prove whether it ran (a
+// transaction with a set or a delete, say), it returns
+// framework.ErrOutcomeUnknown, not ErrLost: read to learn which.
+func (h *Hold) Guard() framework.Op {
+	return recipe.Guard(h.node.Path, -1, h.watch.Err())
 }
 
 // Release gives up one level of the hold for its owner, whichever

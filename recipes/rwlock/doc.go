@@ -56,8 +56,10 @@
 //     is sent to the server. Curator and Kazoo wait on themselves forever.
 //     If that read hold is lost, the error wraps ErrLost instead: release
 //     the lost hold, then take the write lock.
-//   - Nothing left behind, loss signalled, fencing: as mutex.Mutex. A hold
-//     is a mutex.Hold, with Lost, Err, Path and FencingToken.
+//   - Nothing left behind, loss signalled, fencing, guarded writes: as
+//     mutex.Mutex. A hold is a mutex.Hold, with Lost, Err, Path,
+//     FencingToken and Guard (a write that the server applies only while
+//     the hold holds).
 //
 // Cost: a free lock, of either kind, is taken in one round trip and
 // released in one, three requests in all (create, the listing that rides

@@ -49,6 +49,11 @@
 //     greater token: the ended lease's node was deleted before that read.
 //     A node's creation zxid would not do: a waiter creates its node first,
 //     and a Resume may write the node it waits behind.
+//   - Guarded writes: Lease.Guard is an operation for
+//     framework.Client.Multi that fails the transaction, with ErrLost,
+//     unless the lease's node is still there as its holder left it, so
+//     the server applies a write in the same transaction only while the
+//     lease is held (see leases.Lease.Guard).
 //
 // Cost: an uncontended acquire and return take 5 requests: the guard's
 // create and list; one transaction that creates the lease node(s) and
