@@ -31,6 +31,10 @@
 //     the client can prove what happened (a transaction of protected
 //     creates is found by their ids). See [Client.Set], [Client.Delete]
 //     and [Client.Multi].
+//   - A guard ([GuardOp], which every recipe's hold offers as Guard) makes
+//     a transaction fail unless the hold's node is still there as handed
+//     out, checked by the server atomically with the writes beside it; the
+//     error then wraps the library's ErrLost.
 //   - A protected create ([Client.CreateProtected]) returns exactly one node
 //     that the caller owns, or an error and no node: the node name carries a
 //     protection id, so a create whose answer was lost is found again rather
