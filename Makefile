@@ -28,10 +28,13 @@ export CHAOS_REPORT
 GOWORK_FILE := $(CURDIR)/.run/gowork/go.work
 export GOWORK := $(GOWORK_FILE)
 
-.PHONY: deps build test test-unit test-integration test-container lint cover bench demo chaos
+.PHONY: deps gowork build test test-unit test-integration test-container lint cover bench demo chaos
 
 $(GOWORK_FILE): go.mod go.sum .ci/gowork.sh .ci/go-zookeeper-lastzxid.patch
 	./.ci/gowork.sh
+
+## gowork: make the workspace; then export GOWORK=$PWD/.run/gowork/go.work to run go by hand as make does
+gowork: $(GOWORK_FILE)
 
 ## deps: install what the tests and lint need (idempotent; root for apt)
 deps: $(GOWORK_FILE)
