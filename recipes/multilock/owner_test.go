@@ -98,3 +98,38 @@ func TestMultiLock_ConcurrentAcquiresByOneExplicitOwnerShareTheParts(t *testing.
 	require.NoError(t, got[1].Release(context.Background()))
 	assert.Empty(t, nodes(t, c, base))
 }
+
+func TestHold_ConcurrentReleasesGiveThePartsUpOnce(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	base := zktest.UniquePath(t)
+	ml := reentrant(t, newLocks(t, c, base))
+	outer, err := ml.Acquire(ctx)
+	require.NoError(t, err)
+	inner, err := ml.Acquire(ctx)
+	require.NoError(t, err)
+
+	errs := make(chan error, 2)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() { errs <- inner.Release(ctx) }) // ends with the release
+	}
+	wg.Wait()
+	close(errs)
+	var released, refused int
+	for err := range errs {
+		if err == nil {
+			released++
+		} else if assert.ErrorIs(t, err, multilock.ErrReleased) {
+			refused++
+		}
+	}
+	assert.Equal(t, 1, released)
+	assert.Equal(t, 1, refused)
+	require.NoError(t, outer.Err(), "a second release of one hold gave up the other's parts")
+	a, b := lockNodes(t, c, base)
+	assert.Len(t, a, 1)
+	assert.Len(t, b, 1)
+	require.NoError(t, outer.Release(ctx))
+	assert.Empty(t, nodes(t, c, base))
+}
