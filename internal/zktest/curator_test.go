@@ -244,3 +244,37 @@ func TestCurator_ClockIsTheGoSidesMonotonicClock(t *testing.T) {
 	assert.Less(t, acquired, released)
 	assert.LessOrEqual(t, released, after)
 }
+
+func TestCurator_MultiLockTakesEveryPartOrNone(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	c := StartCurator(t, Servers(t))
+	zc := connect(t, Servers(t), 10*time.Second)
+	base := UniquePath(t)
+	first, second := base+"/first", base+"/second"
+
+	ok, err := c.RWAcquire(ctx, "b", second, true, -1)
+	require.NoError(t, err)
+	require.True(t, ok)
+	ok, err = c.MultiAcquire(ctx, "a", 300*time.Millisecond, first, "write:"+second)
+	require.NoError(t, err)
+	assert.False(t, ok, "a took a multi-lock whose second part b holds")
+	kids, _, err := zc.Children(first)
+	if err != zk.ErrNoNode {
+		require.NoError(t, err)
+	}
+	assert.Empty(t, kids, "a's timed-out multi-lock left its first part held")
+
+	require.NoError(t, c.RWRelease(ctx, "b", true))
+	ok, err = c.MultiAcquire(ctx, "a", 10*time.Second, first, "write:"+second)
+	require.NoError(t, err)
+	require.True(t, ok)
+	ok, err = c.MutexAcquire(ctx, "b", first, 300*time.Millisecond)
+	require.NoError(t, err)
+	assert.False(t, ok, "b took a part of a's multi-lock")
+	require.NoError(t, c.MultiRelease(ctx, "a"))
+	ok, err = c.MutexAcquire(ctx, "b", first, 10*time.Second)
+	require.NoError(t, err)
+	assert.True(t, ok, "the multi-lock's release left its first part held")
+	require.NoError(t, c.MutexRelease(ctx, "b"))
+}

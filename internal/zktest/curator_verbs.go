@@ -139,6 +139,23 @@ func curatorMode(write bool) string {
 	return "read"
 }
 
+// MultiAcquire acquires, for handle, Curator's InterProcessMultiLock of parts, each a path
+// (an InterProcessMutex) or "read:", "write:" or "sem:" before a path (a read/write lock's side,
+// an InterProcessSemaphoreMutex), waiting at most timeout (forever when timeout < 0); it reports
+// false when the time ran out. Acquiring again with the same parts re-enters the lock, as in
+// Curator; a handle holding nothing may name other parts.
+func (c *Curator) MultiAcquire(ctx context.Context, handle string, timeout time.Duration, parts ...string) (bool, error) {
+	args := append([]string{handle, curatorMillis(timeout)}, parts...)
+	_, ok, err := curatorAcquired(c.Do(ctx, "multi-acquire", args...))
+	return ok, err
+}
+
+// MultiRelease releases the multi-lock of handle once, its parts in reverse order.
+func (c *Curator) MultiRelease(ctx context.Context, handle string) error {
+	_, err := c.Do(ctx, "multi-release", handle)
+	return err
+}
+
 // Revoke asks the holder of the lock node at nodePath to release it (Revoker.attemptRevoke).
 func (c *Curator) Revoke(ctx context.Context, nodePath string) error {
 	_, err := c.Do(ctx, "revoke", nodePath)

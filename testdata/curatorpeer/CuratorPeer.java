@@ -34,10 +34,11 @@ public class CuratorPeer {
     record Mutex(String path, InterProcessMutex lock) {}
     record Sem(String path, InterProcessSemaphoreV2 sem, SharedCount count, List<Lease> leases) {}
     record Rw(String path, InterProcessReadWriteLock lock) {}
+    record Multi(List<String> parts, InterProcessMultiLock lock) {}
 
     // Verbs whose first argument is a handle: they run on the handle's executor.
     static final Set<String> HANDLE_VERBS = Set.of("mutex-acquire", "mutex-release", "sem-acquire",
-        "sem-acquire-counted", "sem-release", "rw-acquire", "rw-release");
+        "sem-acquire-counted", "sem-release", "rw-acquire", "rw-release", "multi-acquire", "multi-release");
 
     final CuratorFramework client;
     final PrintStream out;
@@ -48,6 +49,7 @@ public class CuratorPeer {
     final Map<String, Mutex> mutexes = new ConcurrentHashMap<>();
     final Map<String, Sem> sems = new ConcurrentHashMap<>();
     final Map<String, Rw> rws = new ConcurrentHashMap<>();
+    final Map<String, Multi> multis = new ConcurrentHashMap<>();
 
     CuratorPeer(CuratorFramework client, PrintStream out) {
         this.client = client;
@@ -68,6 +70,8 @@ public class CuratorPeer {
         verbs.put("rw-participants",
             a -> json(lockOf(new Rw(a[0], new InterProcessReadWriteLock(client, a[0])), a[1]).getParticipantNodes()));
         verbs.put("rw-queue", a -> json(LockInternals.getSortedChildren(client, a[0], "__READ__", rwSorter(new InterProcessReadWriteLock(client, a[0])))));
+        verbs.put("multi-acquire", this::multiAcquire);
+        verbs.put("multi-release", a -> { handle(multis, a[0]).lock().release(); return ""; });
         verbs.put("revoke", a -> { Revoker.attemptRevoke(client, a[0]); return ""; });
         verbs.put("clock", a -> Long.toString(System.nanoTime()));
     }
@@ -228,6 +232,36 @@ public class CuratorPeer {
             rws.put(h, r);
         }
         return timed(lockOf(r, a[2]), Long.parseLong(a[3]));
+    }
+
+    // a: handle, timeoutMs, then the parts, each "[kind:]path" with kind mutex (the default),
+    // read, write or sem (an InterProcessSemaphoreMutex). A handle keeps its multi-lock while it
+    // names the same parts, so that acquiring again re-enters it, as in Curator.
+    String multiAcquire(String[] a) throws Exception {
+        String h = a[0];
+        List<String> parts = Arrays.asList(Arrays.copyOfRange(a, 2, a.length));
+        if (parts.isEmpty()) throw new IllegalArgumentException("multi-acquire needs parts");
+        Multi m = multis.get(h);
+        if (m == null || !m.parts().equals(parts)) {
+            if (m != null && m.lock().isAcquiredInThisProcess()) throw new IllegalStateException("handle " + h + " holds " + m.parts());
+            List<InterProcessLock> locks = new ArrayList<>();
+            for (String part : parts) locks.add(multiPart(part));
+            m = new Multi(parts, new InterProcessMultiLock(locks));
+            multis.put(h, m);
+        }
+        return timed(m.lock(), Long.parseLong(a[1]));
+    }
+
+    InterProcessLock multiPart(String part) {
+        int colon = part.indexOf(':');
+        String kind = colon < 0 ? "mutex" : part.substring(0, colon), path = part.substring(colon + 1);
+        switch (kind) {
+            case "mutex": return new InterProcessMutex(client, path);
+            case "read": return new InterProcessReadWriteLock(client, path).readLock();
+            case "write": return new InterProcessReadWriteLock(client, path).writeLock();
+            case "sem": return new InterProcessSemaphoreMutex(client, path);
+            default: throw new IllegalArgumentException("part kind must be mutex, read, write or sem, not " + kind);
+        }
     }
 
     static InterProcessMutex lockOf(Rw r, String mode) {

@@ -1,0 +1,138 @@
+package multilock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+)
+
+// Hold is one acquire's hold on every part of a Lock. It keeps each
+// part's own hold, in order (Parts). An owner that acquires the Lock again
+// gets a Hold of its own, whose reentrant parts are the same part holds
+// counted up; each Hold is released once.
+//
+// Holding is never certain until release: a part may have been lost
+// already. Lost and Err say when any part is; FencingTokens lets resources
+// refuse a stale holder.
+type Hold struct {
+	lock  *Lock
+	parts []PartHold
+	done  chan struct{} // closed by Release; ends the watch of Lost
+
+	watchOnce sync.Once
+	lost      chan struct{} // closed when a part is lost (Lost)
+
+	mu       sync.Mutex // guards released
+	released bool
+}
+
+func newHold(l *Lock, parts []PartHold) *Hold {
+	return &Hold{lock: l, parts: parts, done: make(chan struct{}), lost: make(chan struct{})}
+}
+
+// Parts returns the parts' holds, in the order the parts were taken: a
+// *mutex.Hold for a mutex, read or write lock, a *leases.Lease for a
+// semaphore mutex.
+func (h *Hold) Parts() []PartHold { return slices.Clone(h.parts) }
+
+// Lost returns a channel that is closed when any part's hold ends without
+// a release (see each part's Lost: the connection suspended under the
+// standard error policy, the session lost, a node deleted by someone
+// else); Err then says which part. The first call starts each part's own
+// watch (for a lock part, a request to watch its node, unless its wait set
+// one already) and one goroutine that ends at the first loss or at
+// Release. A Hold released before any loss never closes it.
+func (h *Hold) Lost() <-chan struct{} {
+	h.watchOnce.Do(h.watch)
+	return h.lost
+}
+
+// watch closes h.lost at the first part's loss.
+func (h *Hold) watch() {
+	cases := make([]reflect.SelectCase, 0, len(h.parts)+1)
+	cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(h.done)})
+	for _, p := range h.parts {
+		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(p.Lost())})
+	}
+	// Ends at Release (done) or at the first part's loss.
+	go func() {
+		if chosen, _, _ := reflect.Select(cases); chosen > 0 {
+			close(h.lost)
+		}
+	}()
+}
+
+// Err returns nil while every part is held; after a part's loss, an error
+// that names the first lost part (in order) and wraps its error, and so
+// ErrLost; after Release, an error wrapping ErrReleased.
+func (h *Hold) Err() error {
+	h.mu.Lock()
+	released := h.released
+	h.mu.Unlock()
+	if released {
+		return fmt.Errorf("multilock: %s: %w", h.lock.describe(), ErrReleased)
+	}
+	for i, p := range h.parts {
+		if err := p.Err(); err != nil {
+			return fmt.Errorf("multilock: part %d, %s: %w", i, h.lock.parts[i].Path(), err)
+		}
+	}
+	return nil
+}
+
+// FencingTokens returns each part's fencing token, in the order of the
+// parts: for a mutex, read or write lock the creation zxid of its node,
+// for a semaphore mutex its lease's token (see leases.Lease.FencingToken).
+// Each grows from one holder of its lock to the next, so a resource
+// guarded by part i refuses a stale holder by keeping the highest token i
+// it has seen; the tokens of different parts are not comparable with each
+// other. A part's token costs one read on the first call at most. A lost
+// part fails the call with its error.
+func (h *Hold) FencingTokens(ctx context.Context) ([]int64, error) {
+	tokens := make([]int64, len(h.parts))
+	for i, p := range h.parts {
+		t, err := p.FencingToken(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("multilock: fencing token of %s: %w", h.lock.parts[i].Path(), err)
+		}
+		tokens[i] = t
+	}
+	return tokens, nil
+}
+
+// Release gives up every part, in reverse order, whichever goroutine calls
+// it: possession of the Hold stands for ownership, as with mutex.Hold. A
+// part held again by the same owner is counted down, not deleted. Like
+// every release of the library, it finishes after ctx has ended. It tries
+// every part whatever the others give, and returns their errors joined (a
+// part lost gives one wrapping ErrLost); a second Release returns
+// ErrReleased and changes nothing.
+func (h *Hold) Release(ctx context.Context) error {
+	h.mu.Lock()
+	if h.released {
+		h.mu.Unlock()
+		return fmt.Errorf("multilock: release %s: %w", h.lock.describe(), ErrReleased)
+	}
+	h.released = true
+	close(h.done)
+	h.mu.Unlock()
+	if err := h.lock.releaseAll(ctx, h.parts); err != nil {
+		return fmt.Errorf("multilock: release %s: %w", h.lock.describe(), err)
+	}
+	return nil
+}
+
+// releaseAll gives up one level of each of held, the holds of the first
+// len(held) parts, in reverse order, and joins their errors.
+func (l *Lock) releaseAll(ctx context.Context, held []PartHold) error {
+	var errs []error
+	for i := len(held) - 1; i >= 0; i-- {
+		if err := l.parts[i].release(ctx, held[i]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
