@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+
+	"github.com/zkrecipes/zkrecipes/framework"
 )
 
 // Hold is one acquire's hold on every part of a Lock. It keeps each
@@ -101,6 +103,28 @@ func (h *Hold) FencingTokens(ctx context.Context) ([]int64, error) {
 		tokens[i] = t
 	}
 	return tokens, nil
+}
+
+// Guard returns every part's guard (see mutex.Hold.Guard and
+// leases.Lease.Guard), in the order of the parts, for Client.Multi: a
+// transaction that carries them applies its other operations only while
+// every part is still held as handed out, checked by the server together
+// with those operations, and otherwise fails with an error wrapping ErrLost
+// that names the part's node:
+//
+//	ops := append(hold.Guard(), framework.SetOp("/config", data, -1))
+//	_, err := client.Multi(ctx, ops...)
+//
+// Any client may run the transaction: a guard checks the part's node, not
+// the session of the client that sends it. A transaction whose answer was
+// lost follows Client.Multi's rule: never applied twice, and
+// ErrOutcomeUnknown when the client cannot prove whether it ran.
+func (h *Hold) Guard() []framework.Op {
+	ops := make([]framework.Op, len(h.parts))
+	for i, p := range h.parts {
+		ops[i] = p.Guard()
+	}
+	return ops
 }
 
 // Release gives up every part, in reverse order, whichever goroutine calls

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/zkrecipes/zkrecipes/recipes/rwlock"
@@ -39,6 +40,9 @@ type PartHold interface {
 	Path() string
 	// FencingToken returns the hold's fencing token.
 	FencingToken(ctx context.Context) (int64, error)
+	// Guard returns the operation that fails a Client.Multi unless the
+	// hold's node is still there as handed out.
+	Guard() framework.Op
 }
 
 // locker is what the locks of this library offer, with H their hold type:
