@@ -15,6 +15,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
+	"github.com/zkrecipes/zkrecipes/recipes/multilock"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/zkrecipes/zkrecipes/recipes/rwlock"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
@@ -156,6 +157,18 @@ func methodCases(t *testing.T, c *framework.Client, root string) []badCase {
 		}, invalid},
 		{"rwlock.Lock.Release, nothing held", func() error { return rw.ReadLock().Release(ctx) }, notOwner},
 		{"rwlock.Lock.Release, another owner's hold", func() error { return rw.WriteLock().Release(rwlock.WithOwner(ctx, "nobody")) }, notOwner},
+		{"multilock.New, no parts", func() error { return errOf(multilock.New()) }, invalid},
+		{"multilock.New, nil part", func() error { return errOf(multilock.New(multilock.Mutex(m), nil)) }, invalid},
+		{"multilock.NewSorted, two parts on one path", func() error {
+			return errOf(multilock.NewSorted(multilock.Read(rw), multilock.Write(rw)))
+		}, invalid},
+		{"multilock.Lock.Acquire, owner not comparable", func() error {
+			l, err := multilock.New(multilock.Mutex(m), multilock.SemaphoreMutex(sm))
+			if err != nil {
+				return err
+			}
+			return errOf(l.Acquire(mutex.WithOwner(ctx, []int{1})))
+		}, invalid},
 	}
 	lease, err := other.Acquire(ctx)
 	require.NoError(t, err)
