@@ -21,6 +21,7 @@ type Client struct {
 	events    *eventQueue
 	listeners *listenerSet
 	tap       *writeTap
+	leases    *leaseBook
 	reach     reach
 
 	// life ends background work (the state loop, clean-ups) on Close.
@@ -77,6 +78,7 @@ func New(servers []string, opts ...Option) (*Client, error) {
 		events:      newEventQueue(),
 		listeners:   newListenerSet(),
 		tap:         newWriteTap(),
+		leases:      newLeaseBook(cfg.leaseMargin),
 		life:        life,
 		stop:        stop,
 		connectedCh: make(chan struct{}),

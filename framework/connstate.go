@@ -85,7 +85,7 @@ func (c *Client) dial() error {
 	// cannot work without it.
 	opts := []func(*zk.Conn){
 		zk.WithHostProvider(&hostProvider{}),
-		zk.WithDialer(c.recordDials(tappedDialer(c.tap, granted))),
+		zk.WithDialer(c.recordDials(tappedDialer(c.tap, c.leases, granted))),
 		zk.WithLogger(zkLogger{l: c.log}),
 	}
 	opts = append(opts, c.cfg.zkOptions...)
@@ -193,7 +193,7 @@ func (c *Client) onSession(id int64, lostTimer *time.Timer) {
 		// the same.
 		c.loseSession()
 	}
-	c.session = newSession(id)
+	c.session = newSession(id, c.leases.find(id), c.leaseLapsed)
 	if c.state == 0 {
 		c.emit(Connected, id, false)
 		return
@@ -253,7 +253,15 @@ func (c *Client) loseSession() {
 	c.session = nil
 	c.suspension = suspension{}
 	s.abandon()
+	c.leases.forget(s.id)
 	c.emit(Lost, s.id, false)
+}
+
+// leaseLapsed logs that a session's lease ran out while connected or not:
+// every hold of the session has ended.
+func (c *Client) leaseLapsed(s *Session) {
+	c.log.Warn("session lease ran out without a newer acknowledged request; holds of the session end",
+		"session", fmt.Sprintf("%#x", s.id))
 }
 
 // emit records and publishes a state change. Callers hold c.mu, which

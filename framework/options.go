@@ -22,6 +22,7 @@ type config struct {
 	auth              []authCred
 	logger            *slog.Logger
 	zkOptions         []func(*zk.Conn)
+	leaseMargin       float64
 }
 
 type authCred struct {
@@ -36,6 +37,7 @@ func defaultConfig() config {
 		retry:             DefaultRetryPolicy(),
 		acl:               OpenACL(),
 		logger:            slog.Default(),
+		leaseMargin:       DefaultLeaseMargin,
 	}
 }
 
@@ -58,6 +60,28 @@ func WithSessionTimeout(d time.Duration) Option {
 			return fmt.Errorf("%w: session timeout %v is below the minimum %v", ErrInvalidOption, d, MinSessionTimeout)
 		}
 		c.sessionTimeout = d
+		return nil
+	}
+}
+
+// MaxLeaseMargin is the largest margin WithLeaseMargin takes: beyond it
+// the lease would run out between two of the client's pings (every third
+// of the session timeout) even with prompt answers.
+const MaxLeaseMargin = 0.5
+
+// WithLeaseMargin sets the session lease's margin ε: a reply to a request
+// sent at s proves the session alive until s + T·(1−ε), T the granted
+// session timeout (see Session.LeaseDeadline). ε covers a difference in
+// clock rate between the client and the server: the lease is safe as long
+// as the client's clock runs no more than ε slower than the server's over
+// a session timeout. A margin outside [0, MaxLeaseMargin] is rejected with
+// ErrInvalidOption. Default DefaultLeaseMargin (5 %).
+func WithLeaseMargin(eps float64) Option {
+	return func(c *config) error {
+		if !(eps >= 0 && eps <= MaxLeaseMargin) { // also refuses NaN
+			return fmt.Errorf("%w: lease margin %v is outside [0, %v]", ErrInvalidOption, eps, MaxLeaseMargin)
+		}
+		c.leaseMargin = eps
 		return nil
 	}
 }
