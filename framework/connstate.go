@@ -146,6 +146,11 @@ func (c *Client) handle(e connEvent, lostTimer *time.Timer) {
 	switch {
 	case e.granted > 0:
 		c.granted = e.granted
+		if !leaseKeepable(e.granted, c.cfg.leaseMargin, c.cfg.serverLag) {
+			c.log.Warn("the server granted a session timeout too short for the configured server lag: "+
+				"the session lease runs out between pings, and every hold ends at once",
+				"granted", e.granted, "server_lag", c.cfg.serverLag)
+		}
 	case e.authDone:
 		c.credentialsAnswered(e)
 		if c.auth.done && c.conn.State() == zk.StateHasSession {

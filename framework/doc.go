@@ -69,8 +69,9 @@
 // syncLimit × tickTime. Through a follower the safe deadline is
 // s + T·(1−ε) − P − lag, with P the longest gap between the client's
 // requests (its pings come every T/3) and lag at least
-// syncLimit × tickTime + tickTime/2; the client does not subtract that
-// margin yet, so in an ensemble choose a session timeout well above it.
+// syncLimit × tickTime + tickTime/2, which the user configures with
+// [WithServerLag]; without it the client takes the answering server for
+// the one that expires sessions.
 // A client dialed through a dialer of the caller's own (zk.WithDialer in
 // [WithZKOptions]) cannot see its frames and keeps no lease: its holds end
 // on the connection events alone (Suspended or Lost, as the policy says).

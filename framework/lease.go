@@ -66,13 +66,14 @@ func (l *lease) left() time.Duration {
 type leaseBook struct {
 	clock  monoClock
 	margin float64
+	lag    time.Duration // WithServerLag
 
 	mu     sync.Mutex
 	leases map[int64]*lease
 }
 
-func newLeaseBook(margin float64) *leaseBook {
-	return &leaseBook{clock: monoClock{origin: time.Now()}, margin: margin, leases: make(map[int64]*lease)}
+func newLeaseBook(margin float64, lag time.Duration) *leaseBook {
+	return &leaseBook{clock: monoClock{origin: time.Now()}, margin: margin, lag: lag, leases: make(map[int64]*lease)}
 }
 
 // of returns the lease of session id, started if the book has none.
@@ -103,7 +104,29 @@ func (b *leaseBook) forget(id int64) {
 }
 
 // length returns how long a reply proves a session alive past the send
-// instant of its request: T·(1−ε) for the granted timeout T.
+// instant of its request: T·(1−ε) for the granted timeout T, less the
+// ping interval and the lag with a server lag configured (see
+// WithServerLag). It is never negative.
 func (b *leaseBook) length(granted time.Duration) time.Duration {
-	return time.Duration(float64(granted) * (1 - b.margin))
+	return leaseLength(granted, b.margin, b.lag)
+}
+
+// leaseLength is leaseBook.length for margin and lag.
+func leaseLength(granted time.Duration, margin float64, lag time.Duration) time.Duration {
+	d := time.Duration(float64(granted) * (1 - margin))
+	if lag > 0 {
+		d -= pingInterval(granted) + lag
+	}
+	return max(d, 0)
+}
+
+// pingInterval is how often go-zookeeper pings a session of timeout T
+// (two thirds of T is its receive timeout, and it pings at half that):
+// the longest gap between the client's requests.
+func pingInterval(granted time.Duration) time.Duration { return granted / 3 }
+
+// leaseKeepable reports whether a lease of timeout granted can be kept
+// with prompt answers: it must outlast the gap to the next ping.
+func leaseKeepable(granted time.Duration, margin float64, lag time.Duration) bool {
+	return leaseLength(granted, margin, lag) > pingInterval(granted)
 }

@@ -149,3 +149,18 @@ func goroutinesBackTo(n int, within time.Duration) bool {
 	}
 	return true
 }
+
+// With a server lag the lease is shorter by the ping gap and the lag, and
+// the pings still keep it.
+func TestLease_ServerLagShortensTheLease(t *testing.T) {
+	const timeout, lag = 4 * time.Second, 500 * time.Millisecond
+	c := connect(t, zktest.Servers(t), framework.WithSessionTimeout(timeout), framework.WithServerLag(lag))
+	require.Equal(t, timeout, c.SessionTimeout(), "the test server grants what it is asked")
+	s := c.Session()
+	length := time.Duration(float64(timeout)*(1-framework.DefaultLeaseMargin)) - timeout/3 - lag
+	first := deadline(t, s)
+	assert.False(t, first.After(time.Now().Add(length)), "the lease is at most %v ahead", length)
+	require.Eventually(t, func() bool { return deadline(t, s).After(first.Add(timeout / 3)) }, 10*time.Second, 10*time.Millisecond,
+		"pings move the lease on")
+	assert.False(t, s.IsInterrupted(framework.SessionErrorPolicy), "the pings keep it")
+}
