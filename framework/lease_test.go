@@ -249,3 +249,15 @@ func TestServerLag_Validated(t *testing.T) {
 	_, err = New([]string{"127.0.0.1:1"}, WithSessionTimeout(2*time.Second), WithServerLag(time.Second))
 	assert.ErrorIs(t, err, ErrInvalidOption, "whatever the order of the options")
 }
+
+func TestAckTracker_SteadyStateAllocatesNothing(t *testing.T) {
+	tr := connectedTracker(newLeaseBook(DefaultLeaseMargin, 0), 5, 0)
+	req, rep := request(-2), replyHead(-2, 0)
+	tr.sending(req)
+	tr.replied(rep)
+	allocs := testing.AllocsPerRun(100, func() {
+		tr.sending(req)
+		tr.replied(rep)
+	})
+	assert.Zero(t, allocs)
+}
