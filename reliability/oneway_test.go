@@ -12,6 +12,7 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/zkrecipes/zkrecipes/recipes/rwlock"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
@@ -50,6 +51,20 @@ var holdKinds = []holdKind{
 		require.NoError(t, err)
 		l, err := s.Acquire(ctx)
 		require.NoError(t, err)
+		return l.Lost()
+	}, func(path string) string { return path + "/leases" }},
+	// A TTL lease is bound to no session: its own deadline, counted from
+	// before each renewal was sent, ends it; the server frees the permit
+	// a TTL after the last renewal it received.
+	{"TTL lease", func(ctx context.Context, t *testing.T, c *framework.Client, path string, p framework.ErrorPolicy, holder bool) <-chan struct{} {
+		s, err := semaphore.New(c, path, 1, semaphore.WithErrorPolicy(p), semaphore.WithTTL(onewaySession))
+		require.NoError(t, err)
+		l, err := s.Acquire(ctx)
+		require.NoError(t, err)
+		if holder {
+			_, err := leases.Keep(ctx, l, l.Return)
+			require.NoError(t, err)
+		}
 		return l.Lost()
 	}, func(path string) string { return path + "/leases" }},
 }
