@@ -21,6 +21,7 @@ type Client struct {
 	events    *eventQueue
 	listeners *listenerSet
 	tap       *writeTap
+	leases    *leaseBook
 	reach     reach
 
 	// life ends background work (the state loop, clean-ups) on Close.
@@ -69,6 +70,10 @@ func New(servers []string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
+	if !leaseKeepable(cfg.sessionTimeout, cfg.leaseMargin, cfg.serverLag) {
+		return nil, fmt.Errorf("%w: a session timeout of %v is too short for a server lag of %v: the session lease "+
+			"(T·(1−ε) − T/3 − lag) would run out between two pings", ErrInvalidOption, cfg.sessionTimeout, cfg.serverLag)
+	}
 	life, stop := context.WithCancel(context.Background())
 	c := &Client{
 		cfg:         cfg,
@@ -77,6 +82,7 @@ func New(servers []string, opts ...Option) (*Client, error) {
 		events:      newEventQueue(),
 		listeners:   newListenerSet(),
 		tap:         newWriteTap(),
+		leases:      newLeaseBook(cfg.leaseMargin, cfg.serverLag),
 		life:        life,
 		stop:        stop,
 		connectedCh: make(chan struct{}),

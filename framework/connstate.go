@@ -85,7 +85,7 @@ func (c *Client) dial() error {
 	// cannot work without it.
 	opts := []func(*zk.Conn){
 		zk.WithHostProvider(&hostProvider{}),
-		zk.WithDialer(c.recordDials(tappedDialer(c.tap, granted))),
+		zk.WithDialer(c.recordDials(tappedDialer(c.tap, c.leases, granted))),
 		zk.WithLogger(zkLogger{l: c.log}),
 	}
 	opts = append(opts, c.cfg.zkOptions...)
@@ -146,6 +146,11 @@ func (c *Client) handle(e connEvent, lostTimer *time.Timer) {
 	switch {
 	case e.granted > 0:
 		c.granted = e.granted
+		if !leaseKeepable(e.granted, c.cfg.leaseMargin, c.cfg.serverLag) {
+			c.log.Warn("the server granted a session timeout too short for the configured server lag: "+
+				"the session lease runs out between pings, and every hold ends at once",
+				"granted", e.granted, "server_lag", c.cfg.serverLag)
+		}
 	case e.authDone:
 		c.credentialsAnswered(e)
 		if c.auth.done && c.conn.State() == zk.StateHasSession {
@@ -193,7 +198,7 @@ func (c *Client) onSession(id int64, lostTimer *time.Timer) {
 		// the same.
 		c.loseSession()
 	}
-	c.session = newSession(id)
+	c.session = newSession(id, c.leases.find(id), c.leaseLapsed)
 	if c.state == 0 {
 		c.emit(Connected, id, false)
 		return
@@ -253,7 +258,15 @@ func (c *Client) loseSession() {
 	c.session = nil
 	c.suspension = suspension{}
 	s.abandon()
+	c.leases.forget(s.id)
 	c.emit(Lost, s.id, false)
+}
+
+// leaseLapsed logs that a session's lease ran out while connected or not:
+// every hold of the session has ended.
+func (c *Client) leaseLapsed(s *Session) {
+	c.log.Warn("session lease ran out without a newer acknowledged request; holds of the session end",
+		"session", fmt.Sprintf("%#x", s.id))
 }
 
 // emit records and publishes a state change. Callers hold c.mu, which

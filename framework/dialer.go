@@ -22,6 +22,7 @@ type tappedConn struct {
 	net.Conn
 	r      *bufio.Reader
 	tap    *writeTap
+	acks   *ackTracker // nil without a lease book
 	frames frameScanner
 }
 
@@ -33,6 +34,9 @@ func (c *tappedConn) Read(p []byte) (int, error) {
 
 // Write writes one request: go-zookeeper writes each in a single call.
 func (c *tappedConn) Write(p []byte) (int, error) {
+	if c.acks != nil {
+		c.acks.sending(p) // before the server can have heard it
+	}
 	n, err := c.Conn.Write(p)
 	if err == nil {
 		c.tap.wrote(p)
@@ -46,19 +50,29 @@ type dialFunc = func(network, address string, timeout time.Duration) (net.Conn, 
 // tappedDialer is go-zookeeper's default dial with the read buffer and tap
 // added. connected is called with each connection's connect response, in
 // go-zookeeper's connecting goroutine before it reports the session, so
-// the grant is known before the session is announced.
-func tappedDialer(tap *writeTap, connected func(connectReply)) dialFunc {
+// the grant is known before the session is announced. Each connection
+// advances the session leases of book (see ackTracker).
+func tappedDialer(tap *writeTap, book *leaseBook, connected func(connectReply)) dialFunc {
 	return func(network, address string, timeout time.Duration) (net.Conn, error) {
 		conn, err := net.DialTimeout(network, address, timeout)
 		if err != nil {
 			return nil, err
 		}
 		c := &tappedConn{Conn: conn, r: bufio.NewReaderSize(conn, readBufferSize), tap: tap}
+		if book != nil {
+			c.acks = &ackTracker{book: book}
+		}
 		c.frames.onHead = func(index int, head []byte) {
 			if index != 0 {
+				if c.acks != nil {
+					c.acks.replied(head)
+				}
 				return
 			}
 			if r, ok := parseConnectReply(head); ok {
+				if c.acks != nil {
+					c.acks.connected(r) // before go-zookeeper announces the session
+				}
 				connected(r)
 			}
 		}

@@ -19,6 +19,23 @@
 //     abandons that session for good: it never reconnects into it, and it
 //     closes the session's [Session.Lost] channel so that holders of
 //     ephemeral nodes learn that their nodes are gone or about to be.
+//   - Every session has a lease ([Session.LeaseDeadline]) that runs out
+//     before the server can expire the session, whatever the network does.
+//     The server never expires a session sooner than its granted timeout T
+//     after it last heard from the client, and it answers a request only
+//     after hearing it; so the client notes, on its monotonic clock, when
+//     it writes each request (pings included) and, when the reply with
+//     that request's xid arrives, moves the lease to send + T·(1−ε), with
+//     ε the margin of [WithLeaseMargin]. Watch notifications prove
+//     nothing. When the lease runs out without a newer acknowledged
+//     request, the session's holds end under either [ErrorPolicy]
+//     ([Session.Interrupted]), even if go-zookeeper still reports a
+//     connection: in a one-way partition the client still receives
+//     notifications while its requests no longer arrive. A reconnect to
+//     the same session continues the lease from its connect request; a new
+//     session starts one of its own. Should replies resume in the same
+//     session after the lease ran out, the holds already told of their
+//     end stay ended, and new ones can be taken.
 //   - A session change is never hidden. Calls made with a context bound to a
 //     session ([BindSession]) fail with [ErrSessionChanged] rather than run
 //     in a newer session; every write that creates nodes checks the session
@@ -47,7 +64,23 @@
 //   - Invalid input (bad paths, bad options, calls after [Client.Close]) is
 //     rejected with a typed error before anything reaches the server.
 //
-// Not guaranteed: go-zookeeper calls cannot be cancelled, so a call whose
+// Not guaranteed: the lease assumes that the client's clock runs no more
+// than ε slower than the server's over a session timeout, and that the
+// server that answers is the one that expires sessions: a standalone
+// server, or an ensemble's leader. A follower answers pings itself and
+// tells the leader of its clients only when the leader pings it (every
+// half tick); cut off from the leader it goes on answering for about
+// syncLimit × tickTime. Through a follower the safe deadline is
+// s + T·(1−ε) − P − lag, with P the longest gap between the client's
+// requests (its pings come every T/3) and lag at least
+// syncLimit × tickTime + tickTime/2, which the user configures with
+// [WithServerLag]; without it the client takes the answering server for
+// the one that expires sessions.
+// A client dialed through a dialer of the caller's own (zk.WithDialer in
+// [WithZKOptions]) cannot see its frames and keeps no lease: its holds end
+// on the connection events alone (Suspended or Lost, as the policy says).
+//
+// go-zookeeper calls cannot be cancelled, so a call whose
 // context ends returns at once while the request may still reach the server.
 // Only protected creates and transactions of them clean up after themselves
 // in that case; a conditional write or transaction says [ErrOutcomeUnknown],

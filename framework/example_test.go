@@ -39,3 +39,22 @@ func ExampleConnect() {
 	fmt.Println(node.Session == client.Session(), len(node.ProtectionID))
 	// Output: true 36
 }
+
+// Read how long the session is proven alive: the lease a hold keeps.
+func ExampleSession_LeaseDeadline() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client, err := framework.Connect(ctx, strings.Split(os.Getenv("ZK_SERVERS"), ","),
+		framework.WithSessionTimeout(10*time.Second),
+		framework.WithLeaseMargin(0.1)) // the client's clock may run up to 10 % slow
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer client.Close()
+
+	deadline, ok := client.Session().LeaseDeadline()
+	left := time.Until(deadline)
+	fmt.Println(ok, left > 0 && left <= 9*time.Second)
+	// Output: true true
+}

@@ -22,6 +22,8 @@ type config struct {
 	auth              []authCred
 	logger            *slog.Logger
 	zkOptions         []func(*zk.Conn)
+	leaseMargin       float64
+	serverLag         time.Duration
 }
 
 type authCred struct {
@@ -36,6 +38,7 @@ func defaultConfig() config {
 		retry:             DefaultRetryPolicy(),
 		acl:               OpenACL(),
 		logger:            slog.Default(),
+		leaseMargin:       DefaultLeaseMargin,
 	}
 }
 
@@ -58,6 +61,52 @@ func WithSessionTimeout(d time.Duration) Option {
 			return fmt.Errorf("%w: session timeout %v is below the minimum %v", ErrInvalidOption, d, MinSessionTimeout)
 		}
 		c.sessionTimeout = d
+		return nil
+	}
+}
+
+// MaxLeaseMargin is the largest margin WithLeaseMargin takes: beyond it
+// the lease would run out between two of the client's pings (every third
+// of the session timeout) even with prompt answers.
+const MaxLeaseMargin = 0.5
+
+// WithLeaseMargin sets the session lease's margin ε: a reply to a request
+// sent at s proves the session alive until s + T·(1−ε), T the granted
+// session timeout (see Session.LeaseDeadline). ε covers a difference in
+// clock rate between the client and the server: the lease is safe as long
+// as the client's clock runs no more than ε slower than the server's over
+// a session timeout. A margin outside [0, MaxLeaseMargin] is rejected with
+// ErrInvalidOption. Default DefaultLeaseMargin (5 %).
+func WithLeaseMargin(eps float64) Option {
+	return func(c *config) error {
+		if !(eps >= 0 && eps <= MaxLeaseMargin) { // also refuses NaN
+			return fmt.Errorf("%w: lease margin %v is outside [0, %v]", ErrInvalidOption, eps, MaxLeaseMargin)
+		}
+		c.leaseMargin = eps
+		return nil
+	}
+}
+
+// WithServerLag sets how long a follower of the user's ensemble may go on
+// answering the client after it has lost its leader, which expires
+// sessions: at least syncLimit × tickTime + tickTime/2 of the ensemble. A
+// follower answers pings itself and tells the leader of its clients only
+// when the leader pings it, so an answer from a follower does not prove
+// that the leader has heard the session. With a lag, a reply to a request
+// sent at s proves the session alive until s + T·(1−ε) − P − lag, where P
+// is the longest gap between the client's requests (its pings, every T/3);
+// holds end at that deadline under either error policy. A standalone
+// server, or an ensemble whose clients talk only to its leader, needs no
+// lag. A session timeout too short for the lag (the lease would run out
+// between two pings, T·(1/3 − ε) ≤ lag) fails New and Connect with
+// ErrInvalidOption; a shorter timeout granted by the server is logged as
+// a warning. A negative lag is rejected with ErrInvalidOption. Default 0.
+func WithServerLag(lag time.Duration) Option {
+	return func(c *config) error {
+		if lag < 0 {
+			return fmt.Errorf("%w: server lag %v is negative", ErrInvalidOption, lag)
+		}
+		c.serverLag = lag
 		return nil
 	}
 }

@@ -68,16 +68,18 @@ type ErrorPolicy int
 const (
 	// StandardErrorPolicy counts Suspended as loss: the client sees the
 	// disconnect before the server can expire the session and give the
-	// lock to someone else. The default.
+	// lock to someone else. The session's lease ends a hold too, when it
+	// runs out first (a one-way partition, in which go-zookeeper reports
+	// no disconnect). The default.
 	StandardErrorPolicy ErrorPolicy = iota
-	// SessionErrorPolicy counts only Lost as loss: a hold survives a short
-	// disconnect, at the risk of overlapping with a new holder while the
-	// client cannot yet know that its session expired. The client sees a
-	// silent connection as Suspended two thirds of the session timeout
-	// after the server last answered, and declares Lost a whole timeout
-	// later; the server may expire the session a timeout after it last
-	// heard from the client, so the overlap can last up to about two
-	// thirds of the timeout, as under Curator's SessionConnectionStateErrorPolicy.
+	// SessionErrorPolicy counts Lost as loss, and the end of the session's
+	// lease (Session.LeaseDeadline): a hold survives a short disconnect,
+	// as under Curator's SessionConnectionStateErrorPolicy, but only while
+	// the lease lasts, so it ends before the server can expire the session
+	// and give the lock to someone else. A client dialed through a dialer
+	// of the caller's own keeps no lease: its holds then end only at Lost,
+	// which may come up to about two thirds of the session timeout after
+	// the server expired the session.
 	SessionErrorPolicy
 )
 

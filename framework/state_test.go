@@ -23,7 +23,7 @@ func TestErrorPolicy_IsErrorState(t *testing.T) {
 }
 
 func TestSession_SuspendResumeAbandon(t *testing.T) {
-	s := newSession(42)
+	s := newSession(42, nil, nil)
 	first := s.Suspended()
 	assert.False(t, isClosedChan(first))
 	s.suspend()

@@ -2,10 +2,12 @@ package reliability_test
 
 import (
 	"context"
+	"net"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -15,22 +17,34 @@ import (
 )
 
 // The chaos run's checker catches a real overlap: under the session error
-// policy a holder partitioned from the server is told of its loss only
-// when its own session timeout has run out while suspended, after the
-// server has expired the session and a waiter has acquired. Under the
-// standard policy the holder is told at the suspension, before, and the
-// same faults leave no violation.
+// policy a holder that keeps no session lease (its client dialed through
+// a dialer of the caller's own) and is partitioned from the server is told
+// of its loss only when its own session timeout has run out while
+// suspended, after the server has expired the session and a waiter has
+// acquired. With the lease the holder is told when the lease runs out,
+// before; under the standard policy at the suspension; and the same faults
+// leave no violation.
 func TestChaos_CheckerCatchesTheSessionPolicyOverlap(t *testing.T) {
+	ownDialer := framework.WithZKOptions(zk.WithDialer(func(network, address string, timeout time.Duration) (net.Conn, error) {
+		return net.DialTimeout(network, address, timeout)
+	}))
 	for _, tc := range []struct {
+		name          string
 		policy        framework.ErrorPolicy
+		leaseless     bool
 		wantViolation bool
 	}{
-		{framework.SessionErrorPolicy, true},
-		{framework.StandardErrorPolicy, false},
+		{"session policy without a lease", framework.SessionErrorPolicy, true, true},
+		{"session policy", framework.SessionErrorPolicy, false, false},
+		{"standard policy", framework.StandardErrorPolicy, false, false},
 	} {
-		t.Run(tc.policy.String(), func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			proxy := zktest.NewProxy(t, zktest.Servers(t))
-			holderClient := zktest.Connect(t, proxy.Addr(), framework.WithSessionTimeout(3*time.Second))
+			opts := []framework.Option{framework.WithSessionTimeout(3 * time.Second)}
+			if tc.leaseless {
+				opts = append(opts, ownDialer)
+			}
+			holderClient := zktest.Connect(t, proxy.Addr(), opts...)
 			waiterClient := zktest.Connect(t, zktest.Servers(t))
 			path := zktest.UniquePath(t)
 			ledger, stats := chaos.NewLedger(), chaos.NewStats()

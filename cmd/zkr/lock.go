@@ -39,13 +39,15 @@ COMMAND's environment has
   ZKR_LOCK_NODE      the lock node's path (for zkr revoke)
 
 The hold is lost when the connection is suspended (about two thirds of
---session-timeout without the server), the session expires, or someone
+--session-timeout without the server), when the session's lease runs out
+(no answer to a request sent within 95 % of --session-timeout, even while
+the server's packets still arrive), the session expires, or someone
 deletes the node. With --on-lost=term (the default) COMMAND then gets
 SIGTERM, SIGKILL after --grace, and zkr exits 5. A restart of a server,
 even a rolling restart of an ensemble, suspends the connection; with
---error-policy session the hold is lost only when the session is (the
-session outlives a disconnect of up to --session-timeout), so such jobs
-run on.`
+--error-policy session the hold is lost only when the session is, or
+its lease runs out (the hold outlives a disconnect shorter than the lease
+left), so such jobs run on.`
 
 // acquireFlags are the flags of every command that waits for a hold.
 type acquireFlags struct {
@@ -69,7 +71,7 @@ func (a *acquireFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&a.onLost, "on-lost", "term", "`action` when the hold is lost while COMMAND runs: term (stop COMMAND, exit 5) or ignore")
 	fs.DurationVar(&a.grace, "grace", 10*time.Second, "after SIGTERM, wait this `duration` before SIGKILL")
 	fs.Func("error-policy", "`policy` when the connection is suspended: standard (the hold is lost) or session "+
-		"(lost only when the session is; rides out a server restart) (default standard)",
+		"(lost when the session is or its lease runs out; rides out a short server restart) (default standard)",
 		func(s string) error {
 			switch s {
 			case "standard":

@@ -107,7 +107,7 @@ func (p *Proxy) pump(l *link, fromClient bool) {
 		if err != nil {
 			return
 		}
-		if p.isPaused() {
+		if p.isPaused(fromClient) {
 			l.tainted.Store(true)
 			continue
 		}

@@ -21,6 +21,7 @@ type Proxy struct {
 	mu     sync.Mutex
 	links  map[*link]struct{}
 	paused bool
+	oneWay bool          // PauseRequests: only client-to-server packets are dropped
 	held   chan struct{} // set by HoldReplies; closed by ReleaseReplies
 	armed  int           // creates whose reply is still to be swallowed
 	armOps map[int32]int // requests, by type, whose reply is still to be swallowed
@@ -92,12 +93,24 @@ func (p *Proxy) Pause() {
 	p.paused = true
 }
 
+// PauseRequests partitions clients from the server in one direction only:
+// every packet from a client is dropped (new connections get nothing
+// through either), while the server's packets still reach the clients.
+// A client keeps receiving watch notifications, so it never misses a
+// packet and go-zookeeper never reports a disconnect; the server hears
+// nothing, and expires the session after the session timeout.
+func (p *Proxy) PauseRequests() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.oneWay = true
+}
+
 // Resume ends a partition. Connections that lost packets during it are cut
 // (their clients reconnect), since their request and reply streams no
 // longer match; connections that lost nothing carry on.
 func (p *Proxy) Resume() {
 	p.mu.Lock()
-	p.paused = false
+	p.paused, p.oneWay = false, false
 	var cut []*link
 	for l := range p.links {
 		if l.tainted.Load() {
@@ -252,11 +265,11 @@ func (p *Proxy) snapshot() []*link {
 	return links
 }
 
-// isPaused tells whether a partition is on.
-func (p *Proxy) isPaused() bool {
+// isPaused tells whether a partition drops packets going one way.
+func (p *Proxy) isPaused(fromClient bool) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.paused
+	return p.paused || (p.oneWay && fromClient)
 }
 
 // takeArmed consumes one armed DropNextCreateReply, if any.

@@ -217,3 +217,39 @@ func TestProxy_DropNextReplyLosesTheAnswerToAnAuth(t *testing.T) {
 	assert.Equal(t, 1, p.DroppedRepliesOf(OpSetAuth))
 	s.await(t, zk.StateHasSession, 10*time.Second)
 }
+
+func TestProxy_PauseRequestsDropsRequestsAndLetsNotificationsThrough(t *testing.T) {
+	addr := sharedAddr(t)
+	p := NewProxy(t, addr)
+	s := connect(t, p.Addr(), 10*time.Second)
+	other := connect(t, addr, 10*time.Second)
+	path := UniquePath(t)
+	ensurePath(t, s.Conn, "/zktest")
+	_, err := s.Create(path, nil, 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+	_, _, watch, err := s.GetW(path)
+	require.NoError(t, err)
+
+	p.PauseRequests()
+	done := make(chan error, 1)
+	// Ends when the request is answered or fails.
+	go func() {
+		_, _, err := s.Exists("/")
+		done <- err
+	}()
+	_, err = other.Set(path, []byte("x"), -1)
+	require.NoError(t, err)
+	select {
+	case ev := <-watch:
+		assert.Equal(t, zk.EventNodeDataChanged, ev.Type, "the server's packets still arrive")
+	case <-time.After(5 * time.Second):
+		t.Fatal("no notification during a one-way partition")
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("request answered during a one-way partition: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	p.Resume() // the request was dropped: the connection is cut
+	require.ErrorIs(t, <-done, zk.ErrConnectionClosed)
+}

@@ -13,7 +13,8 @@
 //     return. Under the default framework.StandardErrorPolicy a suspended
 //     connection already ends the lease, before the server can expire the
 //     session and give the permit to someone else; the node is then deleted
-//     once connected. Session loss ends it under every policy, and so does
+//     once connected. Session loss, and the end of the session's lease
+//     (see package framework), end it under every policy, and so does
 //     someone else deleting the node, which the lease watches from the
 //     first call to Lost (one request; a lease that is never asked about
 //     loss costs nothing beyond its create and its delete). A TTL lease

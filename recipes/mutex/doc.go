@@ -40,7 +40,11 @@
 //     the default framework.StandardErrorPolicy, a suspended connection
 //     already ends the hold, before the server can expire the session and
 //     let another process in; the node is then deleted once connected.
-//     An operator deleting the node ends the hold too. A waiter whose
+//     Under either policy the hold ends at the latest when its session's
+//     lease runs out (see package framework), so no two holders overlap
+//     without one of them having been told first, also when the holder's
+//     requests no longer reach the server but its notifications still
+//     arrive. An operator deleting the node ends the hold too. A waiter whose
 //     session is lost fails at once with ErrLost.
 //   - A node of a lost session is never taken as held: every look at the
 //     queue is bound to the session that created the node (Curator's

@@ -58,7 +58,10 @@ func WithData(data []byte) Option {
 
 // WithErrorPolicy chooses when a hold counts as lost: at Suspended
 // (framework.StandardErrorPolicy) or only at Lost
-// (framework.SessionErrorPolicy). Default: framework.StandardErrorPolicy.
+// (framework.SessionErrorPolicy). Under either, the hold also ends when
+// its session's lease runs out (framework.Session.LeaseDeadline), before
+// the server can expire the session. Default:
+// framework.StandardErrorPolicy.
 func WithErrorPolicy(p framework.ErrorPolicy) Option {
 	return func(o *options) error {
 		if err := recipe.CheckErrorPolicy(p, ErrInvalidArgument); err != nil {

@@ -265,8 +265,11 @@ func (w *Watch) signal(err error) {
 }
 
 func interruption(s *framework.Session) string {
-	if s.IsLost() {
+	switch {
+	case s.IsLost():
 		return "session lost"
+	case s.LeaseRanOut():
+		return "session lease ran out without an answer from the server"
 	}
 	return "connection suspended"
 }

@@ -1,0 +1,103 @@
+package framework
+
+import (
+	"encoding/binary"
+	"sync"
+	"time"
+)
+
+// maxUnanswered bounds the requests an ackTracker remembers. Forgetting
+// the oldest only errs towards loss: its reply then proves nothing.
+const maxUnanswered = 1 << 14
+
+// Reply xids and error codes that prove nothing about the session.
+const (
+	notificationXid  = -1   // a watch event: the server sends it unasked
+	errSessionExpire = -112 // ZooKeeper's SESSIONEXPIRED
+	errSessionMoved  = -118 // SESSIONMOVED: another server has the session
+)
+
+// sentRequest is a request written on a connection, awaiting its reply.
+type sentRequest struct {
+	xid  int32
+	sent int64 // clock reading taken before the write began
+}
+
+// ackTracker follows one server connection for the session lease: it
+// records when each request is written and, when the reply with that xid
+// arrives, advances the lease of the connection's session. The server
+// answers a session's requests in the order they arrive, pings (xid -2,
+// several may be outstanding) included, so the requests wait in a queue
+// and a reply settles every request queued before its own.
+type ackTracker struct {
+	book *leaseBook
+
+	mu          sync.Mutex // guards the fields below; never held across I/O
+	writes      int        // frames written; the first is the connect request
+	connectSent int64
+	queue       []sentRequest
+	lease       *lease        // the session's, from the connect response
+	length      time.Duration // T·(1−ε) of the granted T
+}
+
+// sending records a request frame about to be written.
+func (t *ackTracker) sending(frame []byte) {
+	now := t.book.clock.now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.writes++
+	if t.writes == 1 {
+		t.connectSent = now // the connect request has no header
+		return
+	}
+	if len(frame) < 8 {
+		return
+	}
+	if len(t.queue) == maxUnanswered {
+		t.queue = t.queue[:copy(t.queue, t.queue[1:])]
+	}
+	t.queue = append(t.queue, sentRequest{xid: int32(binary.BigEndian.Uint32(frame[4:8])), sent: now})
+}
+
+// connected starts or continues the session's lease from the connect
+// request: the server had the session alive when it answered it.
+func (t *ackTracker) connected(r connectReply) {
+	l := t.book.of(r.sessionID)
+	length := t.book.length(r.timeout)
+	t.mu.Lock()
+	t.lease, t.length = l, length
+	sent := t.connectSent
+	t.mu.Unlock()
+	l.advance(sent, length)
+}
+
+// replied follows the header of a reply: xid, zxid, error code.
+func (t *ackTracker) replied(head []byte) {
+	if len(head) < 16 {
+		return
+	}
+	xid := int32(binary.BigEndian.Uint32(head[0:4]))
+	code := int32(binary.BigEndian.Uint32(head[12:16]))
+	if xid == notificationXid {
+		return
+	}
+	t.mu.Lock()
+	i := 0
+	for i < len(t.queue) && t.queue[i].xid != xid {
+		i++
+	}
+	if i == len(t.queue) {
+		t.mu.Unlock()
+		return
+	}
+	sent := t.queue[i].sent
+	// Shift what is left to the front: the queue keeps its array, so a
+	// connection in its steady state allocates nothing per request.
+	t.queue = t.queue[:copy(t.queue, t.queue[i+1:])]
+	l, length := t.lease, t.length
+	t.mu.Unlock()
+	if l == nil || code == errSessionExpire || code == errSessionMoved {
+		return
+	}
+	l.advance(sent, length)
+}

@@ -1,0 +1,132 @@
+package framework
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultLeaseMargin is the session lease's margin ε for a difference in
+// clock rate between the client and the server (WithLeaseMargin).
+const DefaultLeaseMargin = 0.05
+
+// monoClock reads the monotonic clock as nanoseconds since an origin, so
+// that instants fit in an atomic int64. time.Since uses the monotonic
+// reading of origin: a change of the wall clock moves nothing.
+type monoClock struct{ origin time.Time }
+
+func (c monoClock) now() int64             { return int64(time.Since(c.origin)) }
+func (c monoClock) time(n int64) time.Time { return c.origin.Add(time.Duration(n)) }
+
+// lease is one session's lease: the instant before which the server
+// cannot have expired the session. The server never expires a session
+// sooner than its timeout T after it last heard from the client, and a
+// request it answered was heard after it was sent: a reply proves the
+// session alive until send + T, which the lease shortens by the margin ε
+// for clock rates. Every connection of the session advances the same
+// lease, so a reconnect continues it from its last proof.
+type lease struct {
+	clock    monoClock
+	deadline atomic.Int64 // clock reading; never moves back
+	// lapsed is set by the Session when the deadline passed; an advance
+	// then tells the Session that acknowledgements resumed.
+	lapsed  atomic.Bool
+	session atomic.Pointer[Session] // the Session of the lease, once announced
+}
+
+// advance moves the deadline to sent+length (a request sent at clock
+// reading sent was answered) unless it is already later.
+func (l *lease) advance(sent int64, length time.Duration) {
+	d := sent + int64(length)
+	for {
+		cur := l.deadline.Load()
+		if d <= cur {
+			return
+		}
+		if l.deadline.CompareAndSwap(cur, d) {
+			break
+		}
+	}
+	// A lapse recorded after this load is seen by the next advance: the
+	// lease stays lapsed until then, which only errs towards loss.
+	if l.lapsed.Load() {
+		if s := l.session.Load(); s != nil {
+			s.leaseRenewed()
+		}
+	}
+}
+
+// left returns how long the lease still runs (zero or less: it ran out).
+func (l *lease) left() time.Duration {
+	return time.Duration(l.deadline.Load() - l.clock.now())
+}
+
+// leaseBook keeps the leases of the client's sessions by session id, so
+// that each connection of a session advances that session's one lease.
+type leaseBook struct {
+	clock  monoClock
+	margin float64
+	lag    time.Duration // WithServerLag
+
+	mu     sync.Mutex
+	leases map[int64]*lease
+}
+
+func newLeaseBook(margin float64, lag time.Duration) *leaseBook {
+	return &leaseBook{clock: monoClock{origin: time.Now()}, margin: margin, lag: lag, leases: make(map[int64]*lease)}
+}
+
+// of returns the lease of session id, started if the book has none.
+func (b *leaseBook) of(id int64) *lease {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	l := b.leases[id]
+	if l == nil {
+		l = &lease{clock: b.clock}
+		b.leases[id] = l
+	}
+	return l
+}
+
+// find returns the lease of session id, or nil if no connect response
+// of that session was seen (a caller's own dialer shows none).
+func (b *leaseBook) find(id int64) *lease {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.leases[id]
+}
+
+// forget drops the lease of an abandoned session.
+func (b *leaseBook) forget(id int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.leases, id)
+}
+
+// length returns how long a reply proves a session alive past the send
+// instant of its request: T·(1−ε) for the granted timeout T, less the
+// ping interval and the lag with a server lag configured (see
+// WithServerLag). It is never negative.
+func (b *leaseBook) length(granted time.Duration) time.Duration {
+	return leaseLength(granted, b.margin, b.lag)
+}
+
+// leaseLength is leaseBook.length for margin and lag.
+func leaseLength(granted time.Duration, margin float64, lag time.Duration) time.Duration {
+	d := time.Duration(float64(granted) * (1 - margin))
+	if lag > 0 {
+		d -= pingInterval(granted) + lag
+	}
+	return max(d, 0)
+}
+
+// pingInterval is how often go-zookeeper pings a session of timeout T
+// (two thirds of T is its receive timeout, and it pings at half that):
+// the longest gap between the client's requests.
+func pingInterval(granted time.Duration) time.Duration { return granted / 3 }
+
+// leaseKeepable reports whether a lease of timeout granted can be kept
+// with prompt answers: it must outlast the gap to the next ping.
+func leaseKeepable(granted time.Duration, margin float64, lag time.Duration) bool {
+	return leaseLength(granted, margin, lag) > pingInterval(granted)
+}

@@ -1,0 +1,166 @@
+package framework_test
+
+import (
+	"net"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+)
+
+const leaseSession = 2 * time.Second
+
+// deadline returns the session's lease deadline; the test fails without.
+func deadline(t *testing.T, s *framework.Session) time.Time {
+	t.Helper()
+	d, ok := s.LeaseDeadline()
+	require.True(t, ok, "the client keeps a lease")
+	return d
+}
+
+func TestLease_PingsKeepTheLeaseAhead(t *testing.T) {
+	c := connect(t, zktest.Servers(t), framework.WithSessionTimeout(leaseSession))
+	s := c.Session()
+	first := deadline(t, s)
+	assert.WithinDuration(t, time.Now(), first, c.SessionTimeout(), "the lease runs from the connect request")
+	require.Eventually(t, func() bool { return deadline(t, s).After(first) }, 10*time.Second, 10*time.Millisecond,
+		"a ping's reply moves the lease on")
+	assert.False(t, s.IsInterrupted(framework.SessionErrorPolicy))
+}
+
+// Requests that are never answered move nothing: the lease runs out while
+// go-zookeeper still reports a connection, and every hold of the session
+// ends under the session policy long before the client declares Lost.
+func TestLease_UnansweredRequestsLetTheLeaseRunOut(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(leaseSession))
+	s := c.Session()
+	held := s.Interrupted(framework.SessionErrorPolicy)
+
+	proxy.PauseRequests()
+	paused := time.Now()
+	zktest.WaitClosed(t, held, 10*time.Second, "the session policy's interruption")
+	assert.False(t, s.IsLost(), "ended by the lease, not by a declared loss")
+	d := deadline(t, s)
+	assert.False(t, d.After(paused.Add(c.SessionTimeout())), "the lease %v ran past the last proof", d.Sub(paused))
+	assert.WithinDuration(t, time.Now(), d, c.SessionTimeout()/2, "told at the deadline")
+}
+
+// A short disconnect of the same session keeps the lease: the connect
+// request of the new connection continues it, and holds under the session
+// policy ride the disconnect out.
+func TestLease_ReconnectToTheSameSessionContinuesTheLease(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
+	states := recordStates(c)
+	s := c.Session()
+	held := s.Interrupted(framework.SessionErrorPolicy)
+	before := deadline(t, s)
+
+	proxy.Cut()
+	require.Equal(t, framework.Suspended, states.next(t, 10*time.Second).State)
+	require.Equal(t, framework.Reconnected, states.next(t, 10*time.Second).State)
+	require.Same(t, s, c.Session(), "the same session")
+	after := deadline(t, s)
+	assert.False(t, after.Before(before), "the lease never moves back")
+	assert.False(t, after.After(time.Now().Add(c.SessionTimeout())), "no more than a timeout from a proof")
+	assert.False(t, isClosed(held), "a hold under the session policy rides a short disconnect out")
+	assert.False(t, s.IsInterrupted(framework.StandardErrorPolicy), "a new connection period")
+}
+
+// A new session starts a lease of its own at its connect response.
+func TestLease_NewSessionStartsAFreshLease(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(leaseSession))
+	old := c.Session()
+	proxy.Pause()
+	zktest.WaitClosed(t, old.Lost(), 20*time.Second, "the old session's loss")
+	proxy.Resume()
+	require.NoError(t, c.WaitConnected(testContext(t)))
+	s := c.Session()
+	require.NotNil(t, s)
+	require.NotEqual(t, old.ID(), s.ID())
+	assert.True(t, deadline(t, s).After(deadline(t, old)), "the new session's lease")
+	assert.False(t, s.IsInterrupted(framework.SessionErrorPolicy))
+	assert.True(t, old.IsInterrupted(framework.SessionErrorPolicy), "the old session's holds stay ended")
+}
+
+// A client dialed through a dialer of the caller's own cannot see the
+// replies: it keeps no lease, and holds end on the connection events as
+// before: under the session policy only at Lost.
+func TestLease_OwnDialerFallsBackToTheConnectionEvents(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	dialer := func(network, address string, timeout time.Duration) (net.Conn, error) {
+		return net.DialTimeout(network, address, timeout)
+	}
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(leaseSession),
+		framework.WithZKOptions(zk.WithDialer(dialer)))
+	states := recordStates(c)
+	s := c.Session()
+	_, ok := s.LeaseDeadline()
+	require.False(t, ok, "no lease without frames")
+
+	proxy.PauseRequests()
+	require.Equal(t, framework.Suspended, states.next(t, 10*time.Second).State)
+	assert.True(t, s.IsInterrupted(framework.StandardErrorPolicy))
+	assert.False(t, s.IsInterrupted(framework.SessionErrorPolicy), "only Lost ends a hold under the session policy")
+	require.Equal(t, framework.Lost, states.next(t, 20*time.Second).State)
+	assert.True(t, s.IsInterrupted(framework.SessionErrorPolicy))
+}
+
+// Close during a partition ends the lease's timer with the session: no
+// goroutine and no lapse outlive the client.
+func TestLease_CloseDuringAPartitionEndsTheLease(t *testing.T) {
+	before := runtime.NumGoroutine()
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c, err := framework.New([]string{proxy.Addr()}, framework.WithSessionTimeout(leaseSession))
+	require.NoError(t, err)
+	require.NoError(t, c.WaitConnected(testContext(t)))
+	s := c.Session()
+	proxy.PauseRequests()
+	require.NoError(t, c.Close())
+	assert.True(t, s.IsInterrupted(framework.SessionErrorPolicy))
+	assert.True(t, s.IsLost())
+	proxy.Close()
+	if !goroutinesBackTo(before, 10*time.Second) {
+		buf := make([]byte, 1<<20)
+		t.Logf("goroutines: %d before, %d after:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// goroutinesBackTo polls, on the test's goroutine (Eventually would add
+// its own), until at most n goroutines run, or within passes.
+func goroutinesBackTo(n int, within time.Duration) bool {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	end := time.After(within)
+	for runtime.NumGoroutine() > n {
+		select {
+		case <-tick.C:
+		case <-end:
+			return false
+		}
+	}
+	return true
+}
+
+// With a server lag the lease is shorter by the ping gap and the lag, and
+// the pings still keep it.
+func TestLease_ServerLagShortensTheLease(t *testing.T) {
+	const timeout, lag = 4 * time.Second, 500 * time.Millisecond
+	c := connect(t, zktest.Servers(t), framework.WithSessionTimeout(timeout), framework.WithServerLag(lag))
+	require.Equal(t, timeout, c.SessionTimeout(), "the test server grants what it is asked")
+	s := c.Session()
+	length := time.Duration(float64(timeout)*(1-framework.DefaultLeaseMargin)) - timeout/3 - lag
+	first := deadline(t, s)
+	assert.False(t, first.After(time.Now().Add(length)), "the lease is at most %v ahead", length)
+	require.Eventually(t, func() bool { return deadline(t, s).After(first.Add(timeout / 3)) }, 10*time.Second, 10*time.Millisecond,
+		"pings move the lease on")
+	assert.False(t, s.IsInterrupted(framework.SessionErrorPolicy), "the pings keep it")
+}

@@ -1,0 +1,263 @@
+package framework
+
+import (
+	"encoding/binary"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const testGrant = time.Second
+
+// request builds a request frame with a header: length, xid, opcode.
+func request(xid int32) []byte {
+	b := make([]byte, 12)
+	binary.BigEndian.PutUint32(b[0:], 8)
+	binary.BigEndian.PutUint32(b[4:], uint32(xid))
+	binary.BigEndian.PutUint32(b[8:], 11)
+	return b
+}
+
+// replyHead builds a reply header: xid, zxid, error code.
+func replyHead(xid, code int32) []byte {
+	b := make([]byte, 16)
+	binary.BigEndian.PutUint32(b[0:], uint32(xid))
+	binary.BigEndian.PutUint32(b[12:], uint32(code))
+	return b
+}
+
+// connectedTracker returns a tracker whose connect request was sent at
+// clock reading at and answered for session id.
+func connectedTracker(book *leaseBook, id int64, at int64) *ackTracker {
+	tr := &ackTracker{book: book}
+	tr.sending([]byte{0, 0, 0, 0}) // the connect request
+	tr.connectSent = at
+	tr.connected(connectReply{timeout: testGrant, sessionID: id})
+	return tr
+}
+
+// lastSent returns the send instant of the newest request awaiting a reply.
+func lastSent(tr *ackTracker) int64 {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.queue[len(tr.queue)-1].sent
+}
+
+func TestAckTracker_LeaseRunsFromTheSendInstantOfTheAnsweredRequest(t *testing.T) {
+	book := newLeaseBook(DefaultLeaseMargin, 0)
+	length := int64(950 * time.Millisecond)
+	tr := connectedTracker(book, 5, 1000)
+	l := book.find(5)
+	require.NotNil(t, l)
+	assert.Equal(t, 1000+length, l.deadline.Load(), "the connect request's send instant starts the lease")
+
+	tr.sending(request(1))
+	sent := lastSent(tr)
+	tr.replied(replyHead(notificationXid, 0))
+	assert.Equal(t, 1000+length, l.deadline.Load(), "a notification proves nothing")
+	tr.replied(replyHead(99, 0))
+	assert.Equal(t, 1000+length, l.deadline.Load(), "a reply to no request proves nothing")
+	tr.replied(replyHead(1, 0))
+	assert.Equal(t, sent+length, l.deadline.Load())
+
+	tr.sending(request(2))
+	assert.Equal(t, sent+length, l.deadline.Load(), "a request whose reply never comes moves nothing")
+}
+
+func TestAckTracker_OutstandingPingsAreAnsweredInOrder(t *testing.T) {
+	book := newLeaseBook(DefaultLeaseMargin, 0)
+	length := int64(950 * time.Millisecond)
+	tr := connectedTracker(book, 5, 0)
+	tr.sending(request(-2))
+	first := lastSent(tr)
+	tr.sending(request(-2))
+	second := lastSent(tr)
+	require.Less(t, first, second)
+
+	tr.replied(replyHead(-2, 0))
+	assert.Equal(t, first+length, book.find(5).deadline.Load(), "the first reply answers the first ping")
+	tr.replied(replyHead(-2, 0))
+	assert.Equal(t, second+length, book.find(5).deadline.Load())
+}
+
+func TestAckTracker_ReplyOfALostSessionProvesNothing(t *testing.T) {
+	for _, code := range []int32{errSessionExpire, errSessionMoved} {
+		book := newLeaseBook(DefaultLeaseMargin, 0)
+		tr := connectedTracker(book, 5, 0)
+		before := book.find(5).deadline.Load()
+		tr.sending(request(1))
+		tr.replied(replyHead(1, code))
+		assert.Equal(t, before, book.find(5).deadline.Load(), "error %d", code)
+	}
+}
+
+func TestAckTracker_ReconnectContinuesTheLeaseFromTheLastProof(t *testing.T) {
+	book := newLeaseBook(DefaultLeaseMargin, 0)
+	length := int64(950 * time.Millisecond)
+	first := connectedTracker(book, 5, 0)
+	first.sending(request(1))
+	sent := lastSent(first)
+	first.replied(replyHead(1, 0))
+
+	// A connection of the same session whose connect request went out
+	// before that proof (it cannot in practice) never moves the lease back;
+	// one after it moves it only to its own send instant.
+	connectedTracker(book, 5, sent-1)
+	assert.Equal(t, sent+length, book.find(5).deadline.Load())
+	connectedTracker(book, 5, sent+10)
+	assert.Equal(t, sent+10+length, book.find(5).deadline.Load())
+
+	// A reply on the old connection still counts for the session.
+	first.sending(request(2))
+	later := lastSent(first)
+	first.replied(replyHead(2, 0))
+	assert.Equal(t, max(later, sent+10)+length, book.find(5).deadline.Load())
+}
+
+func TestAckTracker_NewSessionStartsAFreshLease(t *testing.T) {
+	book := newLeaseBook(DefaultLeaseMargin, 0)
+	length := int64(950 * time.Millisecond)
+	old := connectedTracker(book, 5, 5000)
+	connectedTracker(book, 6, 100)
+	assert.Equal(t, 100+length, book.find(6).deadline.Load(), "nothing of the old session's lease carries over")
+	old.sending(request(1))
+	old.replied(replyHead(1, 0))
+	assert.Equal(t, 100+length, book.find(6).deadline.Load(), "the old session's replies prove nothing for the new one")
+}
+
+func TestAckTracker_ForgetsTheOldestRequestsBeyondItsBound(t *testing.T) {
+	book := newLeaseBook(DefaultLeaseMargin, 0)
+	tr := connectedTracker(book, 5, 0)
+	for i := range maxUnanswered + 1 {
+		tr.sending(request(int32(i + 1)))
+	}
+	before := book.find(5).deadline.Load()
+	tr.replied(replyHead(1, 0))
+	assert.Equal(t, before, book.find(5).deadline.Load(), "the oldest request was forgotten")
+	assert.Len(t, tr.queue, maxUnanswered)
+}
+
+func TestLeaseMargin_Validated(t *testing.T) {
+	for _, eps := range []float64{-0.01, 0.51, 1} {
+		_, err := New([]string{"127.0.0.1:1"}, WithLeaseMargin(eps))
+		assert.ErrorIs(t, err, ErrInvalidOption, "margin %v", eps)
+	}
+	var nan float64
+	nan /= nan
+	_, err := New([]string{"127.0.0.1:1"}, WithLeaseMargin(nan))
+	assert.ErrorIs(t, err, ErrInvalidOption, "NaN")
+}
+
+// leaseOf returns a lease running out after d.
+func leaseOf(book *leaseBook, d time.Duration) *lease {
+	l := book.of(1)
+	l.advance(book.clock.now(), d)
+	return l
+}
+
+func TestSession_LeaseLapseInterruptsUnderBothPolicies(t *testing.T) {
+	book := newLeaseBook(DefaultLeaseMargin, 0)
+	lapsed := make(chan *Session, 1)
+	s := newSession(1, leaseOf(book, 50*time.Millisecond), func(s *Session) { lapsed <- s })
+	defer s.abandon()
+	standard, session := s.Interrupted(StandardErrorPolicy), s.Interrupted(SessionErrorPolicy)
+	assert.False(t, isClosedChan(session), "the lease runs")
+
+	select {
+	case <-lapsed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the lease never lapsed")
+	}
+	assert.True(t, isClosedChan(standard))
+	assert.True(t, isClosedChan(session))
+	assert.True(t, s.IsInterrupted(SessionErrorPolicy))
+	assert.False(t, s.IsLost(), "a lapse is not a loss: the session may live")
+
+	// A reply in the same session: holds told of the lapse stay ended,
+	// new ones can begin.
+	s.lease.advance(book.clock.now(), time.Hour)
+	assert.True(t, isClosedChan(standard))
+	assert.True(t, isClosedChan(session))
+	assert.False(t, s.IsInterrupted(StandardErrorPolicy))
+	assert.False(t, s.IsInterrupted(SessionErrorPolicy))
+}
+
+func TestSession_RenewalWhileSuspendedKeepsTheStandardPolicyInterrupted(t *testing.T) {
+	book := newLeaseBook(DefaultLeaseMargin, 0)
+	lapsed := make(chan *Session, 1)
+	s := newSession(1, leaseOf(book, 10*time.Millisecond), func(s *Session) { lapsed <- s })
+	defer s.abandon()
+	s.suspend()
+	<-lapsed
+	s.lease.advance(book.clock.now(), time.Hour)
+	assert.True(t, s.IsInterrupted(StandardErrorPolicy), "still suspended")
+	assert.False(t, s.IsInterrupted(SessionErrorPolicy))
+	s.resume()
+	assert.False(t, s.IsInterrupted(StandardErrorPolicy))
+}
+
+func TestSession_WithoutALeaseEndsOnConnectionEventsAlone(t *testing.T) {
+	s := newSession(1, nil, nil)
+	_, ok := s.LeaseDeadline()
+	assert.False(t, ok)
+	assert.False(t, s.IsInterrupted(SessionErrorPolicy))
+	s.suspend()
+	assert.True(t, s.IsInterrupted(StandardErrorPolicy))
+	assert.False(t, s.IsInterrupted(SessionErrorPolicy), "only loss ends a hold under the session policy")
+	s.abandon()
+	assert.True(t, s.IsInterrupted(SessionErrorPolicy))
+}
+
+func TestSession_AbandonStopsTheLeaseTimer(t *testing.T) {
+	book := newLeaseBook(DefaultLeaseMargin, 0)
+	s := newSession(1, leaseOf(book, time.Hour), func(*Session) { t.Error("lapse after abandon") })
+	s.abandon()
+	s.mu.Lock()
+	stopped := !s.timer.Stop()
+	s.mu.Unlock()
+	assert.True(t, stopped, "the timer no longer runs")
+	assert.True(t, s.IsInterrupted(SessionErrorPolicy))
+}
+
+func TestLeaseLength_SubtractsThePingGapAndTheLagOnlyWithALag(t *testing.T) {
+	for _, tc := range []struct {
+		granted  time.Duration
+		margin   float64
+		lag      time.Duration
+		want     time.Duration
+		keepable bool
+	}{
+		{3 * time.Second, 0.05, 0, 2850 * time.Millisecond, true},
+		{3 * time.Second, 0, 0, 3 * time.Second, true},
+		{3 * time.Second, 0.5, 0, 1500 * time.Millisecond, true},
+		{3 * time.Second, 0.05, 500 * time.Millisecond, 1350 * time.Millisecond, true},
+		{3 * time.Second, 0.05, 850 * time.Millisecond, 1000 * time.Millisecond, false}, // runs out at the next ping
+		{3 * time.Second, 0.05, 5 * time.Second, 0, false},
+	} {
+		assert.Equal(t, tc.want, leaseLength(tc.granted, tc.margin, tc.lag), "%+v", tc)
+		assert.Equal(t, tc.keepable, leaseKeepable(tc.granted, tc.margin, tc.lag), "%+v", tc)
+	}
+}
+
+func TestServerLag_Validated(t *testing.T) {
+	_, err := New([]string{"127.0.0.1:1"}, WithServerLag(-time.Millisecond))
+	assert.ErrorIs(t, err, ErrInvalidOption, "negative")
+	_, err = New([]string{"127.0.0.1:1"}, WithServerLag(time.Second), WithSessionTimeout(2*time.Second))
+	assert.ErrorIs(t, err, ErrInvalidOption, "a timeout too short for the lag")
+	_, err = New([]string{"127.0.0.1:1"}, WithSessionTimeout(2*time.Second), WithServerLag(time.Second))
+	assert.ErrorIs(t, err, ErrInvalidOption, "whatever the order of the options")
+}
+
+func TestAckTracker_SteadyStateAllocatesNothing(t *testing.T) {
+	tr := connectedTracker(newLeaseBook(DefaultLeaseMargin, 0), 5, 0)
+	req, rep := request(-2), replyHead(-2, 0)
+	tr.sending(req)
+	tr.replied(rep)
+	allocs := testing.AllocsPerRun(100, func() {
+		tr.sending(req)
+		tr.replied(rep)
+	})
+	assert.Zero(t, allocs)
+}
