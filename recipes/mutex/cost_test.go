@@ -1,0 +1,79 @@
+package mutex_test
+
+import (
+	"context"
+	"maps"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+)
+
+// requestsSent is how many requests of every type but pings clients have
+// sent through proxy.
+func requestsSent(proxy *zktest.Proxy) map[int32]int64 {
+	const opPing = 11
+	sent := make(map[int32]int64)
+	for op := int32(-20); op < 128; op++ {
+		if n := proxy.Requests(op); n > 0 && op != opPing {
+			sent[op] = n
+		}
+	}
+	return sent
+}
+
+// Eight clients, each its own session, take one lock in turn: an
+// acquisition costs at most five requests (create, listing, one watch, one
+// more look or the own node's watch, delete), as Curator's and zk.Lock's
+// do, however long the queue. The count is taken once every client has
+// queued, so that it is the steady state of a long queue.
+func TestContention_AcquisitionCostsAtMostFiveRequests(t *testing.T) {
+	const clients, total = 8, 400
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	path := zktest.UniquePath(t)
+	ctx := testContext(t)
+	locks := make([]*mutex.Mutex, clients)
+	for i := range locks {
+		locks[i] = newMutex(t, connect(t, proxy.Addr()), path)
+		h, err := locks[i].Acquire(ctx) // creates the directory, once
+		require.NoError(t, err)
+		require.NoError(t, h.Release(ctx))
+	}
+	before := requestsSent(proxy)
+	var done atomic.Int64
+	var wg sync.WaitGroup
+	for _, m := range locks {
+		wg.Go(func() { takeInTurn(t, ctx, m, &done, total) })
+	}
+	wg.Wait()
+	after := requestsSent(proxy)
+	var sum int64
+	for _, op := range slices.Sorted(maps.Keys(after)) {
+		n := after[op] - before[op]
+		t.Logf("request type %d: %.2f per acquisition", op, float64(n)/total)
+		sum += n
+	}
+	assert.LessOrEqual(t, float64(sum)/total, 5.0, "requests per contended acquisition")
+}
+
+// takeInTurn acquires and releases m until total acquisitions are counted
+// in done.
+func takeInTurn(t *testing.T, ctx context.Context, m *mutex.Mutex, done *atomic.Int64, total int64) {
+	for done.Add(1) <= total {
+		h, err := m.Acquire(ctx)
+		if !assert.NoError(t, err) {
+			return
+		}
+		runtime.Gosched()
+		if !assert.NoError(t, h.Release(ctx)) {
+			return
+		}
+	}
+}
