@@ -132,7 +132,11 @@ func (c *Client) newCreateRequest(path string, data []byte, mode CreateMode, opt
 	r.path = c.withNamespace(path)
 	if protectionID != "" {
 		parent, name := zkpath.Split(r.path)
-		r.path = zkpath.Join(parent, zkpath.ProtectedName(protectionID, name))
+		if parent == "/" {
+			parent = ""
+		}
+		// One string, not two (zkpath.Join of zkpath.ProtectedName).
+		r.path = parent + "/" + zkpath.ProtectedName(protectionID, name)
 	}
 	if r.acl == nil {
 		r.acl = c.cfg.acl.ACL(r.path)

@@ -142,6 +142,9 @@ func try[T any](ctx context.Context, c *Client, fn attempt[T], made madeBy[T]) (
 	if boundSession(ctx) != nil {
 		fn = inBoundSession(c, fn, made)
 	}
+	if ctx.Done() == nil {
+		return fn(conn, session) // as Aside would, without the closure
+	}
 	v, _, err := Aside(ctx, func() (T, error) { return fn(conn, session) })
 	return v, err
 }
@@ -153,12 +156,11 @@ func try[T any](ctx context.Context, c *Client, fn attempt[T], made madeBy[T]) (
 // it may still make. With a ctx that cannot end, call runs on the caller's
 // goroutine. It is for recipe authors, like the calls of Hooks.
 func Aside[T any](ctx context.Context, call func() (T, error)) (v T, finished <-chan struct{}, err error) {
-	done := make(chan struct{})
 	if ctx.Done() == nil {
-		defer close(done)
 		v, err = call()
-		return v, done, err
+		return v, closedChan, err
 	}
+	done := make(chan struct{})
 	var result struct {
 		v   T
 		err error
@@ -177,6 +179,15 @@ func Aside[T any](ctx context.Context, call func() (T, error)) (v T, finished <-
 		return zero, done, ctx.Err()
 	}
 }
+
+// closedChan is the finished channel of an Aside that ran on the caller's
+// goroutine: closed once, never written, so sharing it is safe, and such
+// an Aside (the common case) allocates nothing of its own.
+var closedChan = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
 
 // inBoundSession makes fn fail with ErrSessionChanged, keeping its value,
 // unless it ran in the session it was given: the connection's session was
