@@ -29,6 +29,7 @@ func BenchmarkMutex_Uncontended(b *testing.B) {
 		b.Fatal(err)
 	}
 	before := zktest.PacketsReceived(b, servers)
+	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
 		h, err := m.Acquire(ctx)
@@ -102,6 +103,7 @@ func BenchmarkGoZookeeperLock_Uncontended(b *testing.B) {
 	}
 	defer conn.Close()
 	l := zk.NewLock(conn, zktest.UniquePath(b), zk.WorldACL(zk.PermAll))
+	b.ReportAllocs()
 	for b.Loop() {
 		if err := l.Lock(); err != nil {
 			b.Fatal(err)

@@ -34,8 +34,9 @@ func newHold(m *Mutex, owner any, a acquired) *Hold {
 		Client: m.client, Node: a.node, Policy: m.opts.policy, Watch: a.ownWatch,
 		MaxHold: m.opts.maxHold, Lost: ErrLost, Expired: ErrExpired, What: "lock hold",
 	}
-	ready := make(chan struct{}) // h.watch is set
+	var ready chan struct{} // h.watch is set
 	if m.opts.revoke != nil {
+		ready = make(chan struct{})
 		// A revocation may have been written while we waited, and the
 		// wait's watch on our node consumed its event: the hold reads the
 		// node's data afresh as it sets its own watch.
@@ -48,8 +49,8 @@ func newHold(m *Mutex, owner any, a acquired) *Hold {
 		}
 	}
 	h.watch = holdwatch.Start(cfg)
-	close(ready)
 	if m.opts.revoke != nil {
+		close(ready)
 		h.watch.Arm()
 	}
 	return h

@@ -165,7 +165,13 @@ func (w *Watch) run() {
 		expired = t.C
 	}
 	arm, watch := w.arm, w.cfg.Watch
-	watched := make(chan (<-chan zk.Event), 1)
+	var watched chan (<-chan zk.Event) // made when a watch is to be set
+	setWatch := func() {
+		if watched == nil {
+			watched = make(chan (<-chan zk.Event), 1)
+		}
+		go w.setWatch(watched) // ends with an answer, Finish or loss
+	}
 	for {
 		select {
 		case <-w.ended:
@@ -182,7 +188,7 @@ func (w *Watch) run() {
 		case <-arm:
 			arm = nil
 			if watch == nil {
-				go w.setWatch(watched) // ends with an answer, Finish or loss
+				setWatch()
 			}
 		case watch = <-watched:
 		case ev := <-watch:
@@ -191,7 +197,7 @@ func (w *Watch) run() {
 				return
 			}
 			watch = nil
-			go w.setWatch(watched) // data changed, or the watch was dropped
+			setWatch() // data changed, or the watch was dropped
 		}
 	}
 }
