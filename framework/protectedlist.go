@@ -13,20 +13,29 @@ func (c *Client) createProtectedAndList(ctx context.Context, path string, data [
 	}
 	written, stop := c.tap.expect(pc.req.path)
 	defer stop()
-	created := make(chan struct{})
 	listed := make(chan []string) // unbuffered: one allocation, not two
-	// Ends once it has handed over the listing, or nil if the create
-	// ended unwritten; a caller that leaves without it hands it to drain.
+	// Ends once it has handed over the listing, or nil to a caller whose
+	// create ended unwritten; a caller that leaves without taking it hands
+	// it to drain.
 	go func() {
 		select {
 		case <-written:
 			listed <- c.listNow(pc.parent)
-		case <-created:
-			listed <- nil
+			return
+		default:
+		}
+		// The caller takes a value only once its create has ended, and a
+		// written create closes written before its answer can come: parked
+		// here, this goroutine is woken by written first. Only if written
+		// closes between the two selects can nil win, and the caller then
+		// lists the queue itself: a request more, nothing worse.
+		select {
+		case <-written:
+			listed <- c.listNow(pc.parent)
+		case listed <- nil:
 		}
 	}()
 	node, err = pc.call(ctx)
-	close(created)
 	if err != nil {
 		go drain(listed) // the listing, if sent, ends on its own
 		return Node{}, nil, err

@@ -139,13 +139,20 @@ func try[T any](ctx context.Context, c *Client, fn attempt[T], made madeBy[T]) (
 		var zero T
 		return zero, err
 	}
-	if boundSession(ctx) != nil {
-		fn = inBoundSession(c, fn, made)
-	}
+	bound := boundSession(ctx) != nil
 	if ctx.Done() == nil {
-		return fn(conn, session) // as Aside would, without the closure
+		// As Aside would, on this goroutine, without a closure.
+		if bound {
+			return runBound(c, fn, made, conn, session)
+		}
+		return fn(conn, session)
 	}
-	v, _, err := Aside(ctx, func() (T, error) { return fn(conn, session) })
+	v, _, err := Aside(ctx, func() (T, error) {
+		if bound {
+			return runBound(c, fn, made, conn, session)
+		}
+		return fn(conn, session)
+	})
 	return v, err
 }
 
@@ -201,20 +208,25 @@ var closedChan = func() chan struct{} {
 // another session are found.
 func inBoundSession[T any](c *Client, fn attempt[T], made madeBy[T]) attempt[T] {
 	return func(conn *zk.Conn, session *Session) (T, error) {
-		before := conn.SessionID()
-		v, err := fn(conn, session)
-		after := conn.SessionID()
-		if before == session.id && after == before {
-			return v, err
-		}
-		if err == nil && made != nil {
-			for _, n := range made(v) {
-				c.log.Debug("a bound write ran in another session; deleting what it made", "path", n.path)
-				c.deleteOwnedInBackground(n.path, n.owner(after))
-			}
-		}
-		return v, ErrSessionChanged
+		return runBound(c, fn, made, conn, session)
 	}
+}
+
+// runBound is one call of inBoundSession(c, fn, made).
+func runBound[T any](c *Client, fn attempt[T], made madeBy[T], conn *zk.Conn, session *Session) (T, error) {
+	before := conn.SessionID()
+	v, err := fn(conn, session)
+	after := conn.SessionID()
+	if before == session.id && after == before {
+		return v, err
+	}
+	if err == nil && made != nil {
+		for _, n := range made(v) {
+			c.log.Debug("a bound write ran in another session; deleting what it made", "path", n.path)
+			c.deleteOwnedInBackground(n.path, n.owner(after))
+		}
+	}
+	return v, ErrSessionChanged
 }
 
 // madeBy names the nodes a successful try created, from its value.
