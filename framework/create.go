@@ -135,8 +135,9 @@ func (c *Client) newCreateRequest(path string, data []byte, mode CreateMode, opt
 		if parent == "/" {
 			parent = ""
 		}
-		// One string, not two (zkpath.Join of zkpath.ProtectedName).
-		r.path = parent + "/" + zkpath.ProtectedName(protectionID, name)
+		// zkpath.Join(parent, zkpath.ProtectedName(protectionID, name)),
+		// as one string, not two.
+		r.path = parent + "/" + zkpath.ProtectedPrefix + protectionID + "-" + name
 	}
 	if r.acl == nil {
 		r.acl = c.cfg.acl.ACL(r.path)
