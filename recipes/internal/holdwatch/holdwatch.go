@@ -50,13 +50,13 @@ type Config struct {
 // MaxHold runs on a timer, so an idle hold costs memory only.
 type Watch struct {
 	cfg     Config
-	lost    chan struct{} // closed on loss
-	ended   chan struct{} // closed by Finish; stops a watch's retries
+	lost    chan struct{} // closed on loss; made by the first Lost (guarded by mu)
 	armOnce sync.Once
 	reg     framework.HoldRegistration
 
 	mu       sync.Mutex // guards err, finished, deadline, timer and armed
 	err      error
+	ended    bool // lost: Lost's channel is closed, or made closed
 	finished bool
 	deadline time.Time   // with MaxHold: the end of the hold unless renewed
 	timer    *time.Timer // with MaxHold
@@ -65,7 +65,15 @@ type Watch struct {
 
 // Start starts watching; the watch ends with Finish or a loss.
 func Start(cfg Config) *Watch {
-	w := &Watch{cfg: cfg, lost: make(chan struct{}), ended: make(chan struct{}), armed: cfg.Watch != nil}
+	w := new(Watch)
+	w.Start(cfg)
+	return w
+}
+
+// Start starts w, a zero Watch that a hold keeps inside itself (saving an
+// allocation), as the function Start does.
+func (w *Watch) Start(cfg Config) {
+	w.cfg, w.armed = cfg, cfg.Watch != nil
 	// Registered first, under w.mu (the client may call w at once), so
 	// that an interruption after the check below is the client's to tell.
 	w.mu.Lock()
@@ -81,7 +89,7 @@ func Start(cfg Config) *Watch {
 	// goroutine: by then others may hold what the session held.
 	if cfg.Node.Session.IsInterrupted(cfg.Policy) {
 		w.lose(fmt.Errorf("%w: %s before the hold began", cfg.Lost, interruption(cfg.Node.Session)))
-		return w
+		return
 	}
 	if cfg.Watch != nil {
 		// An event that came before the registration is waiting here.
@@ -93,7 +101,6 @@ func Start(cfg Config) *Watch {
 		default:
 		}
 	}
-	return w
 }
 
 // Interrupted ends the hold on the interruption of its session under the
@@ -146,7 +153,31 @@ func (w *Watch) Arm() {
 // Lost arms the watch and returns the channel closed on loss.
 func (w *Watch) Lost() <-chan struct{} {
 	w.Arm()
+	return w.lostChan()
+}
+
+// lostChan returns the channel closed on loss, made at the first call: a
+// hold that is never asked costs no channel.
+func (w *Watch) lostChan() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.lost == nil {
+		w.lost = make(chan struct{})
+		if w.ended {
+			close(w.lost)
+		}
+	}
 	return w.lost
+}
+
+// endedLocked marks the hold lost and closes Lost's channel if made; w.mu
+// is held.
+func (w *Watch) endedLocked() {
+	w.ended = true
+	if w.lost != nil {
+		close(w.lost)
+	}
+	w.endLocked()
 }
 
 // Err returns nil while the hold lasts, the loss error after a loss, and
@@ -171,7 +202,6 @@ func (w *Watch) Finish(done error) (prior error, first bool) {
 	if prior == nil {
 		w.err = done
 	}
-	close(w.ended)
 	w.endLocked()
 	return prior, true
 }
@@ -223,7 +253,7 @@ func (w *Watch) expire() time.Duration {
 	}
 	err := recipe.Errorf("%w: %w: not renewed within %v", w.cfg.Lost, w.cfg.Expired, w.cfg.MaxHold)
 	w.err = err
-	w.endLocked()
+	w.endedLocked()
 	w.mu.Unlock()
 	w.signal(err)
 	return 0
@@ -252,9 +282,13 @@ func (w *Watch) setWatch() {
 		}
 		select {
 		case <-time.After(retryWait):
-		case <-w.ended:
+		case <-w.lostChan():
 			return
-		case <-w.lost:
+		}
+		w.mu.Lock()
+		finished := w.finished
+		w.mu.Unlock()
+		if finished {
 			return
 		}
 	}
@@ -274,14 +308,14 @@ func (w *Watch) lose(err error) {
 		return
 	}
 	w.err = err
-	w.endLocked()
+	w.endedLocked()
 	w.mu.Unlock()
 	w.signal(err)
 }
 
-// signal closes Lost and gives the node up: see lose.
+// signal tells of a loss (Lost is closed already) and gives the node up:
+// see lose.
 func (w *Watch) signal(err error) {
-	close(w.lost)
 	if w.cfg.Client.IsClosed() {
 		// A deliberate Close ends every hold: that is no news to warn of.
 		w.cfg.Client.Logger().Debug(w.cfg.What+" ended by Close", "path", w.cfg.Node.Path)
