@@ -31,12 +31,13 @@ func requestsSent(proxy *zktest.Proxy) map[int32]int64 {
 	return sent
 }
 
-// Eight clients, each its own session, take one lock in turn: an
-// acquisition costs at most five requests (create, listing, one watch, one
-// more look or the own node's watch, delete), as Curator's and zk.Lock's
-// do, however long the queue. The count is taken once every client has
-// queued, so that it is the steady state of a long queue.
-func TestContention_AcquisitionCostsAtMostFiveRequests(t *testing.T) {
+// A contended acquisition with eight clients costs at most seven requests:
+// the create and the listing behind it, the watches of the waiter's own
+// node and of the two nodes in front of it, one more look when the farther
+// of them goes (before the waiter's turn, so that its hand-off needs no
+// read), and the delete. The count is taken once every client has queued,
+// so that it is the steady state of a long queue; it must not grow with it.
+func TestContention_AcquisitionCostsAtMostSevenRequests(t *testing.T) {
 	const clients, total = 8, 400
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	path := zktest.UniquePath(t)
@@ -62,7 +63,7 @@ func TestContention_AcquisitionCostsAtMostFiveRequests(t *testing.T) {
 		t.Logf("request type %d: %.2f per acquisition", op, float64(n)/total)
 		sum += n
 	}
-	assert.LessOrEqual(t, float64(sum)/total, 5.0, "requests per contended acquisition")
+	assert.LessOrEqual(t, float64(sum)/total, 7.0, "requests per contended acquisition")
 }
 
 // takeInTurn acquires and releases m until total acquisitions are counted

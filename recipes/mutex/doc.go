@@ -5,15 +5,13 @@
 //
 // Each acquirer queues a protected ephemeral-sequential node,
 // path/_c_<uuid>-lock-<sequence>, and holds the lock while its node is the
-// first in sequence order. No node is watched by more than two waiters
-// besides its owner, so a release wakes at most two, whatever the length
+// first in sequence order. A waiter watches the two nodes in front of it
+// and its own, so a release wakes at most two waiters, whatever the length
 // of the queue. The second and third in line watch every node in front of
-// them, and their own, and hold the lock as soon as the last of those is
-// deleted, without reading the directory again. A waiter further back
-// watches the node right in front of it and reads the directory again
-// when that node goes, as Curator's does: behind a long queue, an
-// acquisition costs five requests (create, listing, one watch, one more
-// look, delete), not more. The queue logic is a Driver, a pure
+// them and hold the lock as soon as the last of those is deleted, without
+// reading the directory again; a waiter further back reads it again when
+// the farther of its two goes, while the nearer one holds, so that its own
+// hand-off needs no read either. The queue logic is a Driver, a pure
 // function over the children; NewWithDriver builds other locks (the
 // read/write lock) on the same engine.
 //

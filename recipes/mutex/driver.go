@@ -47,17 +47,17 @@ type Driver interface {
 // directory again whenever that node goes. With one lease, a waiter close
 // to the head (no more than handOffDepth nodes in front) watches every node
 // in front of it and holds the moment the last of them is deleted, with no
-// further look. A waiter further back watches the node right in front of
-// it and looks again when it goes, as Curator's does: one watch and one
-// look, so that a contended acquisition costs five requests however long
-// the queue (create, listing, watch, look, delete). Each node is watched by
-// at most handOffDepth waiters besides its owner.
+// further look. A waiter further back watches the handOffDepth nodes right
+// in front of it and looks again when one of them goes: usually the
+// farther one, released while the nearer one takes over, so that the look
+// is done before the waiter's turn comes. Each node is watched by at most
+// handOffDepth waiters besides its owner.
 func StandardDriver(maxLeases int) Driver {
 	return standardDriver{maxLeases: maxLeases}
 }
 
-// handOffDepth is the most nodes in front of a mutex waiter that it
-// watches all of, to hold on the last one's deletion without a look.
+// handOffDepth is how many nodes in front a mutex waiter watches before
+// its turn: the look it makes then has handOffDepth-1 hand-offs to finish.
 const handOffDepth = 2
 
 type standardDriver struct {
@@ -88,5 +88,5 @@ func (d standardDriver) Decide(children []string, ours, lockName string) (Decisi
 	case in <= handOffDepth:
 		return Decision{Watch: nearest, HeldWhenGone: true}, nil
 	}
-	return Decision{Watch: nearest[k-1:]}, nil
+	return Decision{Watch: nearest[k-handOffDepth:]}, nil
 }

@@ -31,7 +31,7 @@ func TestStandardDriver_Decide(t *testing.T) {
 		{"head holds", 1, []string{a, b, c}, a, Decision{Held: true}},
 		{"second watches the head and holds when it goes", 1, []string{a, b, c}, b, Decision{Watch: []string{a}, HeldWhenGone: true}},
 		{"third watches both in front and holds when they are gone", 1, []string{a, b, c, d}, c, Decision{Watch: []string{a, b}, HeldWhenGone: true}},
-		{"fourth watches the node right in front and looks again", 1, []string{a, b, c, d}, d, Decision{Watch: []string{c}}},
+		{"fourth watches the node two in front and looks again", 1, []string{a, b, c, d}, d, Decision{Watch: []string{b, c}}},
 		{"within two leases holds", 2, []string{a, b, c, d}, b, Decision{Held: true}},
 		{"third of two leases watches the head", 2, []string{a, b, c, d}, c, Decision{Watch: []string{a}, HeldWhenGone: true}},
 		{"fourth of two leases watches two in front", 2, []string{a, b, c, d}, d, Decision{Watch: []string{b}}},
@@ -113,7 +113,7 @@ func referenceDecision(sorted []string, i, leases int) Decision {
 	case i <= handOffDepth:
 		return Decision{Watch: sorted[:i], HeldWhenGone: true}
 	}
-	return Decision{Watch: sorted[i-1 : i]}
+	return Decision{Watch: sorted[i-handOffDepth : i]}
 }
 
 // The queue is ordered by the lock's own name: with any other name, the

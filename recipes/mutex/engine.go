@@ -139,8 +139,7 @@ type watched struct {
 }
 
 // watchSet is what a waiter watches: the nodes its Decision names that
-// have not gone yet, and its own node once a Decision holds without a
-// look (HeldWhenGone).
+// have not gone yet, and its own node, from the first wait on.
 type watchSet struct {
 	nodes [MaxWatch]watched
 	own   <-chan zk.Event
@@ -164,15 +163,14 @@ func (e *engine) arm(ctx context.Context, node framework.Node, d Decision, w *wa
 		paths = append(paths, zkpath.Join(e.dir, name))
 		fresh = append(fresh, i)
 	}
-	ownToo := w.own == nil && d.HeldWhenGone
-	if ownToo {
-		// Our own node's watch tells a hand-off without a look that we are
-		// still queued. Only such a hand-off needs it: a waiter that looks
-		// again learns from the listing whether its node is there.
+	if w.own == nil {
+		// Our own node's watch tells the hand-off that we are still queued.
+		// It is set at the first wait, so that the look that may precede a
+		// hand-off is one request, not two.
 		paths = append(paths, node.Path)
 	}
 	replies := e.getWatches(ctx, paths)
-	if ownToo {
+	if w.own == nil {
 		own := replies[len(replies)-1]
 		if own.err != nil {
 			return lookAgain, own.err

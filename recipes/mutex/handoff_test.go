@@ -139,37 +139,3 @@ func TestHandOff_WaiterWhoseNodeIsDeletedQueuesAgain(t *testing.T) {
 	close(victim.release)
 	require.Eventually(t, func() bool { return count() == 0 }, 10*time.Second, 10*time.Millisecond)
 }
-
-// A waiter far back watches only the node in front of it, not its own: an
-// operator's deletion of its node is found by its next look, when that
-// node goes, and it queues again instead of holding beside the holder.
-func TestHandOff_DeepWaiterWhoseNodeIsDeletedQueuesAgain(t *testing.T) {
-	servers := zktest.Servers(t)
-	path := zktest.UniquePath(t)
-	operator := connect(t, servers)
-	count := func() int { return len(children(t, operator, path)) }
-	holder, err := newMutex(t, connect(t, servers), path).Acquire(testContext(t))
-	require.NoError(t, err)
-	first := queue(t, newMutex(t, connect(t, servers), path), count, 2)
-	second := queue(t, newMutex(t, connect(t, servers), path), count, 3)
-	proxy := zktest.NewProxy(t, servers)
-	victim := queue(t, newMutex(t, connect(t, proxy.Addr()), path), count, 4)
-	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpGetData) == 1 }, 10*time.Second, 5*time.Millisecond,
-		"the victim watches the node in front of it")
-
-	participants, err := newMutex(t, operator, path).Participants(testContext(t))
-	require.NoError(t, err)
-	require.Len(t, participants, 4)
-	require.NoError(t, operator.Delete(testContext(t), participants[3], -1))
-
-	require.NoError(t, holder.Release(testContext(t)))
-	first.held(t, "the first waiter")
-	close(first.release)
-	second.held(t, "the second waiter")
-	victim.notHeld(t, 300*time.Millisecond, "the waiter whose node was deleted")
-	close(second.release)
-	victim.held(t, "the re-queued waiter")
-	assert.Equal(t, 1, count(), "the victim holds with a node of its own, alone")
-	close(victim.release)
-	require.Eventually(t, func() bool { return count() == 0 }, 10*time.Second, 10*time.Millisecond)
-}

@@ -11,8 +11,7 @@ import (
 )
 
 // armed waits until the client behind proxy has listed the queue once and
-// read watches nodes: those in its way, and its own when it is to hold
-// on their deletion without a look.
+// read watches nodes: its own and those in its way.
 func armed(t *testing.T, proxy *zktest.Proxy, watches int64, what string) {
 	t.Helper()
 	require.Eventually(t, func() bool {
@@ -73,7 +72,7 @@ func TestHandOff_WriterCosts(t *testing.T) {
 	armed(t, p1, 3, "the writer behind two readers")
 	second := start(newRW(t, connect(t, p2.Addr()), path).WriteLock())
 	queued(t, observer, path, 4)
-	armed(t, p2, 2, "the writer behind a reader and a writer") // it will look again: no watch on its own node
+	armed(t, p2, 3, "the writer behind a reader and a writer")
 
 	require.NoError(t, r1.Release(ctx))
 	require.NoError(t, r2.Release(ctx))
@@ -103,7 +102,7 @@ func TestHandOff_WriterBehindADowngradedWriterWaitsForItsReadNode(t *testing.T) 
 	proxy := zktest.NewProxy(t, servers)
 	behind := start(newRW(t, connect(t, proxy.Addr()), path).WriteLock())
 	queued(t, observer, path, 2)
-	armed(t, proxy, 1, "the writer behind a writer") // the writer's node: it will look again
+	armed(t, proxy, 2, "the writer behind a writer") // its own node and the writer's
 
 	r, err := rw.ReadLock().Acquire(ctx)
 	require.NoError(t, err)
