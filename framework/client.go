@@ -42,6 +42,9 @@ type Client struct {
 	granted     time.Duration // the session timeout the server granted on conn; 0 before it says
 	closed      bool
 	seams       *seams // a test's hold on background work; nil outside tests
+
+	holdsOnce    sync.Once
+	holdRegistry *holdFanout // see holds
 }
 
 // New validates the server list and options, starts connecting in the

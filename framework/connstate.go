@@ -69,6 +69,7 @@ func (c *Client) dial() error {
 	ready := make(chan struct{})
 	callback := func(ev zk.Event) {
 		if ev.Type != zk.EventSession {
+			c.holds().nodeEvent(ev) // a watch event: WatchHold's
 			return
 		}
 		e := connEvent{gen: gen, state: ev.State}

@@ -132,7 +132,12 @@ func (c *Client) newCreateRequest(path string, data []byte, mode CreateMode, opt
 	r.path = c.withNamespace(path)
 	if protectionID != "" {
 		parent, name := zkpath.Split(r.path)
-		r.path = zkpath.Join(parent, zkpath.ProtectedName(protectionID, name))
+		if parent == "/" {
+			parent = ""
+		}
+		// zkpath.Join(parent, zkpath.ProtectedName(protectionID, name)),
+		// as one string, not two.
+		r.path = parent + "/" + zkpath.ProtectedPrefix + protectionID + "-" + name
 	}
 	if r.acl == nil {
 		r.acl = c.cfg.acl.ACL(r.path)

@@ -153,12 +153,25 @@ func setVerdict(serverPath string, data []byte, unique bool) verdict[*zk.Stat] {
 // wraps zk.ErrNoNode, since the node is gone either way; for a version it
 // does not, as a caller reads that as "someone else took it".
 func deleteVerdict(version int32) verdict[struct{}] {
-	return func(_ *zk.Conn, failure, lost error) (struct{}, error) {
-		if !isNoNode(failure) && !errors.Is(failure, zk.ErrBadVersion) {
-			return struct{}{}, failure
-		}
-		return struct{}{}, unknownAfter(lost, failure, version == -1 && isNoNode(failure))
+	if version == -1 {
+		return deleteAnyVerdict // a func, not a closure: no allocation
 	}
+	return func(_ *zk.Conn, failure, lost error) (struct{}, error) {
+		return judgeDelete(version, failure, lost)
+	}
+}
+
+// deleteAnyVerdict is deleteVerdict(-1).
+func deleteAnyVerdict(_ *zk.Conn, failure, lost error) (struct{}, error) {
+	return judgeDelete(-1, failure, lost)
+}
+
+// judgeDelete is the verdict of deleteVerdict(version).
+func judgeDelete(version int32, failure, lost error) (struct{}, error) {
+	if !isNoNode(failure) && !errors.Is(failure, zk.ErrBadVersion) {
+		return struct{}{}, failure
+	}
+	return struct{}{}, unknownAfter(lost, failure, version == -1 && isNoNode(failure))
 }
 
 // WriteOption configures one Set.

@@ -54,7 +54,18 @@ func (c *Client) newProtectedCreate(path string, data []byte, mode CreateMode, o
 // call runs the create and answers when it is done or ctx ends, leaving
 // whatever it may have created to be deleted in the background on failure.
 func (pc *protectedCreate) call(ctx context.Context) (Node, error) {
-	node, finished, err := Aside(ctx, func() (Node, error) { return pc.run(ctx) })
+	var (
+		node     Node
+		finished <-chan struct{}
+		err      error
+	)
+	if ctx.Done() == nil {
+		// Aside would run it here too; this saves the closure.
+		node, err = pc.run(ctx)
+		finished = closedChan
+	} else {
+		node, finished, err = Aside(ctx, func() (Node, error) { return pc.run(ctx) })
+	}
 	switch {
 	case err == nil:
 		return node, nil

@@ -13,26 +13,39 @@ func (c *Client) createProtectedAndList(ctx context.Context, path string, data [
 	}
 	written, stop := c.tap.expect(pc.req.path)
 	defer stop()
-	created := make(chan struct{})
-	listed := make(chan []string, 1)
+	listed := make(chan []string) // unbuffered: one allocation, not two
+	// Ends once it has handed over the listing, or nil to a caller whose
+	// create ended unwritten; a caller that leaves without taking it hands
+	// it to drain.
 	go func() {
 		select {
 		case <-written:
 			listed <- c.listNow(pc.parent)
-		case <-created:
-			listed <- nil
+			return
+		default:
+		}
+		// The caller takes a value only once its create has ended, and a
+		// written create closes written before its answer can come: parked
+		// here, this goroutine is woken by written first. Only if written
+		// closes between the two selects can nil win, and the caller then
+		// lists the queue itself: a request more, nothing worse.
+		select {
+		case <-written:
+			listed <- c.listNow(pc.parent)
+		case listed <- nil:
 		}
 	}()
 	node, err = pc.call(ctx)
-	close(created)
 	if err != nil {
-		return Node{}, nil, err // the listing, if sent, ends on its own
+		go drain(listed) // the listing, if sent, ends on its own
+		return Node{}, nil, err
 	}
 	select {
 	case children = <-listed:
 	case <-ctx.Done():
 		// The create's answer came and the listing's has not: the node is
 		// the caller's, who will find ctx ended at its next call.
+		go drain(listed)
 		return node, nil, nil
 	}
 	if !slices.Contains(children, node.Name) {
@@ -40,6 +53,10 @@ func (c *Client) createProtectedAndList(ctx context.Context, path string, data [
 	}
 	return node, children, nil
 }
+
+// drain takes the one value a listing goroutine sends, so that it ends
+// when its caller has left; it ends with that value.
+func drain(listed <-chan []string) { <-listed }
 
 // listNow lists the children of a server path with one request on the
 // current connection, or returns nil if that is not up or the request

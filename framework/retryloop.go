@@ -139,10 +139,20 @@ func try[T any](ctx context.Context, c *Client, fn attempt[T], made madeBy[T]) (
 		var zero T
 		return zero, err
 	}
-	if boundSession(ctx) != nil {
-		fn = inBoundSession(c, fn, made)
+	bound := boundSession(ctx) != nil
+	if ctx.Done() == nil {
+		// As Aside would, on this goroutine, without a closure.
+		if bound {
+			return runBound(c, fn, made, conn, session)
+		}
+		return fn(conn, session)
 	}
-	v, _, err := Aside(ctx, func() (T, error) { return fn(conn, session) })
+	v, _, err := Aside(ctx, func() (T, error) {
+		if bound {
+			return runBound(c, fn, made, conn, session)
+		}
+		return fn(conn, session)
+	})
 	return v, err
 }
 
@@ -153,12 +163,11 @@ func try[T any](ctx context.Context, c *Client, fn attempt[T], made madeBy[T]) (
 // it may still make. With a ctx that cannot end, call runs on the caller's
 // goroutine. It is for recipe authors, like the calls of Hooks.
 func Aside[T any](ctx context.Context, call func() (T, error)) (v T, finished <-chan struct{}, err error) {
-	done := make(chan struct{})
 	if ctx.Done() == nil {
-		defer close(done)
 		v, err = call()
-		return v, done, err
+		return v, closedChan, err
 	}
+	done := make(chan struct{})
 	var result struct {
 		v   T
 		err error
@@ -178,6 +187,15 @@ func Aside[T any](ctx context.Context, call func() (T, error)) (v T, finished <-
 	}
 }
 
+// closedChan is the finished channel of an Aside that ran on the caller's
+// goroutine: closed once, never written, so sharing it is safe, and such
+// an Aside (the common case) allocates nothing of its own.
+var closedChan = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
+
 // inBoundSession makes fn fail with ErrSessionChanged, keeping its value,
 // unless it ran in the session it was given: the connection's session was
 // that session's before the call and still is after it. go-zookeeper sends
@@ -190,20 +208,25 @@ func Aside[T any](ctx context.Context, call func() (T, error)) (v T, finished <-
 // another session are found.
 func inBoundSession[T any](c *Client, fn attempt[T], made madeBy[T]) attempt[T] {
 	return func(conn *zk.Conn, session *Session) (T, error) {
-		before := conn.SessionID()
-		v, err := fn(conn, session)
-		after := conn.SessionID()
-		if before == session.id && after == before {
-			return v, err
-		}
-		if err == nil && made != nil {
-			for _, n := range made(v) {
-				c.log.Debug("a bound write ran in another session; deleting what it made", "path", n.path)
-				c.deleteOwnedInBackground(n.path, n.owner(after))
-			}
-		}
-		return v, ErrSessionChanged
+		return runBound(c, fn, made, conn, session)
 	}
+}
+
+// runBound is one call of inBoundSession(c, fn, made).
+func runBound[T any](c *Client, fn attempt[T], made madeBy[T], conn *zk.Conn, session *Session) (T, error) {
+	before := conn.SessionID()
+	v, err := fn(conn, session)
+	after := conn.SessionID()
+	if before == session.id && after == before {
+		return v, err
+	}
+	if err == nil && made != nil {
+		for _, n := range made(v) {
+			c.log.Debug("a bound write ran in another session; deleting what it made", "path", n.path)
+			c.deleteOwnedInBackground(n.path, n.owner(after))
+		}
+	}
+	return v, ErrSessionChanged
 }
 
 // madeBy names the nodes a successful try created, from its value.

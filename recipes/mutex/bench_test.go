@@ -29,6 +29,7 @@ func BenchmarkMutex_Uncontended(b *testing.B) {
 		b.Fatal(err)
 	}
 	before := zktest.PacketsReceived(b, servers)
+	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
 		h, err := m.Acquire(ctx)
@@ -102,6 +103,7 @@ func BenchmarkGoZookeeperLock_Uncontended(b *testing.B) {
 	}
 	defer conn.Close()
 	l := zk.NewLock(conn, zktest.UniquePath(b), zk.WorldACL(zk.PermAll))
+	b.ReportAllocs()
 	for b.Loop() {
 		if err := l.Lock(); err != nil {
 			b.Fatal(err)
@@ -137,6 +139,46 @@ func BenchmarkMutex_Contended(b *testing.B) {
 				}
 				runtime.Gosched()
 				if err := h.Release(ctx); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	requests := zktest.PacketsReceived(b, servers) - before - 1
+	b.ReportMetric(float64(requests)/float64(b.N), "requests/op")
+}
+
+// BenchmarkGoZookeeperLock_Contended is go-zookeeper's zk.Lock with eight
+// clients, for comparison with BenchmarkMutex_Contended in the same run.
+func BenchmarkGoZookeeperLock_Contended(b *testing.B) {
+	servers := zktest.Servers(b)
+	path := zktest.UniquePath(b)
+	const clients = 8
+	locks := make([]*zk.Lock, clients)
+	for i := range locks {
+		conn, _, err := zk.Connect([]string{servers}, 10*time.Second, zk.WithLogInfo(false))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer conn.Close()
+		locks[i] = zk.NewLock(conn, path, zk.WorldACL(zk.PermAll))
+	}
+	var next atomic.Int64
+	before := zktest.PacketsReceived(b, servers)
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for _, l := range locks {
+		wg.Go(func() {
+			for next.Add(1) <= int64(b.N) {
+				if err := l.Lock(); err != nil {
+					b.Error(err)
+					return
+				}
+				runtime.Gosched()
+				if err := l.Unlock(); err != nil {
 					b.Error(err)
 					return
 				}

@@ -27,6 +27,8 @@ type engine struct {
 	driver   Driver
 	data     []byte
 	place    Place // or nil
+	// prefix is dir/lockName, the path every node is created under.
+	prefix string
 }
 
 // acquired is a node that holds the lock.
@@ -51,7 +53,7 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 	start := time.Now()
 	for requeue := 0; ; requeue++ {
 		// The queue is listed in the create's round trip when it can be.
-		node, children, err := e.client.Hooks().CreateProtectedAndList(ctx, zkpath.Join(e.dir, e.lockName), e.data,
+		node, children, err := e.client.Hooks().CreateProtectedAndList(ctx, e.prefix, e.data,
 			framework.EphemeralSequential, framework.WithParents())
 		if err != nil {
 			return acquired{}, err
@@ -74,10 +76,16 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 // if not nil. Every call is bound to node's session: a node of a lost
 // session is never taken as held.
 func (e *engine) wait(ctx context.Context, node framework.Node, children []string, once bool) (acquired, error) {
-	bound := framework.BindSession(ctx, node.Session)
+	var bound context.Context // made at the first server call: a free lock needs none
+	bind := func() context.Context {
+		if bound == nil {
+			bound = framework.BindSession(ctx, node.Session)
+		}
+		return bound
+	}
 	var w watchSet
 	for {
-		d, err := e.judge(bound, node, children)
+		d, err := e.judge(bind, node, children)
 		children = nil
 		switch {
 		case err != nil:
@@ -89,7 +97,7 @@ func (e *engine) wait(ctx context.Context, node framework.Node, children []strin
 		case len(d.Watch) == 0 || len(d.Watch) > MaxWatch:
 			return acquired{}, fmt.Errorf("mutex: the driver named %d nodes to watch, not 1 to %d", len(d.Watch), MaxWatch)
 		}
-		next, err := e.arm(bound, node, d, &w)
+		next, err := e.arm(bind(), node, d, &w)
 		for next == keepWaiting && err == nil {
 			next, err = e.sleep(ctx, node, d, &w)
 		}
@@ -102,13 +110,13 @@ func (e *engine) wait(ctx context.Context, node framework.Node, children []strin
 	}
 }
 
-// judge lets the driver judge the children, listing them first unless
-// given. It does not sort them: the driver sorts no more than the nodes in
+// judge lets the driver judge the children, listing them first (under the
+// context ctx returns) unless given. It does not sort them: the driver sorts no more than the nodes in
 // front of ours.
-func (e *engine) judge(ctx context.Context, node framework.Node, children []string) (Decision, error) {
+func (e *engine) judge(ctx func() context.Context, node framework.Node, children []string) (Decision, error) {
 	if children == nil {
 		var err error
-		if children, _, err = e.client.Children(ctx, e.dir); err != nil && !recipe.IsNoNode(err) {
+		if children, _, err = e.client.Children(ctx(), e.dir); err != nil && !recipe.IsNoNode(err) {
 			return Decision{}, err
 		}
 	}

@@ -20,9 +20,11 @@ type Mutex struct {
 	engine engine
 	opts   options
 
-	mu      sync.Mutex
-	holds   map[any]*Hold         // by owner
-	pending map[any]chan struct{} // owners with an acquire under way; closed when it ends
+	mu    sync.Mutex
+	holds map[any]*Hold // by owner
+	// pending has the owners with an acquire under way, each with a channel
+	// closed when it ends, made by the first acquire that waits for it.
+	pending map[any]chan struct{}
 }
 
 // New returns a Mutex on path, whose lock nodes are
@@ -59,7 +61,7 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver Drive
 	}
 	return &Mutex{
 		client:  client,
-		engine:  engine{client: client, dir: path, lockName: lockName, driver: driver, data: data, place: o.place},
+		engine:  engine{client: client, dir: path, lockName: lockName, driver: driver, data: data, place: o.place, prefix: zkpath.Join(path, lockName)},
 		opts:    o,
 		holds:   make(map[any]*Hold),
 		pending: make(map[any]chan struct{}),
@@ -118,7 +120,9 @@ func (m *Mutex) acquire(ctx context.Context, once bool) (*Hold, error) {
 		h = newHold(m, owner, a)
 	}
 	m.mu.Lock()
-	close(m.pending[owner])
+	if waiting := m.pending[owner]; waiting != nil {
+		close(waiting)
+	}
 	delete(m.pending, owner)
 	if h != nil {
 		m.holds[owner] = h
@@ -159,9 +163,13 @@ func (m *Mutex) join(ctx context.Context, owner any) (*Hold, error) {
 		}
 		under, busy := m.pending[owner]
 		if !busy {
-			m.pending[owner] = make(chan struct{})
+			m.pending[owner] = nil // no one waits for it yet
 			m.mu.Unlock()
 			return nil, nil
+		}
+		if under == nil {
+			under = make(chan struct{})
+			m.pending[owner] = under
 		}
 		m.mu.Unlock()
 		select {

@@ -72,10 +72,13 @@ type Nearest struct {
 }
 
 // NewNearest returns a Nearest that keeps at most size children.
-func NewNearest(size int) *Nearest { return &Nearest{size: size, near: make([]Queued, 0, size)} }
+func NewNearest(size int) *Nearest { return &Nearest{size: size} }
 
 // Add shows q to s.
 func (s *Nearest) Add(q Queued) {
+	if s.near == nil {
+		s.near = make([]Queued, 0, s.size) // not before: most queues are empty
+	}
 	if len(s.near) == s.size {
 		if s.size == 0 || !s.near[0].before(q) {
 			return

@@ -1,9 +1,10 @@
 // Package holdwatch watches a held node — a lock hold or a lease — for the
 // end of the hold without a release: the connection or the session, as the
 // error policy says; a maximum hold time; and, once armed, the node itself,
-// deleted by someone else. It never waits on the server in its loop, so a
-// suspension is signalled the moment the client sees it. Only recipes can
-// import it (it lives under recipes/internal).
+// deleted by someone else. A hold has no goroutine of its own: the client
+// tells the holds registered with it of their session's interruption and
+// their nodes' events, the moment it sees them. Only recipes can import it
+// (it lives under recipes/internal).
 package holdwatch
 
 import (
@@ -43,45 +44,140 @@ type Config struct {
 	What string
 }
 
-// Watch signals the end of one hold.
+// Watch signals the end of one hold. It has no goroutine of its own: the
+// client fans its session's interruption and its node's watch events out
+// to the holds registered with it (framework.Hooks.WatchHold), and a
+// MaxHold runs on a timer, so an idle hold costs memory only.
 type Watch struct {
 	cfg     Config
-	lost    chan struct{} // closed on loss
-	ended   chan struct{} // closed by Finish; stops the loop
-	arm     chan struct{} // closed to start watching the node
+	lost    chan struct{} // closed on loss; made by the first Lost (guarded by mu)
 	armOnce sync.Once
+	reg     framework.HoldRegistration
 
-	mu       sync.Mutex // guards err, finished and deadline
+	mu       sync.Mutex // guards err, finished, deadline, timer and armed
 	err      error
+	ended    bool // lost: Lost's channel is closed, or made closed
 	finished bool
-	deadline time.Time // with MaxHold: the end of the hold unless renewed
+	deadline time.Time   // with MaxHold: the end of the hold unless renewed
+	timer    *time.Timer // with MaxHold
+	armed    bool        // the node is watched: a change sets the watch again
 }
 
 // Start starts watching; the watch ends with Finish or a loss.
 func Start(cfg Config) *Watch {
-	w := &Watch{cfg: cfg, lost: make(chan struct{}), ended: make(chan struct{}), arm: make(chan struct{})}
+	w := new(Watch)
+	w.Start(cfg)
+	return w
+}
+
+// Start starts w, a zero Watch that a hold keeps inside itself (saving an
+// allocation), as the function Start does.
+func (w *Watch) Start(cfg Config) {
+	w.cfg, w.armed = cfg, cfg.Watch != nil
+	// Registered first, under w.mu (the client may call w at once), so
+	// that an interruption after the check below is the client's to tell.
+	w.mu.Lock()
+	w.reg = cfg.Client.Hooks().WatchHold(cfg.Node, cfg.Policy, w)
 	if cfg.MaxHold > 0 {
 		w.deadline = time.Now().Add(cfg.MaxHold)
+		// Runs once per deadline, on a goroutine of the timer's.
+		w.timer = time.AfterFunc(cfg.MaxHold, w.onTimer)
 	}
+	w.mu.Unlock()
 	// A hold made on a session already interrupted (under the policy) is
-	// lost when it is handed out, not a moment later on the watch's own
+	// lost when it is handed out, not a moment later on another
 	// goroutine: by then others may hold what the session held.
 	if cfg.Node.Session.IsInterrupted(cfg.Policy) {
 		w.lose(fmt.Errorf("%w: %s before the hold began", cfg.Lost, interruption(cfg.Node.Session)))
+		return
 	}
-	// Ends on Finish or on loss.
-	go w.run()
-	return w
+	if cfg.Watch != nil {
+		// An event that came before the registration is waiting here.
+		select {
+		case ev, ok := <-cfg.Watch:
+			if ok {
+				w.NodeEvent(ev)
+			}
+		default:
+		}
+	}
+}
+
+// Interrupted ends the hold on the interruption of its session under the
+// policy. It is the client's call (framework.HoldListener).
+func (w *Watch) Interrupted() {
+	w.lose(fmt.Errorf("%w: %s", w.cfg.Lost, interruption(w.cfg.Node.Session)))
+}
+
+// NodeEvent takes a watch event of the held node: a deletion ends the
+// hold, any other change sets the watch again (if the node is watched).
+// It is the client's call (framework.HoldListener), on the goroutine that
+// reads the connection: what may block runs on a goroutine of its own.
+func (w *Watch) NodeEvent(ev zk.Event) {
+	w.mu.Lock()
+	over, armed := w.err != nil || w.finished, w.armed
+	w.mu.Unlock()
+	switch {
+	case over:
+	case ev.Type == zk.EventNodeDeleted:
+		go w.lose(w.deleted()) // ends when the loss is signalled
+	case armed:
+		go w.setWatch() // data changed; ends with an answer, Finish or loss
+	}
+}
+
+// onTimer ends a hold whose MaxHold has run out, or waits on if it was
+// renewed meanwhile.
+func (w *Watch) onTimer() {
+	if left := w.expire(); left > 0 {
+		w.mu.Lock()
+		w.timer.Reset(left)
+		w.mu.Unlock()
+	}
 }
 
 // Arm starts watching the node itself (one request), unless a watch was
 // given in the Config. Later calls do nothing.
-func (w *Watch) Arm() { w.armOnce.Do(func() { close(w.arm) }) }
+func (w *Watch) Arm() {
+	w.armOnce.Do(func() {
+		w.mu.Lock()
+		given, over := w.armed, w.err != nil || w.finished
+		w.armed = true
+		w.mu.Unlock()
+		if !given && !over {
+			go w.setWatch() // ends with an answer, Finish or loss
+		}
+	})
+}
 
 // Lost arms the watch and returns the channel closed on loss.
 func (w *Watch) Lost() <-chan struct{} {
 	w.Arm()
+	return w.lostChan()
+}
+
+// lostChan returns the channel closed on loss, made at the first call: a
+// hold that is never asked costs no channel.
+func (w *Watch) lostChan() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.lost == nil {
+		w.lost = make(chan struct{})
+		if w.ended {
+			close(w.lost)
+		}
+	}
 	return w.lost
+}
+
+// endedLocked marks the hold lost and closes Lost's channel if made; w.mu
+// is held.
+func (w *Watch) endedLocked() {
+	w.ended = true
+	if w.lost != nil {
+		close(w.lost)
+	}
+	w.endLocked()
 }
 
 // Err returns nil while the hold lasts, the loss error after a loss, and
@@ -106,8 +202,16 @@ func (w *Watch) Finish(done error) (prior error, first bool) {
 	if prior == nil {
 		w.err = done
 	}
-	close(w.ended)
+	w.endLocked()
 	return prior, true
+}
+
+// endLocked ends the registration and the timer; w.mu is held.
+func (w *Watch) endLocked() {
+	w.reg.Stop()
+	if w.timer != nil {
+		w.timer.Stop()
+	}
 }
 
 // Renew moves the deadline of a hold with a MaxHold to at+MaxHold (at is
@@ -149,63 +253,23 @@ func (w *Watch) expire() time.Duration {
 	}
 	err := recipe.Errorf("%w: %w: not renewed within %v", w.cfg.Lost, w.cfg.Expired, w.cfg.MaxHold)
 	w.err = err
+	w.endedLocked()
 	w.mu.Unlock()
 	w.signal(err)
 	return 0
 }
 
-func (w *Watch) run() {
-	session := w.cfg.Node.Session
-	interrupted := session.Interrupted(w.cfg.Policy)
-	var expired <-chan time.Time
-	var t *time.Timer
-	if w.cfg.MaxHold > 0 {
-		t = time.NewTimer(w.cfg.MaxHold)
-		defer t.Stop()
-		expired = t.C
-	}
-	arm, watch := w.arm, w.cfg.Watch
-	watched := make(chan (<-chan zk.Event), 1)
-	for {
-		select {
-		case <-w.ended:
-			return
-		case <-interrupted:
-			w.lose(fmt.Errorf("%w: %s", w.cfg.Lost, interruption(session)))
-			return
-		case <-expired:
-			if left := w.expire(); left > 0 {
-				t.Reset(left) // renewed meanwhile
-				continue
-			}
-			return
-		case <-arm:
-			arm = nil
-			if watch == nil {
-				go w.setWatch(watched) // ends with an answer, Finish or loss
-			}
-		case watch = <-watched:
-		case ev := <-watch:
-			if ev.Type == zk.EventNodeDeleted {
-				w.lose(w.deleted())
-				return
-			}
-			watch = nil
-			go w.setWatch(watched) // data changed, or the watch was dropped
-		}
-	}
-}
-
-// setWatch sets a watch on the node and sends it to watched, retrying
-// through connection trouble until the hold ends. A missing node is a loss.
-func (w *Watch) setWatch(watched chan<- (<-chan zk.Event)) {
+// setWatch sets a watch on the node, retrying through connection trouble
+// until the hold ends. Its events reach NodeEvent through the client (the
+// watch's own channel is left unread: go-zookeeper never blocks on it). A
+// missing node is a loss.
+func (w *Watch) setWatch() {
 	for {
 		ctx, cancel := context.WithTimeout(framework.BindSession(context.Background(), w.cfg.Node.Session), callTimeout)
-		data, _, watch, err := w.cfg.Client.GetW(ctx, w.cfg.Node.Path)
+		data, _, _, err := w.cfg.Client.GetW(ctx, w.cfg.Node.Path)
 		cancel()
 		switch {
 		case err == nil:
-			watched <- watch
 			if w.cfg.OnData != nil {
 				w.cfg.OnData(data)
 			}
@@ -218,9 +282,13 @@ func (w *Watch) setWatch(watched chan<- (<-chan zk.Event)) {
 		}
 		select {
 		case <-time.After(retryWait):
-		case <-w.ended:
+		case <-w.lostChan():
 			return
-		case <-w.lost:
+		}
+		w.mu.Lock()
+		finished := w.finished
+		w.mu.Unlock()
+		if finished {
 			return
 		}
 	}
@@ -240,13 +308,14 @@ func (w *Watch) lose(err error) {
 		return
 	}
 	w.err = err
+	w.endedLocked()
 	w.mu.Unlock()
 	w.signal(err)
 }
 
-// signal closes Lost and gives the node up: see lose.
+// signal tells of a loss (Lost is closed already) and gives the node up:
+// see lose.
 func (w *Watch) signal(err error) {
-	close(w.lost)
 	if w.cfg.Client.IsClosed() {
 		// A deliberate Close ends every hold: that is no news to warn of.
 		w.cfg.Client.Logger().Debug(w.cfg.What+" ended by Close", "path", w.cfg.Node.Path)

@@ -2,6 +2,7 @@ package holdwatch_test
 
 import (
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 
@@ -111,4 +112,32 @@ func TestWatch_RenewMovesTheDeadlineUntilTheHoldEnds(t *testing.T) {
 	done := start(t, c, framework.StandardErrorPolicy, bound)
 	done.Finish(errDone)
 	require.ErrorIs(t, done.Renew(time.Now()), errDone, "no renewal after the end")
+}
+
+// Idle holds cost no goroutine each: the client fans its session's signals
+// out to them. A suspension still ends every one of them.
+func TestWatch_IdleHoldsHaveNoGoroutineEach(t *testing.T) {
+	const holds = 200
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := zktest.Connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	parent := zktest.UniquePath(t)
+	nodes := make([]framework.Node, holds)
+	for i := range nodes {
+		var err error
+		nodes[i], err = c.CreateProtected(zktest.Context(t), parent+"/n-", nil, framework.EphemeralSequential, framework.WithParents())
+		require.NoError(t, err)
+	}
+	before := runtime.NumGoroutine()
+	watches := make([]*holdwatch.Watch, holds)
+	for i, node := range nodes {
+		watches[i] = holdwatch.Start(holdwatch.Config{
+			Client: c, Node: node, Policy: framework.StandardErrorPolicy, Lost: errLost, What: "test hold",
+		})
+	}
+	assert.Less(t, runtime.NumGoroutine()-before, holds/10, "goroutines for %d idle holds", holds)
+
+	proxy.Cut()
+	for i, w := range watches {
+		require.Eventually(t, func() bool { return errors.Is(w.Err(), errLost) }, 10*time.Second, 5*time.Millisecond, "hold %d", i)
+	}
 }

@@ -25,7 +25,10 @@ const CleanupTimeout = 5 * time.Second
 // wait is endless, by CleanupTimeout. What it cannot finish in that time
 // is handed to the client's background deletion.
 func FinishContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), CleanupTimeout)
+	if ctx.Done() != nil { // else it cannot end: nothing to take away
+		ctx = context.WithoutCancel(ctx)
+	}
+	return context.WithTimeout(ctx, CleanupTimeout)
 }
 
 // DeleteNode deletes a recipe's own node in the session that created it,
