@@ -16,6 +16,13 @@
 //     sets the run's length (default 2m), CHAOS_SEED replays a schedule,
 //     CHAOS_REPORT names the JSON report's file; `make chaos
 //     DURATION=30m` runs it alone.
+//   - oneway_test.go and follower_test.go: the session lease tells a
+//     holder before the next holder acquires, in a one-way partition
+//     (its requests dropped while notifications reach it) and when the
+//     follower it talks to is cut off from its leader (zktesting's
+//     Ensemble.Isolate; the holder's client sets WithServerLag to the
+//     ensemble's ServerLag). Without the lag the follower cut may overlap
+//     the holds, as the framework's doc warns: that test logs it.
 //   - badinput_test.go: every exported constructor and method, given bad
 //     input, returns an error errors.Is-able against a shared sentinel and
 //     leaves nothing on the server.
