@@ -4,9 +4,10 @@
 //
 //   - chaos_test.go: clients of a three-server ensemble, behind
 //     fault-injecting proxies, loop on the lock recipes (and the Curator
-//     peer joins them) while a schedule of faults runs; nothing may be held
-//     twice, left behind or leaked (see reliability/internal/chaos). The edges join
-//     them (chaos_edges_test.go): downgrades, explicit owners, multi-lease
+//     peer joins them) while a schedule of faults runs (one-way
+//     partitions and a follower cut among them, the clients allowing for
+//     the ensemble's lag); nothing may be held twice, left behind or
+//     leaked (see reliability/internal/chaos). The edges join them (chaos_edges_test.go): downgrades, explicit owners, multi-lease
 //     acquires, a shared count's increments, TTL leases taken over with
 //     Resume and fenced by a resource, a client that asks for more session
 //     timeout than the server grants with go-zookeeper's info logging off.
