@@ -203,7 +203,11 @@ func judge(t *testing.T, report *chaos.Report, root string) {
 	} {
 		assert.Positive(t, report.Acquisitions[r], "acquisitions of %s", r)
 	}
-	assert.Len(t, report.Faults, len(chaos.FaultKinds()), "every kind of fault was injected")
+	// A round of every kind lasts over a minute (five of them outlast the
+	// session timeout): a shorter run need not finish one.
+	if d, err := time.ParseDuration(report.Duration); err == nil && d >= chaos.MinBiteRun {
+		assert.Len(t, report.Faults, len(chaos.FaultKinds()), "every kind of fault was injected")
+	}
 }
 
 // connectChaosClients connects chaosClients clients, each through a proxy
