@@ -106,7 +106,9 @@ func (l peerLinks) close() {
 // [WithSyncLimit] and [Ensemble.ServerLag]); then it drops them and looks
 // for a leader it cannot reach, while the others, if they keep a quorum,
 // keep or elect a leader and expire the sessions of its clients. Isolating
-// an isolated member does nothing. It needs [WithPeerFaults], else it
+// an isolated member does nothing; starting an isolated member
+// (StartMember) waits for a quorum it cannot reach, until Rejoin or the
+// end of its ctx. It needs [WithPeerFaults], else it
 // returns ErrNoPeerFaults.
 func (e *Ensemble) Isolate(i int) error { return e.setIsolated(i, true) }
 
