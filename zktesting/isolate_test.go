@@ -75,3 +75,29 @@ func TestEnsemble_IsolateRejectsBadInput(t *testing.T) {
 	_, err := zktesting.StartEnsemble(testContext(t), 3, zktesting.WithSyncLimit(0))
 	assert.ErrorIs(t, err, zktesting.ErrInvalidSyncLimit)
 }
+
+func TestEnsemble_IsolatedLeaderIsReplacedAndFollowsOnRejoin(t *testing.T) {
+	integration(t)
+	e := zktesting.NewEnsemble(t, 3, zktesting.WithPeerFaults(), zktesting.WithSyncLimit(5))
+	leader, err := e.Leader(testContext(t))
+	require.NoError(t, err)
+	onOther, _ := dial(t, e.Addrs()[(leader+1)%3], 20*time.Second)
+
+	require.NoError(t, e.Isolate(leader))
+	require.Eventually(t, func() bool {
+		for i, addr := range e.Addrs() {
+			if i != leader && serving(t, addr) == "leader" {
+				return true
+			}
+		}
+		return false
+	}, time.Minute, 50*time.Millisecond, "the other two elect a leader")
+	require.Eventually(t, func() bool { return serving(t, e.Addrs()[leader]) == "" },
+		30*time.Second, 20*time.Millisecond, "the isolated leader, without a quorum, stops serving")
+	_, err = onOther.Create("/after-leader", nil, 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+
+	require.NoError(t, e.Rejoin(leader))
+	require.Eventually(t, func() bool { return serving(t, e.Addrs()[leader]) == "follower" },
+		time.Minute, 50*time.Millisecond, "the old leader follows the new one")
+}
