@@ -237,30 +237,6 @@ func (s *Schedule) pickHolder(ctx context.Context, fallback int, rnd *rand.Rand)
 	return fallback
 }
 
-// partition pauses every link of a client, in both directions or one
-// (pause), for longer than its session timeout, and records when if the
-// session expires in such a partition.
-func (s *Schedule) partition(client int, links []Link, pause func(Link), expires bool) {
-	from := s.Clock.Now()
-	for _, l := range links {
-		pause(l)
-	}
-	time.Sleep(s.SessionTimeout + expireMargin)
-	for _, l := range links {
-		l.Resume()
-	}
-	if !expires {
-		return
-	}
-	e := Expiry{From: from, To: s.Clock.Now()}
-	if client < len(s.Holders) {
-		e.Holder = s.Holders[client]
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.expiries = append(s.expiries, e)
-}
-
 // restart stops the leader or a follower, and starts it again: a follower
 // after memberDown, the leader once another member leads.
 func (s *Schedule) restart(ctx context.Context, leader bool, rnd *rand.Rand) error {

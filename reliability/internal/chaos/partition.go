@@ -54,3 +54,27 @@ func awaitFollowing(ctx context.Context, addr string) error {
 		}
 	}
 }
+
+// partition pauses every link of a client, in both directions or one
+// (pause), for longer than its session timeout, and records when if the
+// session expires in such a partition.
+func (s *Schedule) partition(client int, links []Link, pause func(Link), expires bool) {
+	from := s.Clock.Now()
+	for _, l := range links {
+		pause(l)
+	}
+	time.Sleep(s.SessionTimeout + expireMargin)
+	for _, l := range links {
+		l.Resume()
+	}
+	if !expires {
+		return
+	}
+	e := Expiry{From: from, To: s.Clock.Now()}
+	if client < len(s.Holders) {
+		e.Holder = s.Holders[client]
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expiries = append(s.expiries, e)
+}
