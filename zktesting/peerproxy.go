@@ -133,7 +133,7 @@ func (p *peerProxy) serve(in net.Conn) {
 	}
 	defer p.untrack(out)
 	if p.advertise != "" {
-		if err := rewriteInitialMessage(in, out, p.advertise); err != nil {
+		if err := rewriteInitialMessage(in, cutWriter{p, out}, p.advertise); err != nil {
 			return
 		}
 	}
@@ -165,6 +165,20 @@ func (p *peerProxy) copy(dst, src net.Conn) {
 			return
 		}
 	}
+}
+
+// cutWriter writes to a connection of p, or drops what it is given while
+// the link is cut.
+type cutWriter struct {
+	p   *peerProxy
+	dst io.Writer
+}
+
+func (w cutWriter) Write(b []byte) (int, error) {
+	if w.p.isCut() {
+		return len(b), nil
+	}
+	return w.dst.Write(b)
 }
 
 // close stops the proxy and closes every connection.
