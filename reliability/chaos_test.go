@@ -23,6 +23,7 @@ import (
 const (
 	chaosClients        = 5
 	chaosSessionTimeout = 6 * time.Second // the standard policy's margin is a third of it
+	chaosSyncLimit      = 5               // ticks (200 ms): a cut follower answers for about 1 s
 	chaosSemaphoreMax   = 3
 	chaosMaxHold        = 2 * time.Second // of the counted semaphore's leases; a few holds last longer
 	defaultChaosRun     = 2 * time.Minute
@@ -63,7 +64,11 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	t.Logf("chaos: duration %v seed %d (CHAOS_SEED=%d replays the schedule)", duration, seed, seed)
 	// The server grants less than the quiet client asks for (see
 	// connectChaosClients).
-	ensemble := zktest.NewEnsemble(t, 3, zktesting.WithMaxSessionTimeout(chaosSessionTimeout))
+	// Its members reach each other through proxies, so that a follower
+	// can be cut off from the others; a short syncLimit keeps the lag that
+	// its clients allow for (WithServerLag) well inside the session.
+	ensemble := zktest.NewEnsemble(t, 3, zktesting.WithMaxSessionTimeout(chaosSessionTimeout),
+		zktesting.WithPeerFaults(), zktesting.WithSyncLimit(chaosSyncLimit))
 	root := zktest.UniquePath(t)
 	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	observer, err := framework.Connect(context.Background(), ensemble.Addrs(), framework.WithLogger(logger))
@@ -73,7 +78,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 
 	baseline := runtime.NumGoroutine() // the observer, the peer and the ensemble are in it
 	ledger, stats := chaos.NewLedger(), chaos.NewStats()
-	clients, links, logs := connectChaosClients(t, ensemble.Addrs(), logger)
+	clients, links, logs := connectChaosClients(t, ensemble.Addrs(), ensemble.ServerLag(), logger)
 	workers := goWorkers(t, root, clients, ledger, stats, seed)
 	edges := goEdges(t, root, clients, ledger, stats, seed)
 	curatorWorkers := []*chaos.Worker{
@@ -198,15 +203,20 @@ func judge(t *testing.T, report *chaos.Report, root string) {
 	} {
 		assert.Positive(t, report.Acquisitions[r], "acquisitions of %s", r)
 	}
-	assert.Len(t, report.Faults, len(chaos.FaultKinds()), "every kind of fault was injected")
+	// A round of every kind lasts over a minute (five of them outlast the
+	// session timeout): a shorter run need not finish one.
+	if d, err := time.ParseDuration(report.Duration); err == nil && d >= chaos.MinBiteRun {
+		assert.Len(t, report.Faults, len(chaos.FaultKinds()), "every kind of fault was injected")
+	}
 }
 
 // connectChaosClients connects chaosClients clients, each through a proxy
 // of its own to every member, recording their states from the first. Each
+// allows for the lag of a follower cut off from its leader. Each
 // sends credentials on every connection, so that the answer to an auth can
 // be lost. The last client is quiet: go-zookeeper's info logging is off,
 // and it asks for twice the session timeout the server grants.
-func connectChaosClients(t *testing.T, members []string, logger *slog.Logger) ([]*framework.Client, [][]chaos.Link, []*chaos.StateLog) {
+func connectChaosClients(t *testing.T, members []string, lag time.Duration, logger *slog.Logger) ([]*framework.Client, [][]chaos.Link, []*chaos.StateLog) {
 	var clients []*framework.Client
 	var links [][]chaos.Link
 	var logs []*chaos.StateLog
@@ -220,7 +230,7 @@ func connectChaosClients(t *testing.T, members []string, logger *slog.Logger) ([
 		}
 		opts := []framework.Option{
 			framework.WithSessionTimeout(chaosSessionTimeout), framework.WithLogger(logger),
-			framework.WithAuth("digest", []byte("chaos:secret")),
+			framework.WithAuth("digest", []byte("chaos:secret")), framework.WithServerLag(lag),
 		}
 		if i == chaosClients-1 {
 			opts = append(opts, framework.WithSessionTimeout(2*chaosSessionTimeout), framework.WithZKOptions(zk.WithLogInfo(false)))

@@ -4,9 +4,10 @@
 //
 //   - chaos_test.go: clients of a three-server ensemble, behind
 //     fault-injecting proxies, loop on the lock recipes (and the Curator
-//     peer joins them) while a schedule of faults runs; nothing may be held
-//     twice, left behind or leaked (see reliability/internal/chaos). The edges join
-//     them (chaos_edges_test.go): downgrades, explicit owners, multi-lease
+//     peer joins them) while a schedule of faults runs (one-way
+//     partitions and a follower cut among them, the clients allowing for
+//     the ensemble's lag); nothing may be held twice, left behind or
+//     leaked (see reliability/internal/chaos). The edges join them (chaos_edges_test.go): downgrades, explicit owners, multi-lease
 //     acquires, a shared count's increments, TTL leases taken over with
 //     Resume and fenced by a resource, a client that asks for more session
 //     timeout than the server grants with go-zookeeper's info logging off.
@@ -16,6 +17,13 @@
 //     sets the run's length (default 2m), CHAOS_SEED replays a schedule,
 //     CHAOS_REPORT names the JSON report's file; `make chaos
 //     DURATION=30m` runs it alone.
+//   - oneway_test.go and follower_test.go: the session lease tells a
+//     holder before the next holder acquires, in a one-way partition
+//     (its requests dropped while notifications reach it) and when the
+//     follower it talks to is cut off from its leader (zktesting's
+//     Ensemble.Isolate; the holder's client sets WithServerLag to the
+//     ensemble's ServerLag). Without the lag the follower cut may overlap
+//     the holds, as the framework's doc warns: that test logs it.
 //   - badinput_test.go: every exported constructor and method, given bad
 //     input, returns an error errors.Is-able against a shared sentinel and
 //     leaves nothing on the server.

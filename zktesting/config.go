@@ -21,6 +21,7 @@ type serverConfig struct {
 	peers      []peer // empty for a standalone server
 	noTTL      bool   // extendedTypesEnabled=false
 	maxSession time.Duration
+	syncLimit  int // in ticks
 }
 
 // render returns the content of zoo.cfg.
@@ -31,9 +32,9 @@ func (c serverConfig) render() string {
 	tickMs := c.tick.Milliseconds()
 	var b strings.Builder
 	fmt.Fprintf(&b, "tickTime=%d\n", tickMs)
-	// Limits are generous (10 s to sync, 3 s behind): JVMs starting together on
-	// two cores are slow.
-	fmt.Fprintf(&b, "initLimit=%d\nsyncLimit=%d\n", max(10, 10_000/tickMs), max(5, 3_000/tickMs))
+	// initLimit is generous (10 s to sync): JVMs starting together on two
+	// cores are slow. syncLimit is the options' (3 s behind by default).
+	fmt.Fprintf(&b, "initLimit=%d\nsyncLimit=%d\n", max(10, 10_000/tickMs), c.syncLimit)
 	fmt.Fprintf(&b, "dataDir=%s\n", c.dataDir)
 	fmt.Fprintf(&b, "clientPort=%d\nclientPortAddress=127.0.0.1\n", c.clientPort)
 	fmt.Fprintf(&b, "minSessionTimeout=%d\nmaxSessionTimeout=%d\n", 2*tickMs, c.maxSession.Milliseconds())

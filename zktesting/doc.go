@@ -35,6 +35,14 @@
 // Faults cuts or partitions the connections of one client, so that a test can
 // make its session expire (ExpireSession) while the server keeps running.
 //
+// An ensemble started WithPeerFaults has its members reach each other
+// through proxies, so that Ensemble.Isolate can cut one member off from the
+// others, silently as a network partition does, while its clients still
+// reach it: a follower then goes on answering them for about
+// syncLimit × tickTime (WithSyncLimit; Ensemble.ServerLag gives the lag a
+// client of a follower must allow for) before it drops them, while the
+// others expire their sessions. Rejoin ends the partition.
+//
 // The package pulls in no container runtime: importing it costs a command
 // nothing beyond go-zookeeper. On a machine with Docker and no ZooKeeper,
 // the sub-package zkcontainer runs the server in a container through

@@ -15,9 +15,15 @@ import (
 // are numbered from 0; member i has myid i+1. Its methods are safe for
 // concurrent use.
 type Ensemble struct {
-	members []*Server
-	dir     string
-	ownDir  bool
+	members   []*Server
+	dir       string
+	ownDir    bool
+	tick      time.Duration
+	syncLimit int
+	links     peerLinks // nil unless WithPeerFaults
+
+	isolatedMu sync.Mutex
+	isolated   []bool // by member: Isolate'd and not Rejoin'ed
 
 	closeOnce sync.Once
 	closeErr  error
@@ -47,14 +53,27 @@ func StartEnsemble(ctx context.Context, n int, opts ...Option) (*Ensemble, error
 	if err != nil {
 		return nil, err
 	}
-	e := &Ensemble{dir: dir, ownDir: ownDir}
+	e := &Ensemble{dir: dir, ownDir: ownDir, tick: o.tick, syncLimit: o.syncLimitOf(), isolated: make([]bool, n)}
 	peers := make([]peer, n)
 	for i := range peers {
 		peers[i] = peer{id: i + 1, quorum: ports[3*i+1], election: ports[3*i+2]}
 	}
+	if o.peerFaults && n > 1 {
+		if e.links, err = newPeerLinks(peers); err != nil {
+			_ = e.Close()
+			return nil, err
+		}
+		// A member that was isolated looks for a leader at intervals that
+		// double up to a minute by default; a second lets it rejoin soon.
+		o.javaOpts = append([]string{"-Dzookeeper.fastleader.maxNotificationInterval=1000"}, o.javaOpts...)
+	}
 	for i := range n {
 		memberDir := filepath.Join(dir, fmt.Sprintf("member%d", i+1))
-		s, err := newServer(o, memberDir, false, ports[3*i], i+1, peers)
+		view := peers
+		if e.links != nil {
+			view = e.links.view(i, peers)
+		}
+		s, err := newServer(o, memberDir, false, ports[3*i], i+1, view)
 		if err != nil {
 			_ = e.Close()
 			return nil, err
@@ -168,6 +187,7 @@ func (e *Ensemble) Close() error {
 			}()
 		}
 		wg.Wait()
+		e.links.close()
 		if e.ownDir {
 			errs[len(e.members)] = os.RemoveAll(e.dir)
 		}

@@ -25,6 +25,11 @@ var (
 	ErrExited = errors.New("zktesting: server process exited")
 	// ErrNotReady reports a server that did not become ready in time.
 	ErrNotReady = errors.New("zktesting: server not ready")
+	// ErrInvalidSyncLimit reports a syncLimit below one tick.
+	ErrInvalidSyncLimit = errors.New("zktesting: sync limit must be at least 1 tick")
+	// ErrNoPeerFaults reports Isolate or Rejoin on an ensemble started
+	// without WithPeerFaults.
+	ErrNoPeerFaults = errors.New("zktesting: ensemble started without WithPeerFaults")
 	// ErrClosed reports a call on a server or ensemble after Close.
 	ErrClosed = errors.New("zktesting: closed")
 )

@@ -18,6 +18,43 @@ type options struct {
 	noTTL      bool // extendedTypesEnabled=false
 	port       int
 	maxSession time.Duration
+	syncLimit  int  // 0: the default, syncLimitOf
+	peerFaults bool // an ensemble's members reach each other through proxies
+}
+
+// syncLimitOf returns the syncLimit in ticks: the one set, or by default
+// 3 s worth, at least 5, since JVMs starting together on a loaded machine
+// are slow.
+func (o options) syncLimitOf() int {
+	if o.syncLimit > 0 {
+		return o.syncLimit
+	}
+	return max(5, int(3*time.Second/max(o.tick, time.Millisecond)))
+}
+
+// WithSyncLimit sets syncLimit, in ticks: how far a follower may fall
+// behind its leader, and so how long a follower cut off from its leader
+// goes on answering its clients (about syncLimit × tickTime) before it
+// drops them. A test of what a client of a follower sees in a partition
+// wants it short, about a second. It must be at least 1. The default is
+// 3 s worth of ticks, at least 5 (15 at the default tick).
+func WithSyncLimit(ticks int) Option {
+	return func(o *options) {
+		o.syncLimit = ticks
+		if ticks <= 0 {
+			o.syncLimit = -1 // refused by newOptions
+		}
+	}
+}
+
+// WithPeerFaults makes the members of an ensemble reach each other through
+// proxies on loopback, one for each member's quorum and election links to
+// each other member (each member's zoo.cfg names the proxies for the
+// others), so that Ensemble.Isolate can cut one member off from the others
+// while its clients still reach it. A standalone server ignores it. The
+// default connects the members directly.
+func WithPeerFaults() Option {
+	return func(o *options) { o.peerFaults = true }
 }
 
 // WithTickTime sets ZooKeeper's tickTime, its unit of time: the shortest
@@ -94,6 +131,9 @@ func newOptions(opts []Option) (options, error) {
 	}
 	if o.tick < time.Millisecond {
 		return o, fmt.Errorf("%w: %v", ErrInvalidTickTime, o.tick)
+	}
+	if o.syncLimit < 0 {
+		return o, ErrInvalidSyncLimit
 	}
 	if o.maxSession == 0 {
 		o.maxSession = max(60*time.Second, 20*o.tick)

@@ -91,7 +91,7 @@ func newServer(o options, dir string, ownDir bool, port, id int, peers []peer) (
 	if err != nil {
 		return nil, err
 	}
-	cfg := serverConfig{tick: o.tick, dataDir: filepath.Join(dir, "data"), clientPort: port, peers: peers, noTTL: o.noTTL, maxSession: o.maxSession}
+	cfg := serverConfig{tick: o.tick, dataDir: filepath.Join(dir, "data"), clientPort: port, peers: peers, noTTL: o.noTTL, maxSession: o.maxSession, syncLimit: o.syncLimitOf()}
 	if err := writeConfig(dir, cfg, id); err != nil {
 		return nil, err
 	}

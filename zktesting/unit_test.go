@@ -14,7 +14,7 @@ import (
 )
 
 func TestServerConfig_RenderStandaloneAndMember(t *testing.T) {
-	cfg := serverConfig{tick: 200 * time.Millisecond, dataDir: "/d", clientPort: 2181, maxSession: time.Minute}
+	cfg := serverConfig{tick: 200 * time.Millisecond, dataDir: "/d", clientPort: 2181, maxSession: time.Minute, syncLimit: 15}
 	standalone := cfg.render()
 	for _, line := range []string{
 		"tickTime=200", "initLimit=50", "syncLimit=15", "dataDir=/d", "clientPort=2181",

@@ -22,6 +22,7 @@ type Proxy struct {
 	links  map[*link]struct{}
 	paused bool
 	oneWay bool          // PauseRequests: only client-to-server packets are dropped
+	deaf   bool          // PauseReplies: only server-to-client packets are dropped
 	held   chan struct{} // set by HoldReplies; closed by ReleaseReplies
 	armed  int           // creates whose reply is still to be swallowed
 	armOps map[int32]int // requests, by type, whose reply is still to be swallowed
@@ -105,12 +106,24 @@ func (p *Proxy) PauseRequests() {
 	p.oneWay = true
 }
 
+// PauseReplies partitions clients from the server in the other direction:
+// every packet from the server is dropped, while the clients' requests and
+// pings still reach it. The server applies what it is sent and hears from
+// the session; a client hears nothing, so go-zookeeper reports a
+// disconnect after its receive timeout and dials again, and its handshakes
+// reach the server but their answers do not.
+func (p *Proxy) PauseReplies() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.deaf = true
+}
+
 // Resume ends a partition. Connections that lost packets during it are cut
 // (their clients reconnect), since their request and reply streams no
 // longer match; connections that lost nothing carry on.
 func (p *Proxy) Resume() {
 	p.mu.Lock()
-	p.paused, p.oneWay = false, false
+	p.paused, p.oneWay, p.deaf = false, false, false
 	var cut []*link
 	for l := range p.links {
 		if l.tainted.Load() {
@@ -269,7 +282,7 @@ func (p *Proxy) snapshot() []*link {
 func (p *Proxy) isPaused(fromClient bool) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.paused || (p.oneWay && fromClient)
+	return p.paused || (p.oneWay && fromClient) || (p.deaf && !fromClient)
 }
 
 // takeArmed consumes one armed DropNextCreateReply, if any.

@@ -253,3 +253,31 @@ func TestProxy_PauseRequestsDropsRequestsAndLetsNotificationsThrough(t *testing.
 	p.Resume() // the request was dropped: the connection is cut
 	require.ErrorIs(t, <-done, zk.ErrConnectionClosed)
 }
+
+func TestProxy_PauseRepliesAppliesRequestsButLosesTheirAnswers(t *testing.T) {
+	addr := sharedAddr(t)
+	p := NewProxy(t, addr)
+	s := connect(t, p.Addr(), 10*time.Second)
+	other := connect(t, addr, 10*time.Second)
+	path := UniquePath(t)
+	ensurePath(t, s.Conn, "/zktest")
+
+	p.PauseReplies()
+	done := make(chan error, 1)
+	// Ends when the request is answered or fails.
+	go func() {
+		_, err := s.Create(path, nil, 0, zk.WorldACL(zk.PermAll))
+		done <- err
+	}()
+	require.Eventually(t, func() bool {
+		ok, _, err := other.Exists(path)
+		return err == nil && ok
+	}, 5*time.Second, 10*time.Millisecond, "the request reached the server")
+	select {
+	case err := <-done:
+		t.Fatalf("request answered while replies are dropped: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	p.Resume() // the answer was dropped: the connection is cut
+	require.ErrorIs(t, <-done, zk.ErrConnectionClosed)
+}

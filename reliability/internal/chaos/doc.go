@@ -15,7 +15,9 @@
 //     recipes/semaphore; curator.go adapts the Curator interop peer.
 //   - Schedule runs faults (connection cuts, lost answers to creates,
 //     versioned sets, multis and auths, pauses past the session timeout,
-//     slow links, a follower restart, a leader kill and restart) against a
+//     one-way partitions past it in either direction, slow links, a
+//     follower restart, a follower cut off from the other members while
+//     its clients still reach it, a leader kill and restart) against a
 //     local ensemble and the fault-injecting links in front of each
 //     client; Worker loops on one Locker and records its holds.
 //   - The edges (edges.go, count.go, fence.go): writers that downgrade,

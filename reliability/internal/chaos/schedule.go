@@ -18,6 +18,10 @@ import (
 type Link interface {
 	Cut()
 	Pause()
+	// PauseRequests drops what the client sends while the server's
+	// packets still reach it; PauseReplies the reverse. Resume ends both.
+	PauseRequests()
+	PauseReplies()
 	Resume()
 	SetDelay(d time.Duration)
 	// DropNextCreateReply lets the next create through to the server,
@@ -38,12 +42,15 @@ const (
 	FaultLostSet         = "lost-set"         // the answer to one client's next set (a versioned write) is lost
 	FaultLostMulti       = "lost-multi"       // the answer to one client's next multi is lost
 	FaultLostAuth        = "lost-auth"        // one client's connections are cut, and the answer to its next auth lost
+	FaultOneWayRequests  = "oneway-requests"  // one client's requests are dropped past its session timeout, while the server's packets reach it
+	FaultOneWayReplies   = "oneway-replies"   // the server's packets to one client are dropped past its session timeout, while its requests arrive
+	FaultFollowerCut     = "follower-cut"     // a follower is cut off from the other members past the session timeout, while its clients reach it
 )
 
 // faultKinds are the kinds of fault a Schedule injects, each once a round.
 var faultKinds = []string{
 	FaultCut, FaultLostReply, FaultExpire, FaultSlow, FaultFollowerRestart, FaultLeaderRestart,
-	FaultLostSet, FaultLostMulti, FaultLostAuth,
+	FaultLostSet, FaultLostMulti, FaultLostAuth, FaultOneWayRequests, FaultOneWayReplies, FaultFollowerCut,
 }
 
 // FaultKinds returns the kinds of fault a Schedule injects.
@@ -141,7 +148,7 @@ func (s *Schedule) Counts() map[string]int {
 // ctx ends, so that nothing stays broken.
 func (s *Schedule) inject(ctx context.Context, kind string, rnd *rand.Rand) error {
 	client := rnd.IntN(len(s.Links))
-	if kind == FaultExpire {
+	if kind == FaultExpire || kind == FaultOneWayRequests {
 		client = s.pickHolder(ctx, client, rnd)
 	}
 	links := s.Links[client]
@@ -149,7 +156,17 @@ func (s *Schedule) inject(ctx context.Context, kind string, rnd *rand.Rand) erro
 	s.count(kind)
 	switch kind {
 	case FaultExpire:
-		s.partition(client, links)
+		s.partition(client, links, Link.Pause, true)
+	case FaultOneWayRequests:
+		// The session expires at the server: a holder learns it only
+		// from its session lease, since the server's packets still come.
+		s.partition(client, links, Link.PauseRequests, true)
+	case FaultOneWayReplies:
+		// The server hears the client all along; whether the session
+		// survives depends on its reconnect attempts reaching the server.
+		s.partition(client, links, Link.PauseReplies, false)
+	case FaultFollowerCut:
+		return s.cutFollower(ctx, rnd)
 	case FaultFollowerRestart:
 		return s.restart(ctx, false, rnd)
 	case FaultLeaderRestart:
@@ -218,26 +235,6 @@ func (s *Schedule) pickHolder(ctx context.Context, fallback int, rnd *rand.Rand)
 		pause(ctx, holderPoll)
 	}
 	return fallback
-}
-
-// partition pauses every link of a client for longer than its session
-// timeout, and records when.
-func (s *Schedule) partition(client int, links []Link) {
-	from := s.Clock.Now()
-	for _, l := range links {
-		l.Pause()
-	}
-	time.Sleep(s.SessionTimeout + expireMargin)
-	for _, l := range links {
-		l.Resume()
-	}
-	e := Expiry{From: from, To: s.Clock.Now()}
-	if client < len(s.Holders) {
-		e.Holder = s.Holders[client]
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.expiries = append(s.expiries, e)
 }
 
 // restart stops the leader or a follower, and starts it again: a follower
