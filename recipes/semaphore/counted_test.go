@@ -132,11 +132,17 @@ func TestCounted_CountChangesDoNotPileWatchesOnTheLeases(t *testing.T) {
 		got <- result[*leases.Lease]{l, err}
 	}()
 	require.Eventually(t, func() bool { return len(children(t, c, path+"/leases")) == 2 }, 10*time.Second, 10*time.Millisecond)
-	// The waiter has read the count and listed the leases once.
-	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpGetChildren2) > 0 }, 10*time.Second, 10*time.Millisecond)
+	// The waiter has read the count and listed the leases once: two
+	// listings in all, as its guard mutex's acquire lists the guard's
+	// directory first.
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpGetChildren2) >= 2 }, 10*time.Second, 10*time.Millisecond)
+	// The changes go through the waiter's own connection, behind its
+	// reads: a change sent directly could overtake the read that sets the
+	// waiter's next watch, and then no watch would fire for it.
+	setter := newCount(t, other, path+"-count", 1)
 	listings, reads := proxy.Requests(zktest.OpGetChildren2), proxy.Requests(zktest.OpGetData)
 	for i := range changes {
-		require.NoError(t, count.Set(ctx, 1)) // a change, still no room
+		require.NoError(t, setter.Set(ctx, 1)) // a change, still no room
 		// The waiter sees it: it reads the count again.
 		require.Eventually(t, func() bool { return proxy.Requests(zktest.OpGetData) > reads+int64(i) },
 			10*time.Second, 10*time.Millisecond)
