@@ -176,7 +176,10 @@ func TestCreateProtected_NodeOfTheCurrentSessionIsAdoptedNotDeleted(t *testing.T
 	observer := connect(t, servers)
 	ctx := testContext(t)
 	parent := zktest.UniquePath(t)
-	require.NoError(t, c.EnsurePath(ctx, parent))
+	// Persistent, not a container: empty once the marker's session is
+	// gone, a container could be reaped before the queued creates land.
+	_, err = c.Create(ctx, parent, nil, framework.Persistent, framework.WithParents())
+	require.NoError(t, err)
 	marker, err := c.Create(ctx, parent+"/marker", nil, framework.Ephemeral)
 	require.NoError(t, err)
 	release, held := framework.HoldBackgroundDeletes(c)
