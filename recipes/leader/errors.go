@@ -1,0 +1,31 @@
+package leader
+
+import (
+	"errors"
+
+	"github.com/zkrecipes/zkrecipes"
+)
+
+// Sentinel errors: those every recipe shares are the zkrecipes package's,
+// under the same names, so errors.Is works across the recipes.
+var (
+	// ErrLost says that a term of leadership ended without the participant
+	// giving it up: the connection was suspended (standard error policy),
+	// the session lease ran out or the session was lost, or the
+	// participant's node was deleted by someone else.
+	ErrLost = zkrecipes.ErrLost
+	// ErrInvalidArgument is returned for a nil client, a bad path,
+	// participant id or option, before anything is sent to the server.
+	ErrInvalidArgument = zkrecipes.ErrInvalidArgument
+	// ErrUnreachable is returned when a wait's time ran out while the
+	// server could not be reached.
+	ErrUnreachable = zkrecipes.ErrUnreachable
+	// ErrNoLeader is returned by Leader when no participant leads: the
+	// election has no node. It is an answer, not a failure.
+	ErrNoLeader = errors.New("leader: no leader")
+	// ErrClosed is returned by a call on a participant that has been
+	// closed, and is the cause (Err) of a term ended by Close.
+	ErrClosed = errors.New("leader: participant closed")
+	// ErrResigned is the cause (Err) of a term ended by Resign.
+	ErrResigned = errors.New("leader: leadership resigned")
+)

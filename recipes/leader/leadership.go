@@ -1,0 +1,98 @@
+package leader
+
+import (
+	"context"
+	"sync"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+)
+
+// Leadership is one term of leadership: it begins when the participant's
+// node is first in the election and ends at the latest when the session's
+// lease runs out, so that every term ends before the server can hand
+// leadership on. A latch's term ends when Lost is closed; a selector's
+// when its function has returned.
+type Leadership struct {
+	hold  *mutex.Hold
+	id    string
+	ended chan struct{} // closed by end, once
+
+	mu    sync.Mutex
+	cause error // why the term ended; guarded by mu
+}
+
+// newLeadership makes the term that hold, the participant's node first in
+// the election, stands for. The term ends by end, or by the hold's loss.
+func newLeadership(hold *mutex.Hold, id string) *Leadership {
+	l := &Leadership{hold: hold, id: id, ended: make(chan struct{})}
+	// Ends when the hold is lost or the term is ended by its owner.
+	go func() {
+		select {
+		case <-hold.Lost():
+			l.end(hold.Err())
+		case <-l.ended:
+		}
+	}()
+	return l
+}
+
+// end ends the term with cause, unless it has ended already; it reports
+// whether this call ended it.
+func (l *Leadership) end(cause error) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cause != nil {
+		return false
+	}
+	l.cause = cause
+	close(l.ended)
+	return true
+}
+
+// Lost returns a channel that is closed when the term ends for any cause:
+// a loss (see Err), Resign, Close, or the end of the participant's ctx.
+func (l *Leadership) Lost() <-chan struct{} { return l.ended }
+
+// Err returns nil while the term lasts; after it, an error saying why:
+// one wrapping ErrLost (suspended connection, lease run out, session
+// lost, node deleted by someone else), ErrResigned, ErrClosed, or the
+// ctx's error. A loss is reported as soon as the hold knows of it, even
+// a moment before Lost is closed.
+func (l *Leadership) Err() error {
+	l.mu.Lock()
+	cause := l.cause
+	l.mu.Unlock()
+	if cause != nil {
+		return cause
+	}
+	return l.hold.Err()
+}
+
+// ID returns the participant id the term was won under.
+func (l *Leadership) ID() string { return l.id }
+
+// Node returns the path of the participant's node, relative to the
+// client's namespace.
+func (l *Leadership) Node() string { return l.hold.Path() }
+
+// Session returns the session the term's node belongs to.
+func (l *Leadership) Session() *framework.Session { return l.hold.Session() }
+
+// FencingToken returns the creation zxid of the term's node. It grows
+// from one term to the next whoever wins them, so a resource that keeps
+// the highest token it has seen refuses a leader whose term has ended
+// without its knowing. Read from the server on the first call only.
+func (l *Leadership) FencingToken(ctx context.Context) (int64, error) {
+	return l.hold.FencingToken(ctx)
+}
+
+// Guard returns an operation for framework.Client.Multi that fails the
+// transaction unless the term's node is still on the server, so that a
+// write in the same transaction is applied only while the term stands:
+//
+//	_, err := client.Multi(ctx, term.Guard(), framework.SetOp("/config", data, -1))
+//
+// A transaction the guard fails writes nothing and returns an error
+// wrapping ErrLost; a guard taken once the term has ended fails too.
+func (l *Leadership) Guard() framework.Op { return l.hold.Guard() }
