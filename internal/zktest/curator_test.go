@@ -278,3 +278,40 @@ func TestCurator_MultiLockTakesEveryPartOrNone(t *testing.T) {
 	assert.True(t, ok, "the multi-lock's release left its first part held")
 	require.NoError(t, c.MutexRelease(ctx, "b"))
 }
+
+func TestCurator_LockNodeIsTheHeldNodeOfThePeersSession(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	servers := Servers(t)
+	c := StartCurator(t, servers)
+	conn := connect(t, servers, 10*time.Second)
+	mutexPath, rwPath := UniquePath(t)+"/mutex", UniquePath(t)+"/rw"
+
+	node, _, err := c.LockNode(ctx, "m", "mutex")
+	require.ErrorIs(t, err, ErrCuratorCommand, "a handle that never acquired is unknown")
+	assert.Empty(t, node)
+
+	ok, err := c.MutexAcquire(ctx, "m", mutexPath, -1)
+	require.NoError(t, err)
+	require.True(t, ok)
+	ok, err = c.RWAcquire(ctx, "rw", rwPath, true, -1)
+	require.NoError(t, err)
+	require.True(t, ok)
+	for _, held := range []struct{ handle, kind, dir, name string }{
+		{"m", "mutex", mutexPath, "-lock-"}, {"rw", "write", rwPath, "__WRIT__"},
+	} {
+		node, session, err := c.LockNode(ctx, held.handle, held.kind)
+		require.NoError(t, err)
+		assert.Equal(t, held.dir, pathpkg.Dir(node))
+		assert.Contains(t, pathpkg.Base(node), held.name)
+		_, stat, err := conn.Get(node)
+		require.NoError(t, err)
+		assert.Equal(t, stat.EphemeralOwner, session, "the held node is an ephemeral of the peer's session")
+	}
+
+	require.NoError(t, c.MutexRelease(ctx, "m"))
+	node, session, err := c.LockNode(ctx, "m", "mutex")
+	require.NoError(t, err)
+	assert.Empty(t, node, "a released handle holds no node")
+	assert.NotZero(t, session)
+}

@@ -161,3 +161,34 @@ func (c *Curator) Revoke(ctx context.Context, nodePath string) error {
 	_, err := c.Do(ctx, "revoke", nodePath)
 	return err
 }
+
+// LockNode returns the node with which handle's lock of kind ("mutex", "read" or "write") is
+// held, "" when it holds none, and the peer's current session id. A hold whose node belongs to
+// another session is one Curator 5.4 took, or kept, after it left that session itself: the
+// server will delete the node at that session's expiry and let the next waiter in without
+// Curator's knowing (CURATOR-604).
+func (c *Curator) LockNode(ctx context.Context, handle, kind string) (node string, session int64, err error) {
+	payload, err := c.Do(ctx, "lock-node", handle, kind)
+	if err != nil {
+		return "", 0, err
+	}
+	node, id, found := strings.Cut(payload, " ")
+	session, perr := strconv.ParseInt(id, 10, 64)
+	if !found || perr != nil {
+		return "", 0, fmt.Errorf("zktest: unexpected curator reply %q", payload)
+	}
+	if node == "-" {
+		node = ""
+	}
+	return node, session, nil
+}
+
+// Session returns the session id of the peer's ZooKeeper handle right now: 0 while a handle
+// that Curator made afresh (after a real or injected expiry) has no session yet.
+func (c *Curator) Session(ctx context.Context) (int64, error) {
+	payload, err := c.Do(ctx, "session")
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(payload, 10, 64)
+}

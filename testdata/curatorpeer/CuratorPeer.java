@@ -38,7 +38,7 @@ public class CuratorPeer {
 
     // Verbs whose first argument is a handle: they run on the handle's executor.
     static final Set<String> HANDLE_VERBS = Set.of("mutex-acquire", "mutex-release", "sem-acquire",
-        "sem-acquire-counted", "sem-release", "rw-acquire", "rw-release", "multi-acquire", "multi-release");
+        "sem-acquire-counted", "sem-release", "rw-acquire", "rw-release", "multi-acquire", "multi-release", "lock-node");
 
     final CuratorFramework client;
     final PrintStream out;
@@ -74,6 +74,8 @@ public class CuratorPeer {
         verbs.put("multi-release", a -> { handle(multis, a[0]).lock().release(); return ""; });
         verbs.put("revoke", a -> { Revoker.attemptRevoke(client, a[0]); return ""; });
         verbs.put("clock", a -> Long.toString(System.nanoTime()));
+        verbs.put("lock-node", this::lockNode);
+        verbs.put("session", a -> Long.toString(client.getZookeeperClient().getZooKeeper().getSessionId()));
     }
 
     public static void main(String[] args) throws Exception {
@@ -262,6 +264,17 @@ public class CuratorPeer {
             case "sem": return new InterProcessSemaphoreMutex(client, path);
             default: throw new IllegalArgumentException("part kind must be mutex, read, write or sem, not " + kind);
         }
+    }
+
+    // a: handle, kind (mutex, read or write). Answers "<node> <sessionId>": the node the handle's
+    // thread holds the lock with (none: "-") and the client's current session, so that a test can
+    // tell a hold on a node of a session Curator has left (CURATOR-604) from one of its live session.
+    String lockNode(String[] a) throws Exception {
+        InterProcessMutex lock = a[1].equals("mutex") ? handle(mutexes, a[0]).lock() : lockOf(handle(rws, a[0]), a[1]);
+        Method path = InterProcessMutex.class.getDeclaredMethod("getLockPath"); // protected in 5.4
+        path.setAccessible(true);
+        Object node = path.invoke(lock);
+        return (node == null ? "-" : node) + " " + client.getZookeeperClient().getZooKeeper().getSessionId();
     }
 
     static InterProcessMutex lockOf(Rw r, String mode) {
