@@ -101,7 +101,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	report := chaos.NewReport(duration, seed, len(clients))
 	report.Faults = schedule.Counts()
 	report.Fill(stats)
-	report.Violations = append(report.Violations, ledger.Check()...)
+	report.AddViolations(ledger.Check())
 	report.HoldsInterrupted = chaos.Interrupted(ledger.Holds())
 	report.ExpiredUnderHolder = chaos.ExpiredUnderHolder(ledger.Holds(), schedule.Expiries())
 	edges.judge(t, observer, ledger, report)
@@ -190,6 +190,9 @@ func judge(t *testing.T, report *chaos.Report, root string) {
 	t.Logf("chaos: report in %s", path)
 	for _, v := range report.Violations {
 		t.Errorf("chaos: violation: %v", v)
+	}
+	for _, v := range report.JavaViolations {
+		t.Logf("chaos: violation of the Java side, not ours: %v: %s", v, v.Java)
 	}
 	assert.Empty(t, report.Orphans, "nodes left under %s", root)
 	assert.Zero(t, report.LeakedGoroutines, "goroutines leaked")

@@ -13,6 +13,14 @@
 //     timeout than the server grants with go-zookeeper's info logging off.
 //     A run of two minutes or more fails unless its faults bit: a hold
 //     interrupted, an answer dropped, a session expired under a holder.
+//     Each hold of the Curator peer is vetted as it begins: a hold whose
+//     node is gone, or belongs to a session Curator 5.4 has left, is
+//     stale (CURATOR-604), and a violation it takes part in is reported
+//     apart as the Java side's (java_violations), not failed on.
+//   - curator604_test.go: that stale hold, replayed: Curator injects its
+//     own expiry while the server is down, holds with the node of the
+//     session it left, and the next waiter acquires at that session's
+//     expiry while Curator still holds.
 //     CHAOS_DURATION
 //     sets the run's length (default 2m), CHAOS_SEED replays a schedule,
 //     CHAOS_REPORT names the JSON report's file; `make chaos

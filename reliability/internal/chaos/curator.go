@@ -2,8 +2,11 @@ package chaos
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
@@ -23,6 +26,7 @@ type CuratorPeer interface {
 	SemReleaseAt(ctx context.Context, handle string) (int64, error)
 	RWAcquireAt(ctx context.Context, handle, path string, write bool, timeout time.Duration) (bool, int64, error)
 	RWReleaseAt(ctx context.Context, handle string, write bool) (int64, error)
+	LockNode(ctx context.Context, handle, kind string) (node string, session int64, err error)
 }
 
 // Bounds of a command to the peer. The peer's own acquire timeout is short,
@@ -35,9 +39,8 @@ const (
 )
 
 // CuratorMutex is a Locker on Curator's InterProcessMutex at Path, through
-// one handle of the peer; its holds are PeerHeld. Its holds are never signalled lost (Curator's
-// mutex has no such signal); their fencing token is the czxid of the first
-// node in the queue, read through Observer.
+// one handle of the peer; its holds are PeerHeld and Vetted. Its holds are
+// never signalled lost (Curator's mutex has no such signal).
 type CuratorMutex struct {
 	Peer     CuratorPeer
 	Handle   string
@@ -80,28 +83,37 @@ func askPeer(ctx context.Context, attempt func(context.Context) (bool, error)) e
 	}
 }
 
-// headToken returns the czxid of the first node of the queue at path,
-// sorted by lockNames, as Observer sees it after a sync: the holder's node
-// while an exclusive holder holds.
-func headToken(ctx context.Context, observer *framework.Client, path string, lockNames ...string) (int64, error) {
-	// The observer's server syncs with the leader first: a follower behind
-	// it may still list the previous holder's node.
-	if err := observer.Sync(ctx, path); err != nil {
-		return 0, err
-	}
-	children, _, err := observer.Children(ctx, path)
+// VetPeerHold asks the peer which node handle's lock of kind is held with
+// and in which session the peer is, and reads that node through observer
+// after a sync: its czxid is the hold's fencing token. A node that is gone,
+// or is an ephemeral of another session, makes the hold stale: Curator 5.4
+// holds on with it while the server deletes it (at the old session's
+// expiry) and lets the next waiter in, and never tells its holder.
+func VetPeerHold(ctx context.Context, peer CuratorPeer, observer *framework.Client, handle, kind string) (Vetting, error) {
+	node, session, err := peer.LockNode(ctx, handle, kind)
 	if err != nil {
-		return 0, err
+		return Vetting{}, err
 	}
-	zkpath.SortNodes(children, lockNames...)
-	if len(children) == 0 {
-		return 0, fmt.Errorf("curator lock %s: no node while held", path)
+	if node == "" {
+		return Vetting{}, fmt.Errorf("curator %s %s: held without a node", kind, handle)
 	}
-	ok, stat, err := observer.Exists(ctx, zkpath.Join(path, children[0]))
-	if err != nil || !ok {
-		return 0, err
+	// The observer's server syncs with the leader first: a follower behind
+	// it may not have the node's deletion yet.
+	if err := observer.Sync(ctx, node); err != nil && !errors.Is(err, zk.ErrNoNode) {
+		return Vetting{Node: node}, err
 	}
-	return stat.Czxid, nil
+	ok, stat, err := observer.Exists(ctx, node)
+	switch {
+	case err != nil:
+		return Vetting{Node: node}, err
+	case !ok:
+		return Vetting{Node: node, Stale: "held after its node was deleted: Curator 5.4 never signals the loss (CURATOR-206, CURATOR-604)"}, nil
+	case stat.EphemeralOwner != session:
+		return Vetting{Node: node, Token: stat.Czxid, Stale: fmt.Sprintf(
+			"held with a node of session %#x, not of its live session %#x: Curator 5.4 took or kept a node of a session it had left (CURATOR-604)",
+			stat.EphemeralOwner, session)}, nil
+	}
+	return Vetting{Node: node, Token: stat.Czxid}, nil
 }
 
 type curatorMutexHeld struct {
@@ -113,10 +125,15 @@ func (h curatorMutexHeld) AcquiredAt() int64 { return h.at }
 
 func (h curatorMutexHeld) Lost() <-chan struct{} { return nil }
 
-// FencingToken reads the czxid of the head of the queue, which is the
-// peer's node while the peer holds the lock.
+// FencingToken reads the czxid of the peer's node (see Vet).
 func (h curatorMutexHeld) FencingToken(ctx context.Context) (int64, error) {
-	return headToken(ctx, h.c.Observer, h.c.Path, zkpath.LockName)
+	v, err := h.Vet(ctx)
+	return v.Token, err
+}
+
+// Vet reads the peer's node and session: see VetPeerHold.
+func (h curatorMutexHeld) Vet(ctx context.Context) (Vetting, error) {
+	return VetPeerHold(ctx, h.c.Peer, h.c.Observer, h.c.Handle, "mutex")
 }
 
 func (h curatorMutexHeld) Node() string { return "" }
@@ -190,9 +207,9 @@ func (h curatorLeaseHeld) ReleaseAt(ctx context.Context) (int64, error) {
 
 // CuratorRWLock is a Locker on the write lock (Write) or the read lock of
 // Curator's InterProcessReadWriteLock at Path, through one handle of the
-// peer. Its holds are never signalled lost; a write hold's fencing token
-// is the czxid of the head of the queue, read through Observer, and a read
-// hold has none.
+// peer. Its holds are never signalled lost; they are PeerHeld and Vetted
+// (a read hold's token is its node's czxid too, but the ledger checks the
+// tokens of exclusive holds only).
 type CuratorRWLock struct {
 	Peer     CuratorPeer
 	Handle   string
@@ -226,13 +243,22 @@ func (h curatorRWHeld) AcquiredAt() int64 { return h.at }
 
 func (h curatorRWHeld) Lost() <-chan struct{} { return nil }
 
-// FencingToken reads the czxid of the head of the queue for a write hold,
-// the peer's node while the peer holds the write lock; 0 for a read hold.
+// FencingToken reads the czxid of the peer's node (see Vet).
 func (h curatorRWHeld) FencingToken(ctx context.Context) (int64, error) {
-	if !h.c.Write {
-		return 0, nil
+	v, err := h.Vet(ctx)
+	return v.Token, err
+}
+
+// Vet reads the peer's node and session: see VetPeerHold.
+func (h curatorRWHeld) Vet(ctx context.Context) (Vetting, error) {
+	return VetPeerHold(ctx, h.c.Peer, h.c.Observer, h.c.Handle, curatorKind(h.c.Write))
+}
+
+func curatorKind(write bool) string {
+	if write {
+		return "write"
 	}
-	return headToken(ctx, h.c.Observer, h.c.Path, zkpath.ReadLockName, zkpath.WriteLockName)
+	return "read"
 }
 
 func (h curatorRWHeld) Node() string { return "" }

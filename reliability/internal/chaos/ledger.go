@@ -30,6 +30,9 @@ type Hold struct {
 	// Leases is how many of the recipe's Limit the hold takes (several
 	// leases acquired at once); 0 counts as 1.
 	Leases int `json:"leases,omitempty"`
+	// Stale says why the Curator peer's hold was not backed by a node of
+	// its live session when it began (see Vetting); empty when it was.
+	Stale string `json:"stale,omitempty"`
 }
 
 // weight returns how many of the recipe's Limit h takes.
@@ -49,6 +52,10 @@ type Violation struct {
 	Holds []Hold `json:"holds,omitempty"`
 	// Detail says what broke when no hold does.
 	Detail string `json:"detail,omitempty"`
+	// Java names the Curator 5.4 defect that explains the violation: a
+	// hold of the Curator peer in it was stale (Hold.Stale). Such a
+	// violation is the Java side's, and is reported apart.
+	Java string `json:"java,omitempty"`
 }
 
 // String describes the violation for a test log.
@@ -143,6 +150,9 @@ func (l *Ledger) Holds() []Hold {
 // the other began never overlap: that is exactly the standard error
 // policy's promise.
 //
+// A violation with a stale hold of the Curator peer in it names the Java
+// side's defect (Violation.Java).
+//
 // Fencing: among the exclusive holds of a recipe in order of acquisition,
 // each token is greater than the one before. Holds with no token, and holds
 // already signalled lost when their acquire returned, are left out.
@@ -174,7 +184,23 @@ func (l *Ledger) Check() []Violation {
 		out = append(out, overlaps(name, holds, limit)...)
 		out = append(out, fencing(name, holds)...)
 	}
+	for i := range out {
+		out[i].Java = javaSide(out[i].Holds)
+	}
 	return out
+}
+
+// javaSide names the stale hold of the Curator peer among holds, if any:
+// a hold whose node the server had already deleted, or was about to
+// delete with a session the peer had left, breaks exclusion whatever the
+// other side does.
+func javaSide(holds []Hold) string {
+	for _, h := range holds {
+		if h.Stale != "" {
+			return h.Holder + " " + h.Node + ": " + h.Stale
+		}
+	}
+	return ""
 }
 
 // overlaps sweeps holds, sorted by Acquired, for starts that break the

@@ -144,3 +144,31 @@ func TestStateLog_ChecksThePathOfTheStateMachine(t *testing.T) {
 		})
 	}
 }
+
+func TestLedger_AStaleCuratorHoldMakesTheViolationTheJavaSides(t *testing.T) {
+	stale := hold("mutex", CuratorHolder, 0, 30, true, 0xd00001016)
+	stale.Node, stale.Stale = "/m/_c_x-lock-0000000001", "held with a node of session 0x1, not of its live session 0x2"
+	fresh := hold("mutex", CuratorHolder, 0, 30, true, 0xd00001016)
+	goHold := hold("mutex", "go-0", 10, 12, true, 0xe00000006)
+
+	l := NewLedger()
+	l.Record(stale)
+	l.Record(goHold)
+	vs := l.Check()
+	require.Len(t, vs, 1)
+	assert.Contains(t, vs[0].Java, "session 0x1")
+	assert.Contains(t, vs[0].Java, stale.Node)
+
+	l = NewLedger()
+	l.Record(fresh)
+	l.Record(goHold)
+	vs = l.Check()
+	require.Len(t, vs, 1)
+	assert.Empty(t, vs[0].Java, "a Curator hold backed by its live session's node explains nothing")
+
+	r := NewReport(time.Second, 1, 1)
+	r.AddViolations([]Violation{{Kind: "overlap", Java: "curator: stale"}, {Kind: "overlap"}})
+	assert.Len(t, r.JavaViolations, 1)
+	assert.Len(t, r.Violations, 1)
+	assert.Equal(t, []string{"1 violations"}, r.Problems(), "only our violations fail a run")
+}

@@ -56,6 +56,25 @@ type PeerHeld interface {
 	ReleaseAt(ctx context.Context) (called int64, err error)
 }
 
+// Vetted is a hold of the Curator peer that can say which node it is held
+// with, and whether that node stood for the hold when the hold began.
+type Vetted interface {
+	Held
+	// Vet reads the hold's node; the worker calls it as the hold begins.
+	Vet(ctx context.Context) (Vetting, error)
+}
+
+// Vetting is what Vet found.
+type Vetting struct {
+	// Node is the hold's node.
+	Node string
+	// Token is the node's czxid, 0 when it is gone.
+	Token int64
+	// Stale says why the node did not stand for the hold (gone, or an
+	// ephemeral of a session the holder had left); empty when it did.
+	Stale string
+}
+
 // Downgrader is a write hold of a read/write lock that the worker
 // downgrades instead of releasing: Downgrade takes the read lock of the
 // same owner while the write lock is held, then releases the write lock,

@@ -30,16 +30,31 @@ type Report struct {
 	Fencing map[string]int `json:"fencing,omitempty"`
 	// Increments counts the shared-count increments: believed applied,
 	// found on the server, and not known.
-	Increments       map[string]int    `json:"increments,omitempty"`
-	Acquisitions     map[string]int    `json:"acquisitions"`
-	LossesSignalled  map[string]int    `json:"losses_signalled"`
-	AcquireErrors    map[string]int    `json:"acquire_errors"`
-	ReleaseErrors    map[string]int    `json:"release_errors"`
-	ErrorExamples    map[string]string `json:"error_examples,omitempty"`
-	Violations       []Violation       `json:"violations"`
-	Orphans          []string          `json:"orphans"`
-	LeakedGoroutines int               `json:"leaked_goroutines"`
-	StateProblems    []string          `json:"state_problems"`
+	Increments      map[string]int    `json:"increments,omitempty"`
+	Acquisitions    map[string]int    `json:"acquisitions"`
+	LossesSignalled map[string]int    `json:"losses_signalled"`
+	AcquireErrors   map[string]int    `json:"acquire_errors"`
+	ReleaseErrors   map[string]int    `json:"release_errors"`
+	ErrorExamples   map[string]string `json:"error_examples,omitempty"`
+	Violations      []Violation       `json:"violations"`
+	// JavaViolations are the violations that a stale hold of the Curator
+	// peer explains (Violation.Java): Curator 5.4's, not a failure of the
+	// run.
+	JavaViolations   []Violation `json:"java_violations"`
+	Orphans          []string    `json:"orphans"`
+	LeakedGoroutines int         `json:"leaked_goroutines"`
+	StateProblems    []string    `json:"state_problems"`
+}
+
+// AddViolations adds vs to the report, those of the Java side apart.
+func (r *Report) AddViolations(vs []Violation) {
+	for _, v := range vs {
+		if v.Java != "" {
+			r.JavaViolations = append(r.JavaViolations, v)
+		} else {
+			r.Violations = append(r.Violations, v)
+		}
+	}
 }
 
 // Fill copies the counts of stats into r.
@@ -86,10 +101,10 @@ func (r *Report) Problems() []string {
 // Summary is the report in one line.
 func (r *Report) Summary() string {
 	return fmt.Sprintf("chaos: %s seed=%d clients=%d faults={%s} replies_dropped=%d {%s} holds_interrupted=%d sessions_expired_under_holder=%d "+
-		"acquisitions={%s} losses={%s} fencing={%s} increments={%s} violations=%d orphans=%d leaked_goroutines=%d state_problems=%d",
+		"acquisitions={%s} losses={%s} fencing={%s} increments={%s} violations=%d java_violations=%d orphans=%d leaked_goroutines=%d state_problems=%d",
 		r.Duration, r.Seed, r.Clients, kv(r.Faults), r.RepliesDropped, kv(r.RepliesDroppedBy), r.HoldsInterrupted, r.ExpiredUnderHolder,
 		kv(r.Acquisitions), kv(r.LossesSignalled), kv(r.Fencing), kv(r.Increments),
-		len(r.Violations), len(r.Orphans), r.LeakedGoroutines, len(r.StateProblems))
+		len(r.Violations), len(r.JavaViolations), len(r.Orphans), r.LeakedGoroutines, len(r.StateProblems))
 }
 
 // Write writes the report as indented JSON to path, making its directory.
@@ -106,7 +121,7 @@ func (r *Report) Write(path string) error {
 
 // NewReport returns a report of a run of d with seed and n clients.
 func NewReport(d time.Duration, seed uint64, n int) *Report {
-	return &Report{Duration: d.String(), Seed: seed, Clients: n, Violations: []Violation{}, Orphans: []string{}, StateProblems: []string{}}
+	return &Report{Duration: d.String(), Seed: seed, Clients: n, Violations: []Violation{}, JavaViolations: []Violation{}, Orphans: []string{}, StateProblems: []string{}}
 }
 
 func clone(m map[string]int) map[string]int {

@@ -104,7 +104,13 @@ func (w *Worker) hold(h Held, exclusive bool) {
 		}()
 	}
 	tctx, cancel := context.WithTimeout(context.Background(), tokenTimeout)
-	rec.Token, _ = h.FencingToken(tctx) // unknown (0) when it cannot be read
+	if v, ok := h.(Vetted); ok {
+		if vetting, err := v.Vet(tctx); err == nil { // unknown when it cannot be read
+			rec.Node, rec.Token, rec.Stale = vetting.Node, vetting.Token, vetting.Stale
+		}
+	} else {
+		rec.Token, _ = h.FencingToken(tctx) // unknown (0) when it cannot be read
+	}
 	cancel()
 	rec.End, rec.Lost = holdUntil(d, clock, lostAt, released)
 	w.Ledger.Done(w.Holder)
