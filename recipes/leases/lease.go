@@ -50,10 +50,10 @@ func New(client *framework.Client, node framework.Node, data []byte, opts ...Opt
 		return nil, err
 	}
 	l := newLease(client, node, data, o)
-	l.watch = holdwatch.Start(holdwatch.Config{
-		Client: client, Node: node, Policy: o.policy, MaxHold: o.maxHold,
+	l.watch = holdwatch.Start(holdwatch.Config{Node: node, Kind: &holdwatch.Kind{
+		Client: client, Policy: o.policy, MaxHold: o.maxHold,
 		Lost: ErrLost, Expired: ErrExpired, What: "lease",
-	})
+	}})
 	return l, nil
 }
 

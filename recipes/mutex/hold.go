@@ -23,18 +23,14 @@ import (
 type Hold struct {
 	m     *Mutex
 	owner any
-	node  framework.Node
 	count int             // guarded by m.mu
-	watch holdwatch.Watch // in the Hold: one allocation fewer
+	watch holdwatch.Watch // in the Hold: one allocation fewer; has the node
 	fence recipe.Fence
 }
 
 func newHold(m *Mutex, owner any, a acquired) *Hold {
-	h := &Hold{m: m, owner: owner, node: a.node, count: 1}
-	cfg := holdwatch.Config{
-		Client: m.client, Node: a.node, Policy: m.opts.policy, Watch: a.ownWatch,
-		MaxHold: m.opts.maxHold, Lost: ErrLost, Expired: ErrExpired, What: "lock hold",
-	}
+	h := &Hold{m: m, owner: owner, count: 1}
+	cfg := holdwatch.Config{Kind: &m.kind, Node: a.node, Watch: a.ownWatch}
 	if m.opts.revoke != nil {
 		// A revocation may have been written while we waited, and the
 		// wait's watch on our node consumed its event: the hold reads the
@@ -67,10 +63,10 @@ func (h *Hold) Lost() <-chan struct{} { return h.watch.Lost() }
 func (h *Hold) Err() error { return h.watch.Err() }
 
 // Path returns the lock node's path, relative to the client's namespace.
-func (h *Hold) Path() string { return h.node.Path }
+func (h *Hold) Path() string { return h.watch.Node().Path }
 
 // Session returns the session the lock node belongs to.
-func (h *Hold) Session() *framework.Session { return h.node.Session }
+func (h *Hold) Session() *framework.Session { return h.watch.Node().Session }
 
 // FencingToken returns the lock node's creation zxid. It grows from one
 // holder of the lock to the next, so a resource that remembers the highest
@@ -79,7 +75,7 @@ func (h *Hold) Session() *framework.Session { return h.node.Session }
 // the resource is data in ZooKeeper itself, Guard is stronger: the server
 // refuses the stale holder's write, and no resource keeps a token.
 func (h *Hold) FencingToken(ctx context.Context) (int64, error) {
-	token, err := h.fence.Token(ctx, h.m.client, h.node, true)
+	token, err := h.fence.Token(ctx, h.m.client, h.watch.Node(), true)
 	if err != nil {
 		return 0, fmt.Errorf("%s: fencing token: %w", h.m.opts.name, err)
 	}
@@ -114,7 +110,7 @@ func (h *Hold) FencingToken(ctx context.Context) (int64, error) {
 // transaction with a set or a delete, say), it returns
 // framework.ErrOutcomeUnknown, not ErrLost: read to learn which.
 func (h *Hold) Guard() framework.Op {
-	return recipe.Guard(h.node.Path, -1, h.watch.Err())
+	return recipe.Guard(h.Path(), -1, h.watch.Err())
 }
 
 // Release gives up one level of the hold for its owner, whichever
@@ -133,7 +129,7 @@ func (h *Hold) finish(ctx context.Context) error {
 	}
 	// A node whose delete fails stays tracked until it is gone (Curator's
 	// CURATOR-678).
-	switch err := recipe.DeleteNode(ctx, h.m.client, h.node); {
+	switch err := recipe.DeleteNode(ctx, h.m.client, h.watch.Node()); {
 	case err == nil:
 		return nil
 	default:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/holdwatch"
 	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 )
 
@@ -19,12 +20,10 @@ type Mutex struct {
 	client *framework.Client
 	engine engine
 	opts   options
+	kind   holdwatch.Kind // what every hold's watch shares
 
-	mu    sync.Mutex
-	holds map[any]*Hold // by owner
-	// pending has the owners with an acquire under way, each with a channel
-	// closed when it ends, made by the first acquire that waits for it.
-	pending map[any]chan struct{}
+	mu     sync.Mutex
+	owners ownerTable // each owner's hold, or its acquire under way
 }
 
 // New returns a Mutex on path, whose lock nodes are
@@ -60,11 +59,13 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver Drive
 		data = nil
 	}
 	return &Mutex{
-		client:  client,
-		engine:  engine{client: client, dir: path, lockName: lockName, driver: driver, data: data, place: o.place, prefix: zkpath.Join(path, lockName)},
-		opts:    o,
-		holds:   make(map[any]*Hold),
-		pending: make(map[any]chan struct{}),
+		client: client,
+		engine: engine{client: client, dir: path, lockName: lockName, driver: driver, data: data, place: o.place, prefix: zkpath.Join(path, lockName)},
+		opts:   o,
+		kind: holdwatch.Kind{
+			Client: client, Policy: o.policy, MaxHold: o.maxHold,
+			Lost: ErrLost, Expired: ErrExpired, What: "lock hold",
+		},
 	}, nil
 }
 
@@ -120,12 +121,13 @@ func (m *Mutex) acquire(ctx context.Context, once bool) (*Hold, error) {
 		h = newHold(m, owner, a)
 	}
 	m.mu.Lock()
-	if waiting := m.pending[owner]; waiting != nil {
-		close(waiting)
+	if state, _ := m.owners.get(owner); state.under != nil {
+		close(state.under)
 	}
-	delete(m.pending, owner)
 	if h != nil {
-		m.holds[owner] = h
+		m.owners.set(owner, ownerState{hold: h})
+	} else {
+		m.owners.remove(owner)
 	}
 	m.mu.Unlock()
 	if err != nil {
@@ -153,7 +155,8 @@ func (m *Mutex) stillHeld(a acquired) error {
 func (m *Mutex) join(ctx context.Context, owner any) (*Hold, error) {
 	for {
 		m.mu.Lock()
-		if h := m.holds[owner]; h != nil {
+		state, busy := m.owners.get(owner)
+		if h := state.hold; h != nil {
 			defer m.mu.Unlock()
 			if err := h.Err(); err != nil {
 				return nil, fmt.Errorf("%s: acquire %s: %w: release the lost hold first", m.opts.name, m.engine.dir, err)
@@ -161,19 +164,18 @@ func (m *Mutex) join(ctx context.Context, owner any) (*Hold, error) {
 			h.count++
 			return h, nil
 		}
-		under, busy := m.pending[owner]
 		if !busy {
-			m.pending[owner] = nil // no one waits for it yet
+			m.owners.set(owner, ownerState{}) // no one waits for it yet
 			m.mu.Unlock()
 			return nil, nil
 		}
-		if under == nil {
-			under = make(chan struct{})
-			m.pending[owner] = under
+		if state.under == nil {
+			state.under = make(chan struct{})
+			m.owners.set(owner, state)
 		}
 		m.mu.Unlock()
 		select {
-		case <-under:
+		case <-state.under:
 		case <-ctx.Done():
 			return nil, fmt.Errorf("%s: acquire %s: %w", m.opts.name, m.engine.dir, ctx.Err())
 		}
@@ -207,7 +209,8 @@ func (m *Mutex) release(ctx context.Context, owner any, want *Hold) error {
 		m.mu.Unlock()
 		return fmt.Errorf("%s: release %s: %w", m.opts.name, m.engine.dir, ErrReleased)
 	}
-	h := m.holds[owner]
+	state, _ := m.owners.get(owner)
+	h := state.hold
 	if h == nil || (want != nil && h != want) {
 		m.mu.Unlock()
 		return fmt.Errorf("%s: release %s: %w", m.opts.name, m.engine.dir, ErrNotOwner)
@@ -217,7 +220,7 @@ func (m *Mutex) release(ctx context.Context, owner any, want *Hold) error {
 		m.mu.Unlock()
 		return nil
 	}
-	delete(m.holds, owner)
+	m.owners.remove(owner)
 	m.mu.Unlock()
 	if err := h.finish(ctx); err != nil {
 		return fmt.Errorf("%s: release %s: %w", m.opts.name, m.engine.dir, err)
@@ -235,14 +238,15 @@ func (m *Mutex) Held(ctx context.Context) *Hold {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.holds[owner]
+	state, _ := m.owners.get(owner)
+	return state.hold
 }
 
 // IsAcquiredInThisProcess reports whether any owner of this Mutex holds it.
 func (m *Mutex) IsAcquiredInThisProcess() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.holds) > 0
+	return m.owners.held()
 }
 
 // Participants returns the paths of the lock nodes queued on the lock, in

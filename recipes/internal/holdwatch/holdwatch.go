@@ -26,22 +26,29 @@ const (
 	retryWait   = time.Second
 )
 
-// Config is what a Watch watches, and how it reports.
-type Config struct {
+// Kind is what the holds of one recipe share, kept once by the recipe
+// rather than in every hold: an idle hold costs memory only, so each
+// field it need not carry counts.
+type Kind struct {
 	Client *framework.Client
-	Node   framework.Node
 	Policy framework.ErrorPolicy
-	// Watch is a watch on Node set already (by a wait for a lock), or nil.
-	Watch <-chan zk.Event
 	// MaxHold, if positive, ends the hold that long after Start, or after
 	// the last Renew: the deadline is kept on the holder's monotonic clock.
 	MaxHold time.Duration
 	// Lost is wrapped by every loss error; Expired too when MaxHold ends it.
 	Lost, Expired error
-	// OnData, if set, gets the node's data each time its watch is set.
-	OnData func(data []byte)
 	// What names the hold in logs ("lock hold", "lease").
 	What string
+}
+
+// Config is what a Watch watches, and how it reports.
+type Config struct {
+	*Kind
+	Node framework.Node
+	// Watch is a watch on Node set already (by a wait for a lock), or nil.
+	Watch <-chan zk.Event
+	// OnData, if set, gets the node's data each time its watch is set.
+	OnData func(data []byte)
 }
 
 // Watch signals the end of one hold. It has no goroutine of its own: the
@@ -149,6 +156,9 @@ func (w *Watch) Arm() {
 		}
 	})
 }
+
+// Node returns the watched node.
+func (w *Watch) Node() framework.Node { return w.cfg.Node }
 
 // Lost arms the watch and returns the channel closed on loss.
 func (w *Watch) Lost() <-chan struct{} {

@@ -27,10 +27,10 @@ func start(t *testing.T, c *framework.Client, policy framework.ErrorPolicy, maxH
 	t.Helper()
 	node, err := c.CreateProtected(zktest.Context(t), zktest.UniquePath(t)+"/n-", nil, framework.EphemeralSequential, framework.WithParents())
 	require.NoError(t, err)
-	return holdwatch.Start(holdwatch.Config{
-		Client: c, Node: node, Policy: policy, MaxHold: maxHold,
+	return holdwatch.Start(holdwatch.Config{Node: node, Kind: &holdwatch.Kind{
+		Client: c, Policy: policy, MaxHold: maxHold,
 		Lost: errLost, Expired: errExpired, What: "test hold",
-	})
+	}})
 }
 
 // The node's watch is being set when the connection goes: the suspension
@@ -58,7 +58,7 @@ func TestWatch_DeletedNodeEndsTheHold(t *testing.T) {
 	c := zktest.Connect(t, zktest.Servers(t))
 	node, err := c.CreateProtected(zktest.Context(t), zktest.UniquePath(t)+"/n-", nil, framework.EphemeralSequential, framework.WithParents())
 	require.NoError(t, err)
-	w := holdwatch.Start(holdwatch.Config{Client: c, Node: node, Lost: errLost, What: "test hold"})
+	w := holdwatch.Start(holdwatch.Config{Node: node, Kind: &holdwatch.Kind{Client: c, Lost: errLost, What: "test hold"}})
 	lost := w.Lost() // whether the watch is set yet or not, a deletion ends the hold
 	require.NoError(t, c.Delete(zktest.Context(t), node.Path, -1))
 	zktest.WaitClosed(t, lost, 10*time.Second, "loss after the node was deleted")
@@ -130,9 +130,9 @@ func TestWatch_IdleHoldsHaveNoGoroutineEach(t *testing.T) {
 	before := runtime.NumGoroutine()
 	watches := make([]*holdwatch.Watch, holds)
 	for i, node := range nodes {
-		watches[i] = holdwatch.Start(holdwatch.Config{
-			Client: c, Node: node, Policy: framework.StandardErrorPolicy, Lost: errLost, What: "test hold",
-		})
+		watches[i] = holdwatch.Start(holdwatch.Config{Node: node, Kind: &holdwatch.Kind{
+			Client: c, Policy: framework.StandardErrorPolicy, Lost: errLost, What: "test hold",
+		}})
 	}
 	assert.Less(t, runtime.NumGoroutine()-before, holds/10, "goroutines for %d idle holds", holds)
 
