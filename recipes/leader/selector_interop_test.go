@@ -3,6 +3,7 @@ package leader_test
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,4 +46,57 @@ func TestObserver_ParticipantsMatchCuratorsLeaderSelector(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want, asCurator(got))
 	assert.Equal(t, []string{"java-1", "go-1", "java-2", "go-2"}, []string{got[0].ID, got[1].ID, got[2].ID, got[3].ID})
+}
+
+// A Curator LeaderSelector and a Go Selector on one path take turns and
+// never lead at once.
+func TestSelector_TakesTurnsWithCuratorsLeaderSelector(t *testing.T) {
+	const rounds = 5
+	servers := zktest.Servers(t)
+	curator := zktest.StartCurator(t, servers)
+	ctx := zktest.Context(t)
+	path := zktest.UniquePath(t)
+	oc := zktest.Connect(t, servers)
+	require.NoError(t, curator.LeaderSelectorStart(ctx, "java", path, "java"))
+	leading, err := curator.LeaderSelectorAwait(ctx, "java", 10*time.Second)
+	require.NoError(t, err)
+	require.True(t, leading)
+
+	s := newSelector(t, zktest.Connect(t, servers), path, leader.WithID("go"), leader.WithAutoRequeue())
+	var goActive atomic.Bool
+	goLeads, goRelease := make(chan struct{}), make(chan struct{})
+	runCtx, stop := context.WithCancel(ctx)
+	run := make(chan error, 1)
+	// Ends when runCtx ends.
+	go func() {
+		run <- s.Run(runCtx, func(ctx context.Context) error {
+			goActive.Store(true)
+			defer goActive.Store(false)
+			javaLeads, err := curator.LeaderSelectorHas(ctx, "java")
+			assert.NoError(t, err)
+			assert.False(t, javaLeads, "Go leads while Java does")
+			goLeads <- struct{}{}
+			select {
+			case <-goRelease:
+			case <-ctx.Done():
+			}
+			return nil
+		})
+	}()
+	for round := range rounds {
+		require.Eventually(t, func() bool { return len(zktest.Children(t, oc, path)) == 2 },
+			10*time.Second, 10*time.Millisecond, "round %d: Go queues behind Java", round)
+		assert.False(t, goActive.Load(), "round %d: Go leads while Java does", round)
+		require.NoError(t, curator.LeaderSelectorRelease(ctx, "java"))
+		<-goLeads
+		require.Eventually(t, func() bool { return len(zktest.Children(t, oc, path)) == 2 },
+			10*time.Second, 10*time.Millisecond, "round %d: Java queues again behind Go", round)
+		goRelease <- struct{}{}
+		leading, err := curator.LeaderSelectorAwait(ctx, "java", 10*time.Second)
+		require.NoError(t, err)
+		require.True(t, leading, "round %d: Java leads again", round)
+		assert.False(t, goActive.Load(), "round %d: Java leads while Go does", round)
+	}
+	stop()
+	require.ErrorIs(t, <-run, context.Canceled)
 }

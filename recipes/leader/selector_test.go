@@ -24,6 +24,7 @@ func TestSelector_HandsOffBetweenThreeSelectors(t *testing.T) {
 	servers := zktest.Servers(t)
 	ctx := zktest.Context(t)
 	path := zktest.UniquePath(t)
+	oc := zktest.Connect(t, servers)
 	var active atomic.Int32
 	type term struct {
 		id    string
@@ -64,7 +65,7 @@ func TestSelector_HandsOffBetweenThreeSelectors(t *testing.T) {
 		close(tm.end)
 		require.NoError(t, <-runs)
 	}
-	assert.Empty(t, zktest.Children(t, zktest.Connect(t, servers), path))
+	assert.Empty(t, zktest.Children(t, oc, path))
 }
 
 // Hard stop: a function that ignores its context for 2 s after Close
@@ -74,6 +75,7 @@ func TestSelector_HardStop_NoSuccessorUntilTheFunctionReturns(t *testing.T) {
 	servers := zktest.Servers(t)
 	ctx := zktest.Context(t)
 	path := zktest.UniquePath(t)
+	oc := zktest.Connect(t, servers)
 	logger, lines := capturedLogger()
 	a := newSelector(t, zktest.Connect(t, servers), path, leader.WithID("stubborn"),
 		leader.WithStopTimeout(300*time.Millisecond), leader.WithLogger(logger))
@@ -102,7 +104,7 @@ func TestSelector_HardStop_NoSuccessorUntilTheFunctionReturns(t *testing.T) {
 			return nil
 		})
 	}()
-	require.Eventually(t, func() bool { return len(zktest.Children(t, zktest.Connect(t, servers), path)) == 2 },
+	require.Eventually(t, func() bool { return len(zktest.Children(t, oc, path)) == 2 },
 		10*time.Second, 10*time.Millisecond, "the successor queues")
 
 	err := a.Close(ctx)
@@ -163,6 +165,7 @@ func TestSelector_SuspendedFunctionKeepsTheSuccessorOutUntilItReturns(t *testing
 	proxy := zktest.NewProxy(t, servers)
 	ctx := zktest.Context(t)
 	path := zktest.UniquePath(t)
+	oc := zktest.Connect(t, servers)
 	ac := zktest.Connect(t, proxy.Addr())
 	a := newSelector(t, ac, path, leader.WithID("a"), leader.WithStopTimeout(100*time.Millisecond))
 	b := newSelector(t, zktest.Connect(t, servers), path, leader.WithID("b"))
@@ -192,7 +195,7 @@ func TestSelector_SuspendedFunctionKeepsTheSuccessorOutUntilItReturns(t *testing
 			return nil
 		})
 	}()
-	require.Eventually(t, func() bool { return len(zktest.Children(t, zktest.Connect(t, servers), path)) == 2 },
+	require.Eventually(t, func() bool { return len(zktest.Children(t, oc, path)) == 2 },
 		10*time.Second, 10*time.Millisecond, "the successor queues")
 	proxy.Cut()
 	<-aCancelled
