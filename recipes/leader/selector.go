@@ -180,7 +180,9 @@ func (s *Selector) leave() {
 
 // Close stops every call of Run: a queued one leaves the queue, a leading
 // one has its function's context cancelled (cause ErrClosed). Close
-// returns once each has returned and its node is deleted, or when ctx
+// returns once each has returned and its node is deleted (or handed to the
+// client's background deletion, when the connection failed under the
+// delete or the create was still on its way), or when ctx
 // ends, or after the stop timeout (WithStopTimeout) with ErrStopTimeout
 // if a function has still not returned; its node is deleted once it does.
 // Later calls of Run return ErrClosed. Closing twice is harmless.
