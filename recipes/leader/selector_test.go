@@ -236,3 +236,94 @@ func TestNewSelector_RejectsBadInput(t *testing.T) {
 	err := s.Run(context.Background(), func(context.Context) error { return errors.New("ran") })
 	require.ErrorIs(t, err, leader.ErrClosed)
 }
+
+// Two calls of Run on one Selector are two participants: they exclude
+// each other as selectors of two processes do.
+func TestSelector_TwoRunsOfOneSelectorExcludeEachOther(t *testing.T) {
+	servers := zktest.Servers(t)
+	ctx := zktest.Context(t)
+	path := zktest.UniquePath(t)
+	oc := zktest.Connect(t, servers)
+	s := newSelector(t, zktest.Connect(t, servers), path)
+	var active atomic.Int32
+	started := make(chan chan struct{})
+	runs := make(chan error, 2)
+	for range 2 {
+		// Ends when its term ends.
+		go func() {
+			runs <- s.Run(ctx, func(context.Context) error {
+				assert.Equal(t, int32(1), active.Add(1), "both runs lead")
+				defer active.Add(-1)
+				end := make(chan struct{})
+				started <- end
+				<-end
+				return nil
+			})
+		}()
+	}
+	end := <-started
+	require.Eventually(t, func() bool { return len(zktest.Children(t, oc, path)) == 2 },
+		10*time.Second, 10*time.Millisecond, "the second run queues")
+	close(end)
+	require.NoError(t, <-runs)
+	close(<-started)
+	require.NoError(t, <-runs)
+}
+
+// A Run still queued when Close comes, or when its ctx ends, returns
+// without calling its function and leaves nothing behind.
+func TestSelector_QueuedRunEndsOnCloseOrCtxAndLeavesNothing(t *testing.T) {
+	servers := zktest.Servers(t)
+	ctx := zktest.Context(t)
+	path := zktest.UniquePath(t)
+	oc := zktest.Connect(t, servers)
+	holder := newSelector(t, zktest.Connect(t, servers), path)
+	leads := make(chan struct{})
+	holderRun := make(chan error, 1)
+	// Ends when holder is closed.
+	go func() {
+		holderRun <- holder.Run(ctx, func(ctx context.Context) error { close(leads); <-ctx.Done(); return nil })
+	}()
+	<-leads
+	never := func(context.Context) error {
+		t.Error("a queued run led")
+		return nil
+	}
+
+	closed := newSelector(t, zktest.Connect(t, servers), path)
+	run := make(chan error, 1)
+	// Ends with Close.
+	go func() { run <- closed.Run(ctx, never) }()
+	require.Eventually(t, func() bool { return len(zktest.Children(t, oc, path)) == 2 },
+		10*time.Second, 10*time.Millisecond, "the run queues")
+	require.NoError(t, closed.Close(ctx))
+	require.ErrorIs(t, <-run, leader.ErrClosed)
+	assert.Len(t, zktest.Children(t, oc, path), 1, "the closed run's node is gone")
+
+	rctx, cancel := context.WithCancel(ctx)
+	// Ends when rctx ends.
+	go func() { run <- newSelector(t, zktest.Connect(t, servers), path).Run(rctx, never) }()
+	require.Eventually(t, func() bool { return len(zktest.Children(t, oc, path)) == 2 },
+		10*time.Second, 10*time.Millisecond, "the run queues")
+	cancel()
+	require.ErrorIs(t, <-run, context.Canceled)
+	assert.Len(t, zktest.Children(t, oc, path), 1, "the cancelled run's node is gone")
+	require.NoError(t, holder.Close(ctx))
+	require.ErrorIs(t, <-holderRun, leader.ErrClosed)
+}
+
+// A Run whose server cannot be reached from the start returns when its
+// ctx ends, and its function is never called.
+func TestSelector_UnreachableServerRunEndsWithCtx(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := zktest.Connect(t, proxy.Addr())
+	proxy.Pause()
+	defer proxy.Resume()
+	ctx, cancel := context.WithTimeout(zktest.Context(t), time.Second)
+	defer cancel()
+	err := newSelector(t, c, zktest.UniquePath(t)).Run(ctx, func(context.Context) error {
+		t.Error("led without a server")
+		return nil
+	})
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+}
