@@ -185,12 +185,16 @@ func (s *Selector) leave() {
 // delete or the create was still on its way), or when ctx
 // ends, or after the stop timeout (WithStopTimeout) with ErrStopTimeout
 // if a function has still not returned; its node is deleted once it does.
-// Later calls of Run return ErrClosed. Closing twice is harmless.
+// Later calls of Run return ErrClosed. Closing twice is harmless. Called
+// by a function of this Selector (with the context Run gave it, or one
+// derived from it), Close does not wait: the function's context is
+// cancelled, and its node goes once it returns.
 func (s *Selector) Close(ctx context.Context) error {
 	s.mu.Lock()
 	s.closed = true
 	s.stop()
-	if s.runs == 0 {
+	if s.runs == 0 || s.inOwnTerm(ctx) {
+		// A function of s closing it would wait on itself.
 		s.mu.Unlock()
 		return nil
 	}

@@ -10,15 +10,28 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 )
 
-// leadershipKey is the context key of a Selector's term.
+// leadershipKey is the context key of a Selector's term: a termValue.
 type leadershipKey struct{}
+
+// termValue is a term and the Selector it is a term of.
+type termValue struct {
+	sel  *Selector
+	lead *Leadership
+}
 
 // LeadershipFrom returns the term of leadership that a Selector's function
 // runs in, from the context Run gave it: its fencing token, its guard op,
 // and the signal of its end.
 func LeadershipFrom(ctx context.Context) (*Leadership, bool) {
-	l, ok := ctx.Value(leadershipKey{}).(*Leadership)
-	return l, ok && l != nil
+	tv, ok := ctx.Value(leadershipKey{}).(termValue)
+	return tv.lead, ok && tv.lead != nil
+}
+
+// inOwnTerm reports whether ctx is (derived from) the context of a
+// function of s.
+func (s *Selector) inOwnTerm(ctx context.Context) bool {
+	tv, ok := ctx.Value(leadershipKey{}).(termValue)
+	return ok && tv.sel == s
 }
 
 // errReturned is the cause of a term whose function returned by itself.
@@ -30,7 +43,7 @@ var errReturned = fmt.Errorf("%w: the selector's function returned", ErrResigned
 // may still act. It returns fn's error.
 func (s *Selector) term(ctx context.Context, hold *mutex.Hold, fn func(context.Context) error) (err error) {
 	lead := newLeadership(hold, s.opts.id)
-	fctx, cancel := context.WithCancelCause(context.WithValue(ctx, leadershipKey{}, lead))
+	fctx, cancel := context.WithCancelCause(context.WithValue(ctx, leadershipKey{}, termValue{sel: s, lead: lead}))
 	returned := make(chan struct{})
 	interrupted := hold.Session().Interrupted(s.opts.policy)
 	// Ends when fn has returned, or the term first ends by loss or Close.

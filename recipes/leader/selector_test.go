@@ -327,3 +327,21 @@ func TestSelector_UnreachableServerRunEndsWithCtx(t *testing.T) {
 	})
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 }
+
+// A function that closes its own Selector (a service shutting down from
+// its leader's work) is not kept waiting on itself: Close returns at once,
+// and the node goes once the function returns.
+func TestSelector_CloseFromItsOwnFunctionDoesNotWaitOnIt(t *testing.T) {
+	servers := zktest.Servers(t)
+	ctx := zktest.Context(t)
+	path := zktest.UniquePath(t)
+	s := newSelector(t, zktest.Connect(t, servers), path, leader.WithStopTimeout(time.Minute))
+	err := s.Run(ctx, func(ctx context.Context) error {
+		assert.NoError(t, s.Close(ctx))
+		<-ctx.Done()
+		assert.ErrorIs(t, context.Cause(ctx), leader.ErrClosed)
+		return nil
+	})
+	require.ErrorIs(t, err, leader.ErrClosed)
+	assert.Empty(t, zktest.Children(t, zktest.Connect(t, servers), path))
+}
