@@ -23,6 +23,7 @@ import java.util.*;
 import java.util.concurrent.*;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.leader.*;
 import org.apache.curator.framework.recipes.locks.*;
 import org.apache.curator.framework.recipes.shared.SharedCount;
 import org.apache.curator.framework.recipes.shared.VersionedValue;
@@ -35,10 +36,14 @@ public class CuratorPeer {
     record Sem(String path, InterProcessSemaphoreV2 sem, SharedCount count, List<Lease> leases) {}
     record Rw(String path, InterProcessReadWriteLock lock) {}
     record Multi(List<String> parts, InterProcessMultiLock lock) {}
+    // led counts the terms begun; release lets takeLeadership return once.
+    record Sel(LeaderSelector selector, Semaphore led, Semaphore release) {}
 
     // Verbs whose first argument is a handle: they run on the handle's executor.
     static final Set<String> HANDLE_VERBS = Set.of("mutex-acquire", "mutex-release", "sem-acquire",
-        "sem-acquire-counted", "sem-release", "rw-acquire", "rw-release", "multi-acquire", "multi-release", "lock-node");
+        "sem-acquire-counted", "sem-release", "rw-acquire", "rw-release", "multi-acquire", "multi-release",
+        "leaderlatch-start", "leaderlatch-await", "leaderlatch-close",
+        "leaderselector-start", "leaderselector-close", "lock-node");
 
     final CuratorFramework client;
     final PrintStream out;
@@ -50,6 +55,8 @@ public class CuratorPeer {
     final Map<String, Sem> sems = new ConcurrentHashMap<>();
     final Map<String, Rw> rws = new ConcurrentHashMap<>();
     final Map<String, Multi> multis = new ConcurrentHashMap<>();
+    final Map<String, LeaderLatch> latches = new ConcurrentHashMap<>();
+    final Map<String, Sel> selectors = new ConcurrentHashMap<>();
 
     CuratorPeer(CuratorFramework client, PrintStream out) {
         this.client = client;
@@ -76,6 +83,22 @@ public class CuratorPeer {
         verbs.put("clock", a -> Long.toString(System.nanoTime()));
         verbs.put("lock-node", this::lockNode);
         verbs.put("session", a -> Long.toString(client.getZookeeperClient().getZooKeeper().getSessionId()));
+        verbs.put("leaderlatch-start", this::latchStart);
+        verbs.put("leaderlatch-await",
+            a -> handle(latches, a[0]).await(Long.parseLong(a[1]), TimeUnit.MILLISECONDS) ? "leader" : "timeout");
+        verbs.put("leaderlatch-close", a -> { latches.remove(a[0]).close(); return ""; });
+        verbs.put("leaderlatch-participants", a -> participants(new LeaderLatch(client, a[0]).getParticipants()));
+        verbs.put("leaderselector-start", this::selectorStart);
+        // Not a handle verb: it waits while the handle's own thread leads.
+        verbs.put("leaderselector-await",
+            a -> handle(selectors, a[0]).led().tryAcquire(Long.parseLong(a[1]), TimeUnit.MILLISECONDS) ? "leader" : "timeout");
+        verbs.put("leaderselector-release", a -> { handle(selectors, a[0]).release().release(); return ""; });
+        verbs.put("leaderselector-has", a -> Boolean.toString(handle(selectors, a[0]).selector().hasLeadership()));
+        verbs.put("leaderselector-close", a -> { selectors.remove(a[0]).selector().close(); return ""; });
+        verbs.put("leaderselector-participants",
+            a -> participants(new LeaderSelector(client, a[0], new LeaderSelectorListenerAdapter() {
+                @Override public void takeLeadership(CuratorFramework c) {}
+            }).getParticipants()));
     }
 
     public static void main(String[] args) throws Exception {
@@ -275,6 +298,41 @@ public class CuratorPeer {
         path.setAccessible(true);
         Object node = path.invoke(lock);
         return (node == null ? "-" : node) + " " + client.getZookeeperClient().getZooKeeper().getSessionId();
+    }
+
+    // a: handle, path, id. The latch joins in the background, as Curator's start does.
+    String latchStart(String[] a) throws Exception {
+        if (latches.containsKey(a[0])) throw new IllegalStateException("handle " + a[0] + " has a latch");
+        LeaderLatch l = new LeaderLatch(client, a[1], a[2]);
+        l.start();
+        latches.put(a[0], l);
+        return "";
+    }
+
+    // a: handle, path, id. The selector leads until leaderselector-release, its thread's
+    // interruption (LeaderSelectorListenerAdapter cancels on SUSPENDED and LOST) or close; then
+    // it queues again (autoRequeue).
+    String selectorStart(String[] a) throws Exception {
+        if (selectors.containsKey(a[0])) throw new IllegalStateException("handle " + a[0] + " has a selector");
+        Semaphore led = new Semaphore(0), release = new Semaphore(0);
+        LeaderSelector sel = new LeaderSelector(client, a[1], new LeaderSelectorListenerAdapter() {
+            @Override public void takeLeadership(CuratorFramework c) throws Exception {
+                led.release();
+                release.acquire();
+            }
+        });
+        sel.setId(a[2]);
+        sel.autoRequeue();
+        selectors.put(a[0], new Sel(sel, led, release));
+        sel.start();
+        return "";
+    }
+
+    // Each participant as its id behind "*" for the leader, "-" for the others.
+    static String participants(Collection<Participant> ps) {
+        List<String> xs = new ArrayList<>();
+        for (Participant p : ps) xs.add((p.isLeader() ? "*" : "-") + p.getId());
+        return json(xs);
     }
 
     static InterProcessMutex lockOf(Rw r, String mode) {

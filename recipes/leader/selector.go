@@ -1,0 +1,236 @@
+package leader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+)
+
+// ErrStopTimeout is returned by Selector.Close when a function it stopped
+// has not returned within the stop timeout (WithStopTimeout). Its node
+// stays, and no successor leads, until it does.
+var ErrStopTimeout = errors.New("leader: the function did not return within the stop timeout")
+
+// Selector runs a function while it leads an election, as Curator's
+// LeaderSelector: it queues as a mutex at the election's path, in
+// Curator's wire format (<path>/_c_<uuid>-lock-<seq>, the participant id
+// as data), so that Go Selectors and Curator LeaderSelectors on one path
+// take turns. Its term is the function's run: the function's context is
+// cancelled first when the term must end, and the node, which keeps every
+// successor out, is deleted only after the function has returned. A
+// Selector is safe for concurrent use.
+type Selector struct {
+	client *framework.Client
+	path   string
+	lock   *mutex.Mutex
+	opts   participantOptions
+	obs    *Observer
+
+	closing context.Context // ended by Close
+	stop    context.CancelFunc
+
+	mu     sync.Mutex // guards closed, runs and idle
+	closed bool
+	runs   int           // calls of Run under way
+	idle   chan struct{} // made by Close while runs > 0; closed when runs reaches 0
+}
+
+// NewSelector returns a Selector of the election at path. It checks its
+// arguments, with errors wrapping ErrInvalidArgument, and does no I/O.
+func NewSelector(client *framework.Client, path string, opts ...Option) (*Selector, error) {
+	if err := recipe.CheckPath(client, path, ErrInvalidArgument); err != nil {
+		return nil, fmt.Errorf("leader: selector: %w", err)
+	}
+	o, err := participantConfig(client, opts)
+	if err != nil {
+		return nil, fmt.Errorf("leader: selector %s: %w", path, err)
+	}
+	// The lock's holds end only with the session (or its lease): the
+	// standard policy's suspension ends a term here, in term, so that the
+	// node stays until the function has returned, where a hold lost on
+	// suspension would delete it as soon as the connection is back.
+	lock, err := mutex.New(client, path, mutex.WithData([]byte(o.id)),
+		mutex.WithErrorPolicy(framework.SessionErrorPolicy), mutex.WithName("leader: selector"))
+	if err != nil {
+		return nil, err
+	}
+	closing, stop := context.WithCancel(context.Background())
+	return &Selector{
+		client: client, path: path, lock: lock, opts: o,
+		obs:     newObserver(client, path, selectorLockName),
+		closing: closing, stop: stop,
+	}, nil
+}
+
+// runOwner is the owner of one call of Run's holds: each call queues
+// apart, whatever goroutine it runs on.
+type runOwner struct{ _ byte }
+
+// Run queues for leadership and calls fn while it leads, with a context
+// that is cancelled, with the cause (context.Cause), as soon as the term
+// must end: Close, the end of ctx, or the loss of leadership (a suspended
+// connection under the standard error policy, the session's lease run
+// out, the session lost, the node deleted by someone else). fn should
+// return promptly then; until it does, the node stays and no successor
+// leads (see WithStopTimeout). LeadershipFrom(fn's ctx) gives fn its term,
+// with its fencing token and guard.
+//
+// Without WithAutoRequeue, Run returns after one term, with fn's error.
+// With it, Run queues again after each term and returns only on Close
+// (ErrClosed) or the end of ctx; fn's errors are logged. Each call of Run
+// is a participant of its own. A Run that ends while queued leaves
+// nothing behind.
+func (s *Selector) Run(ctx context.Context, fn func(ctx context.Context) error) error {
+	if fn == nil {
+		return fmt.Errorf("leader: selector %s: run: %w: nil function", s.path, ErrInvalidArgument)
+	}
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.leave()
+	owner := &runOwner{}
+	for {
+		hold, err := s.acquire(ctx, owner)
+		if err != nil {
+			return err
+		}
+		err = s.term(ctx, hold, fn)
+		if stopped := s.stopped(ctx); stopped != nil {
+			return stopped
+		}
+		if !s.opts.autoRequeue {
+			return err
+		}
+		if err != nil {
+			s.opts.logger.Warn("leader: selector's function failed; queueing again",
+				"path", s.path, "participant", s.opts.id, "err", err)
+		}
+	}
+}
+
+// stopped returns the error Run returns once Close was called or ctx
+// ended, and nil before.
+func (s *Selector) stopped(ctx context.Context) error {
+	switch {
+	case s.closing.Err() != nil:
+		return fmt.Errorf("leader: selector %s: %w", s.path, ErrClosed)
+	case ctx.Err() != nil:
+		return fmt.Errorf("leader: selector %s: %w", s.path, ctx.Err())
+	}
+	return nil
+}
+
+// acquire queues owner until it leads, Close, or the end of ctx. With
+// auto-requeue a failed queueing is tried again once connected, so that a
+// participant whose session is up always leads or waits.
+func (s *Selector) acquire(ctx context.Context, owner *runOwner) (*mutex.Hold, error) {
+	actx, cancel := context.WithCancel(mutex.WithOwner(ctx, owner))
+	defer cancel()
+	stop := context.AfterFunc(s.closing, cancel)
+	defer stop()
+	backoff := observeRetryMin
+	for {
+		hold, err := s.lock.Acquire(actx)
+		if err == nil {
+			return hold, nil
+		}
+		if stopped := s.stopped(ctx); stopped != nil {
+			return nil, stopped
+		}
+		if !s.opts.autoRequeue || errors.Is(err, framework.ErrClosed) {
+			return nil, err
+		}
+		s.opts.logger.Warn("leader: selector could not queue; trying again",
+			"path", s.path, "participant", s.opts.id, "err", err)
+		// A failed wait is Close, ctx or the client's Close: the next
+		// attempt says which.
+		_ = s.client.WaitConnected(actx)
+		sleepCtx(actx, backoff)
+		backoff = min(2*backoff, observeRetryMax)
+	}
+}
+
+// enter counts a call of Run in, unless the Selector is closed.
+func (s *Selector) enter() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("leader: selector %s: run: %w", s.path, ErrClosed)
+	}
+	s.runs++
+	return nil
+}
+
+// leave counts a call of Run out, and tells a waiting Close of the last.
+func (s *Selector) leave() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runs--
+	if s.runs == 0 && s.idle != nil {
+		close(s.idle)
+		s.idle = nil
+	}
+}
+
+// Close stops every call of Run: a queued one leaves the queue, a leading
+// one has its function's context cancelled (cause ErrClosed). Close
+// returns once each has returned and its node is deleted (or handed to the
+// client's background deletion, when the connection failed under the
+// delete or the create was still on its way), or when ctx
+// ends, or after the stop timeout (WithStopTimeout) with ErrStopTimeout
+// if a function has still not returned; its node is deleted once it does.
+// Later calls of Run return ErrClosed. Closing twice is harmless. Called
+// by a function of this Selector (with the context Run gave it, or one
+// derived from it), Close does not wait: the function's context is
+// cancelled, and its node goes once it returns.
+func (s *Selector) Close(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	s.stop()
+	if s.runs == 0 || s.inOwnTerm(ctx) {
+		// A function of s closing it would wait on itself.
+		s.mu.Unlock()
+		return nil
+	}
+	if s.idle == nil {
+		s.idle = make(chan struct{})
+	}
+	idle := s.idle
+	s.mu.Unlock()
+	timer := time.NewTimer(s.opts.stopTimeout)
+	defer timer.Stop()
+	select {
+	case <-idle:
+		return nil
+	case <-timer.C:
+		return fmt.Errorf("leader: selector %s: close: %w (%v); its node is deleted once it returns",
+			s.path, ErrStopTimeout, s.opts.stopTimeout)
+	case <-ctx.Done():
+		return fmt.Errorf("leader: selector %s: close: %w", s.path, ctx.Err())
+	}
+}
+
+// Leader returns the election's leader, Go or Java: see Observer.Leader.
+func (s *Selector) Leader(ctx context.Context) (Participant, error) { return s.obs.Leader(ctx) }
+
+// Participants lists the election as Curator's LeaderSelector does: see
+// Observer.Participants.
+func (s *Selector) Participants(ctx context.Context) ([]Participant, error) {
+	return s.obs.Participants(ctx)
+}
+
+// Observe reports each change of the election's leader: see
+// Observer.Observe.
+func (s *Selector) Observe(ctx context.Context) <-chan Observation { return s.obs.Observe(ctx) }
+
+// ID returns the participant id (WithID).
+func (s *Selector) ID() string { return s.opts.id }
+
+// Path returns the election's path.
+func (s *Selector) Path() string { return s.path }

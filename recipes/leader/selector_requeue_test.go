@@ -1,0 +1,104 @@
+package leader_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/leader"
+)
+
+// requeueTerm is one term of a selector in the requeue test, handed to the
+// test to end.
+type requeueTerm struct {
+	who  int
+	node string
+	end  chan struct{} // closed by the test to make the function return
+	done chan struct{} // closed when the function has returned
+}
+
+// 300 terms among three auto-requeued selectors, each ended by one of
+// three causes in turn: the function returns, the leader's connection is
+// cut (a loss), the leader's node is deleted by someone else (a loss).
+// No two functions run at once but for a deleted node's, every term is
+// followed by another, and at the end every selector leads or waits: none
+// is stuck; Close then empties the election.
+func TestSelector_AutoRequeueThroughThreeHundredEndedTerms(t *testing.T) {
+	const selectors, terms = 3, 300
+	servers := zktest.Servers(t)
+	ctx := zktest.Context(t)
+	path := zktest.UniquePath(t)
+	admin := zktest.Connect(t, servers)
+	var active, overlaps atomic.Int32
+	var deleting atomic.Bool // a deleted node's function may still run
+	started := make(chan requeueTerm)
+	proxies := make([]*zktest.Proxy, selectors)
+	sels := make([]*leader.Selector, selectors)
+	runs := make(chan error, selectors)
+	for i := range sels {
+		proxies[i] = zktest.NewProxy(t, servers)
+		sels[i] = newSelector(t, zktest.Connect(t, proxies[i].Addr()), path,
+			leader.WithID(fmt.Sprintf("s%d", i)), leader.WithAutoRequeue())
+		// Ends when the selector is closed.
+		go func() {
+			runs <- sels[i].Run(ctx, func(ctx context.Context) error {
+				if active.Add(1) != 1 && !deleting.Load() {
+					overlaps.Add(1)
+				}
+				defer active.Add(-1)
+				l, _ := leader.LeadershipFrom(ctx)
+				tm := requeueTerm{who: i, node: l.Node(), end: make(chan struct{}), done: make(chan struct{})}
+				defer close(tm.done)
+				select {
+				case started <- tm:
+				case <-ctx.Done():
+					return nil
+				}
+				select {
+				case <-tm.end:
+				case <-ctx.Done():
+				}
+				return nil
+			})
+		}()
+	}
+	for n := range terms {
+		var tm requeueTerm
+		select {
+		case tm = <-started:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no term after %d terms: a participant is stuck; queue %v", n, zktest.Children(t, admin, path))
+		}
+		switch n % 3 {
+		case 0:
+			close(tm.end)
+		case 1:
+			proxies[tm.who].Cut()
+		case 2:
+			deleting.Store(true)
+			require.NoError(t, admin.Delete(ctx, tm.node, -1))
+		}
+		<-tm.done
+		deleting.Store(false)
+	}
+	assert.Zero(t, overlaps.Load(), "functions ran at once")
+	require.Eventually(t, func() bool { return len(zktest.Children(t, admin, path)) == selectors },
+		10*time.Second, 10*time.Millisecond, "every selector leads or waits")
+	tm := <-started
+	close(tm.end)
+	for _, s := range sels {
+		require.NoError(t, s.Close(ctx))
+	}
+	for range sels {
+		require.ErrorIs(t, <-runs, leader.ErrClosed)
+	}
+	// A node whose delete was cut off goes in the background.
+	assert.Eventually(t, func() bool { return len(zktest.Children(t, admin, path)) == 0 },
+		10*time.Second, 10*time.Millisecond, "the election is left empty")
+}

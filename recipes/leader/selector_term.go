@@ -1,0 +1,129 @@
+package leader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+)
+
+// leadershipKey is the context key of a Selector's term: a termValue.
+type leadershipKey struct{}
+
+// termValue is a term and the Selector it is a term of.
+type termValue struct {
+	sel  *Selector
+	lead *Leadership
+}
+
+// LeadershipFrom returns the term of leadership that a Selector's function
+// runs in, from the context Run gave it: its fencing token, its guard op,
+// and the signal of its end.
+func LeadershipFrom(ctx context.Context) (*Leadership, bool) {
+	tv, ok := ctx.Value(leadershipKey{}).(termValue)
+	return tv.lead, ok && tv.lead != nil
+}
+
+// inOwnTerm reports whether ctx is (derived from) the context of a
+// function of s.
+func (s *Selector) inOwnTerm(ctx context.Context) bool {
+	tv, ok := ctx.Value(leadershipKey{}).(termValue)
+	return ok && tv.sel == s
+}
+
+// errReturned is the cause of a term whose function returned by itself.
+var errReturned = fmt.Errorf("%w: the selector's function returned", ErrResigned)
+
+// term runs fn for the term that hold stands for. fn's context is
+// cancelled first when the term must end; the term ends, and the node is
+// deleted, only after fn has returned, so that no successor leads while fn
+// may still act. It returns fn's error.
+func (s *Selector) term(ctx context.Context, hold *mutex.Hold, fn func(context.Context) error) (err error) {
+	lead := newLeadership(hold, s.opts.id)
+	fctx, cancel := context.WithCancelCause(context.WithValue(ctx, leadershipKey{}, termValue{sel: s, lead: lead}))
+	returned := make(chan struct{})
+	interrupted := hold.Session().Interrupted(s.opts.policy)
+	// Ends when fn has returned, or the term first ends by loss or Close.
+	go func() {
+		select {
+		case <-interrupted:
+			lost := fmt.Errorf("leader: selector %s: %w: %s", s.path, ErrLost, interruption(hold.Session()))
+			lead.end(lost)
+			cancel(lost)
+		case <-lead.Lost():
+			cancel(lead.Err())
+		case <-s.closing.Done():
+			cancel(fmt.Errorf("leader: selector %s: %w", s.path, ErrClosed))
+		case <-returned:
+		}
+	}()
+	// watchStop runs on a goroutine of its own once fctx ends, and ends
+	// when fn returns.
+	stopWatch := context.AfterFunc(fctx, func() { s.watchStop(fctx, hold, returned) })
+	defer func() {
+		// Deferred, so that a panic that the caller recovers still frees
+		// the election.
+		close(returned)
+		stopWatch()
+		cancel(errReturned)
+		lead.end(s.endCause(ctx, hold))
+		if rerr := hold.Release(ctx); rerr != nil && !errors.Is(rerr, ErrLost) {
+			s.opts.logger.Warn("leader: selector's node not deleted; the client deletes it in the background",
+				"path", s.path, "participant", s.opts.id, "node", hold.Path(), "err", rerr)
+		}
+	}()
+	if hold.Session().IsInterrupted(s.opts.policy) {
+		// Interrupted as the lock was taken: others may lead already.
+		return fmt.Errorf("leader: selector %s: %w: %s as leadership was taken", s.path, ErrLost, interruption(hold.Session()))
+	}
+	return fn(fctx)
+}
+
+// interruption says what ended a session's terms.
+func interruption(s *framework.Session) string {
+	switch {
+	case s.IsLost():
+		return "session lost"
+	case s.LeaseRanOut():
+		return "session lease ran out"
+	}
+	return "connection suspended"
+}
+
+// endCause says why a term whose function has returned ended.
+func (s *Selector) endCause(ctx context.Context, hold *mutex.Hold) error {
+	switch {
+	case hold.Err() != nil:
+		return hold.Err()
+	case hold.Session().IsInterrupted(s.opts.policy):
+		return fmt.Errorf("leader: selector %s: %w: %s", s.path, ErrLost, interruption(hold.Session()))
+	case s.closing.Err() != nil:
+		return fmt.Errorf("leader: selector %s: %w", s.path, ErrClosed)
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return errReturned
+}
+
+// watchStop runs once fn's context is cancelled: if fn has not returned
+// within the stop timeout, it says so, naming the path and the
+// participant, and says again when fn returns, which frees the election.
+func (s *Selector) watchStop(fctx context.Context, hold *mutex.Hold, returned <-chan struct{}) {
+	timer := time.NewTimer(s.opts.stopTimeout)
+	defer timer.Stop()
+	cancelled := time.Now()
+	select {
+	case <-returned:
+		return
+	case <-timer.C:
+	}
+	s.opts.logger.Warn("leader: selector's function has not returned within the stop timeout; its node keeps every successor out until it does",
+		"path", s.path, "participant", s.opts.id, "node", hold.Path(),
+		"stop_timeout", s.opts.stopTimeout, "cause", context.Cause(fctx))
+	<-returned
+	s.opts.logger.Info("leader: selector's function returned after the stop timeout",
+		"path", s.path, "participant", s.opts.id, "node", hold.Path(), "after", time.Since(cancelled))
+}
