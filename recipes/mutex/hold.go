@@ -125,6 +125,11 @@ func (h *Hold) Release(ctx context.Context) error {
 // (recipe.FinishContext).
 func (h *Hold) finish(ctx context.Context) error {
 	if prior, _ := h.watch.Finish(errReleased); prior != nil {
+		if h.m.opts.keep && !h.Session().IsLost() {
+			// Kept for this release (WithNodeKeptOnLoss): the client
+			// deletes it once connected, trying again until it is gone.
+			_, _ = h.m.client.DeleteInBackground(h.Path())
+		}
 		return prior // the node is gone, or being deleted
 	}
 	// A node whose delete fails stays tracked until it is gone (Curator's

@@ -64,7 +64,7 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver Drive
 		opts:   o,
 		kind: holdwatch.Kind{
 			Client: client, Policy: o.policy, MaxHold: o.maxHold,
-			Lost: ErrLost, Expired: ErrExpired, What: "lock hold",
+			Lost: ErrLost, Expired: ErrExpired, What: "lock hold", KeepNode: o.keep,
 		},
 	}, nil
 }

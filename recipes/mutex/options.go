@@ -21,6 +21,7 @@ type options struct {
 	// maxHold bounds a hold between renewals (WithMaxHold, bound.go).
 	maxHold time.Duration
 	name    string // begins the lock's error messages (WithName)
+	keep    bool   // a lost hold's node waits for the release (WithNodeKeptOnLoss)
 }
 
 // Place says where an acquire of the owner in ctx queues. With ok, the
@@ -84,6 +85,21 @@ func WithRevocation(handler func(*Hold)) Option {
 			return fmt.Errorf("%w: nil revocation handler", ErrInvalidArgument)
 		}
 		o.revoke = handler
+		return nil
+	}
+}
+
+// WithNodeKeptOnLoss leaves the node of a hold that is lost while its
+// session lives (a suspension, the lease run out) in place until the
+// hold's release, which then deletes it, instead of deleting it as soon as
+// the connection is back. The node keeps every waiter out meanwhile, as
+// long as the session lasts. It is for recipes that end a hold only once
+// the work it guards has stopped, such as the leader package's Selector,
+// whose function may still run after the loss was signalled. Default: the
+// node of a lost hold is deleted as soon as it can be.
+func WithNodeKeptOnLoss() Option {
+	return func(o *options) error {
+		o.keep = true
 		return nil
 	}
 }

@@ -39,6 +39,9 @@ type Kind struct {
 	Lost, Expired error
 	// What names the hold in logs ("lock hold", "lease").
 	What string
+	// KeepNode leaves the node of a lost hold for the holder's release to
+	// delete, instead of deleting it as soon as the connection allows.
+	KeepNode bool
 }
 
 // Config is what a Watch watches, and how it reports.
@@ -309,8 +312,8 @@ func (w *Watch) deleted() error {
 }
 
 // lose ends the hold: it records why, closes Lost, and deletes the node
-// once connected, so that a hold given up on suspension frees what it held
-// if the session survives.
+// once connected (unless KeepNode), so that a hold given up on suspension
+// frees what it held if the session survives.
 func (w *Watch) lose(err error) {
 	w.mu.Lock()
 	if w.err != nil || w.finished {
@@ -338,7 +341,7 @@ func (w *Watch) signal(err error) {
 	} else {
 		w.cfg.Client.Logger().Warn(w.cfg.What+" lost", "path", w.cfg.Node.Path, "err", err)
 	}
-	if !w.cfg.Node.Session.IsLost() {
+	if !w.cfg.KeepNode && !w.cfg.Node.Session.IsLost() {
 		_, _ = w.cfg.Client.DeleteInBackground(w.cfg.Node.Path)
 	}
 }
