@@ -52,11 +52,13 @@ func NewSelector(client *framework.Client, path string, opts ...Option) (*Select
 		return nil, fmt.Errorf("leader: selector %s: %w", path, err)
 	}
 	// The lock's holds end only with the session (or its lease): the
-	// standard policy's suspension ends a term here, in term, so that the
-	// node stays until the function has returned, where a hold lost on
-	// suspension would delete it as soon as the connection is back.
+	// standard policy's suspension ends a term here, in term. A hold lost
+	// while its session lives keeps its node until the release that
+	// follows the function's return, so that no successor leads while the
+	// function still runs.
 	lock, err := mutex.New(client, path, mutex.WithData([]byte(o.id)),
-		mutex.WithErrorPolicy(framework.SessionErrorPolicy), mutex.WithName("leader: selector"))
+		mutex.WithErrorPolicy(framework.SessionErrorPolicy), mutex.WithNodeKeptOnLoss(),
+		mutex.WithName("leader: selector"))
 	if err != nil {
 		return nil, err
 	}
