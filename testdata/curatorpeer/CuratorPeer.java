@@ -23,6 +23,7 @@ import java.util.*;
 import java.util.concurrent.*;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.locks.*;
 import org.apache.curator.framework.recipes.shared.SharedCount;
 import org.apache.curator.framework.recipes.shared.VersionedValue;
@@ -50,6 +51,8 @@ public class CuratorPeer {
     final Map<String, Sem> sems = new ConcurrentHashMap<>();
     final Map<String, Rw> rws = new ConcurrentHashMap<>();
     final Map<String, Multi> multis = new ConcurrentHashMap<>();
+    // LeaderLatch is thread-safe: its verbs run on the shared pool.
+    final Map<String, LeaderLatch> latches = new ConcurrentHashMap<>();
 
     CuratorPeer(CuratorFramework client, PrintStream out) {
         this.client = client;
@@ -74,6 +77,11 @@ public class CuratorPeer {
         verbs.put("multi-release", a -> { handle(multis, a[0]).lock().release(); return ""; });
         verbs.put("revoke", a -> { Revoker.attemptRevoke(client, a[0]); return ""; });
         verbs.put("clock", a -> Long.toString(System.nanoTime()));
+        verbs.put("latch-start", this::latchStart);
+        verbs.put("latch-await", a -> Boolean.toString(handle(latches, a[0]).await(Long.parseLong(a[1]), TimeUnit.MILLISECONDS)));
+        verbs.put("latch-has", a -> Boolean.toString(handle(latches, a[0]).hasLeadership()));
+        verbs.put("latch-path", a -> handle(latches, a[0]).getOurPath());
+        verbs.put("latch-close", a -> { latches.remove(a[0]).close(); return ""; });
     }
 
     public static void main(String[] args) throws Exception {
@@ -209,6 +217,14 @@ public class CuratorPeer {
         } finally {
             closeQuietly(c);
         }
+    }
+
+    // a: handle, path, id. Starts a LeaderLatch (silent close mode) under the handle.
+    String latchStart(String[] a) throws Exception {
+        LeaderLatch l = new LeaderLatch(client, a[1], a[2]);
+        if (latches.putIfAbsent(a[0], l) != null) throw new IllegalStateException("handle " + a[0] + " has a latch");
+        l.start();
+        return "";
     }
 
     // a: path, n, expectedVersion. VersionedValue has no public constructor in 5.4.0, so the
