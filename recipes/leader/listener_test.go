@@ -2,6 +2,7 @@ package leader_test
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,23 +14,25 @@ import (
 type recorder struct {
 	mu     sync.Mutex
 	calls  []string
-	inside bool
+	busy   *atomic.Int32 // calls under way, shared by the recorders of one latch
 	faults []string      // overlaps and breaks of alternation seen
 	ch     chan struct{} // pinged at every call
 	hold   time.Duration // each call lasts this long, to widen overlaps
 }
 
-func newRecorder() *recorder { return &recorder{ch: make(chan struct{}, 1000)} }
+func newRecorder() *recorder {
+	return &recorder{ch: make(chan struct{}, 1000), busy: new(atomic.Int32)}
+}
 
 func (r *recorder) IsLeader()  { r.call("is") }
 func (r *recorder) NotLeader() { r.call("not") }
 
 func (r *recorder) call(what string) {
+	overlap := r.busy.Add(1) != 1
 	r.mu.Lock()
-	if r.inside {
+	if overlap {
 		r.faults = append(r.faults, "overlap at "+what)
 	}
-	r.inside = true
 	want := "is"
 	if len(r.calls) > 0 && r.calls[len(r.calls)-1] == "is" {
 		want = "not"
@@ -40,9 +43,7 @@ func (r *recorder) call(what string) {
 	r.calls = append(r.calls, what)
 	r.mu.Unlock()
 	time.Sleep(r.hold) // widens the window in which an overlap would show
-	r.mu.Lock()
-	r.inside = false
-	r.mu.Unlock()
+	r.busy.Add(-1)
 	select {
 	case r.ch <- struct{}{}:
 	default:
