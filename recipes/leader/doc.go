@@ -52,9 +52,12 @@
 //
 // Cost: a join is at most four requests (the create, the listing behind
 // it, and the watches of the node in front and of the latch's own node,
-// sent together). A successor that was next in line leads the moment its
-// predecessor's deletion is notified, with no read: a hand-off is the
-// leader's delete alone.
+// sent together). Each waiter watches only the node in front of it, as
+// Curator's latch does, so a departure wakes one waiter. A successor that
+// was next in line when it last looked leads the moment its
+// predecessor's deletion is notified, with no read: that hand-off is the
+// leader's delete alone. A successor that was further back lists the
+// queue once when the node in front of it goes: two requests.
 //
 // Not guaranteed: leading is never certain while it lasts; a process
 // paused past its session timeout may still act as leader before it sees
