@@ -2,6 +2,7 @@ package leader
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -148,6 +149,9 @@ func (l *Latch) Await(ctx context.Context) (*Leadership, error) {
 		case Latent:
 			return nil, fmt.Errorf("leader latch: await %s: %w", l.path, ErrNotStarted)
 		case Closed:
+			if !errors.Is(err, ErrClosed) {
+				return nil, err // a join's error, which names the latch
+			}
 			return nil, fmt.Errorf("leader latch: await %s: %w", l.path, err)
 		}
 		if t != nil && l.stands(t.lead) {
