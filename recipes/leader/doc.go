@@ -44,7 +44,10 @@
 //     or the end of Start's context) calls NotLeader only in Notify mode
 //     (WithCloseMode), Curator's SILENT being the default.
 //   - Close and Resign return once the server has acknowledged the delete
-//     of the latch's node.
+//     of the latch's node, a lost term's node included (or with the error
+//     that kept it; the client then deletes it in the background). A node
+//     whose create was still on the wire when Close came is deleted by the
+//     client in the background, as soon as the create's answer is in.
 //   - Fencing: Leadership.FencingToken is the term's node's creation zxid,
 //     which grows from one term to the next whoever wins them;
 //     Leadership.Guard makes a write in a framework.Client.Multi apply

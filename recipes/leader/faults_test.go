@@ -113,3 +113,22 @@ func TestLatch_ListenerMayCloseItsLatch(t *testing.T) {
 	}
 	waitClosed(t, told, 10*time.Second, "NotLeader after the listener's Close")
 }
+
+// A term lost to a suspension leaves its node to be deleted once the
+// connection is back; a Close right after the loss returns only once that
+// delete is acknowledged too.
+func TestLatch_CloseAfterALossReturnsOnceTheLostNodeIsDeleted(t *testing.T) {
+	servers := zktest.Servers(t)
+	observer := connect(t, servers)
+	for i := range 5 {
+		proxy := zktest.NewProxy(t, servers)
+		c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+		p := zktest.UniquePath(t)
+		l := startLatch(t, c, p)
+		lead := await(t, l, 10*time.Second, "the latch")
+		proxy.Cut()
+		waitClosed(t, lead.Lost(), 10*time.Second, "the term")
+		require.NoError(t, l.Close(testContext(t)))
+		assert.Empty(t, children(t, observer, p), "round %d: the lost term's node is gone when Close returns", i)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -108,7 +109,13 @@ func (l *Latch) lead(ctx context.Context, hold *mutex.Hold) {
 func (l *Latch) release(t *term) error {
 	err := t.hold.Release(context.Background())
 	if errors.Is(err, ErrLost) {
-		err = nil // the loss was the term's end; the hold gives its node up
+		// The lost hold gives its node up in the background; the latch
+		// waits for that delete, so that it queues again behind nothing of
+		// its own, and Close returns only once the node is gone.
+		node := framework.Node{Path: t.hold.Path(), Session: t.hold.Session()}
+		if err = recipe.DeleteNode(context.Background(), l.client, node); errors.Is(err, framework.ErrSessionChanged) {
+			err = nil // gone with its session
+		}
 	}
 	t.releaseErr = err
 	close(t.released)
