@@ -87,8 +87,10 @@ func (l *Latch) lead(ctx context.Context, hold *mutex.Hold) {
 	case <-ctx.Done():
 		t.lead.end(context.Cause(ctx))
 	}
+	// Leaving silences NotLeader (Silent mode); a term that ended for
+	// another cause, even as the latch left, is told as Curator tells it.
 	cause := t.lead.Err()
-	leaving := !l.takingPart(ctx) || errors.Is(cause, ErrClosed)
+	leaving := errors.Is(cause, ErrClosed) || (ctx.Err() != nil && errors.Is(cause, context.Cause(ctx)))
 	l.mu.Lock()
 	l.current = nil
 	l.changedLocked()
@@ -99,7 +101,7 @@ func (l *Latch) lead(ctx context.Context, hold *mutex.Hold) {
 	if errors.Is(cause, ErrLost) {
 		l.log.Info("leader latch: term lost", "path", l.path, "id", l.opts.id, "node", hold.Path(), "err", cause)
 	}
-	if err := l.release(t); leaving {
+	if err := l.release(t); !l.takingPart(ctx) {
 		l.left(err)
 	}
 }
