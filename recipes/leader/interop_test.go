@@ -64,3 +64,31 @@ func TestInterop_GoAndCuratorLatchesShareOneElection(t *testing.T) {
 		})
 	}
 }
+
+// Go, Curator, Go in one queue: leadership passes in sequence order across
+// the sides, and at each step both sides name the same leader.
+func TestInterop_MixedQueueLeadsInSequenceOrder(t *testing.T) {
+	curator := zktest.StartCurator(t, zktest.Servers(t))
+	ctx := testContext(t)
+	c := connect(t, zktest.Servers(t))
+	p := zktest.UniquePath(t)
+	first := startLatch(t, connect(t, zktest.Servers(t)), p, leader.WithID("go-1"))
+	await(t, first, 10*time.Second, "go-1")
+	require.NoError(t, curator.LatchStart(ctx, "mixed", p, "java-1"))
+	require.Eventually(t, func() bool { return len(children(t, c, p)) == 2 }, 10*time.Second, 5*time.Millisecond)
+	third := startLatch(t, connect(t, zktest.Servers(t)), p, leader.WithID("go-2"))
+	require.Eventually(t, func() bool { return len(children(t, c, p)) == 3 }, 10*time.Second, 5*time.Millisecond)
+	assert.Equal(t, []string{"go-1", "java-1", "go-2"}, queueIDs(t, c, p))
+
+	javaLeads, err := curator.LatchHasLeadership(ctx, "mixed")
+	require.NoError(t, err)
+	assert.False(t, javaLeads)
+	require.NoError(t, first.Close(ctx))
+	ok, err := curator.LatchAwait(ctx, "mixed", 10*time.Second)
+	require.NoError(t, err)
+	require.True(t, ok, "Curator's latch is next in line")
+	notLeading(t, third, 200*time.Millisecond, "go-2 behind the Curator leader")
+	require.NoError(t, curator.LatchClose(ctx, "mixed"))
+	lead := await(t, third, 10*time.Second, "go-2 after Curator's latch closed")
+	assert.Equal(t, "go-2", lead.ID())
+}
