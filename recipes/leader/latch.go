@@ -116,7 +116,8 @@ func (l *Latch) AddListener(li Listener) (remove func()) {
 // long as it takes part. When ctx ends, the latch leaves as by Close, the
 // term's Err then being ctx's error: pass a context that lives as long as
 // the participation, not one bounded to the call. Start may be called
-// once: again, it returns ErrStarted; after Close, ErrClosed.
+// once: again, it returns ErrStarted; after Close, ErrClosed; with ctx
+// ended already, ctx's error, and the latch stays latent.
 func (l *Latch) Start(ctx context.Context) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -125,6 +126,9 @@ func (l *Latch) Start(ctx context.Context) error {
 		return fmt.Errorf("leader latch: start %s: %w", l.path, ErrStarted)
 	case Closed:
 		return fmt.Errorf("leader latch: start %s: %w", l.path, ErrClosed)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("leader latch: start %s: %w", l.path, err) // still latent
 	}
 	run, stop := context.WithCancelCause(ctx)
 	l.state, l.stop, l.done = Started, stop, make(chan struct{})
