@@ -18,7 +18,8 @@ import (
 // Under a random sequence of connection cuts, deleted nodes and
 // resignations, every latch's listener is called one call at a time,
 // IsLeader and NotLeader strictly alternating from IsLeader; run with
-// -race, the calls' goroutines are checked too.
+// -race, the calls' goroutines are checked too. At the end every latch
+// leads or waits: none was left out of the election.
 func TestLatch_ListenersAlternateUnderRandomFaults(t *testing.T) {
 	steps := 60
 	if testing.Short() {
@@ -68,6 +69,9 @@ func TestLatch_ListenersAlternateUnderRandomFaults(t *testing.T) {
 			assert.NoError(t, latches[i].Resign(ctx))
 		}
 	}
+	// Nobody is left neither leading nor waiting: every latch has a node.
+	require.Eventually(t, func() bool { return len(children(t, operator, p)) == len(latches) }, 20*time.Second, 5*time.Millisecond, "every latch queued")
+	require.Equal(t, 1, leaders(latches...))
 	for _, l := range latches {
 		require.NoError(t, l.Close(ctx))
 	}
