@@ -3,6 +3,7 @@ package framework
 import (
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"unicode"
@@ -99,7 +100,8 @@ func opError(op, path string, err error) error {
 }
 
 // IsRetryable reports whether err is one a retry may cure: the connection
-// was lost or not there, or the session moved to another server. Session
+// was lost (a request's write failing on it included) or not there, or
+// the session moved to another server. Session
 // expiry is not retryable: ephemeral nodes died with the session, and the
 // caller has to decide what that means. Nor is ErrOutcomeUnknown, which
 // wraps the connection's failure: sending the write again could apply it
@@ -115,5 +117,9 @@ func IsRetryable(err error) bool {
 		errors.Is(err, ErrNotConnected):
 		return true
 	}
-	return false
+	// go-zookeeper gives a request the error of its own failed write
+	// (the peer cut the connection, or the write timed out) as it is:
+	// the connection is lost, as with ErrConnectionClosed.
+	var ne *net.OpError
+	return errors.As(err, &ne)
 }

@@ -3,6 +3,9 @@ package framework
 import (
 	"errors"
 	"fmt"
+	"net"
+	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -74,6 +77,11 @@ func TestIsRetryable(t *testing.T) {
 		{zk.ErrSessionMoved, true},
 		{zk.ErrNoServer, true},
 		{ErrNotConnected, true},
+		// go-zookeeper hands a request the error of its failed write on a
+		// connection the peer has cut: the connection is lost.
+		{&net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.ECONNRESET)}, true},
+		{&net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", syscall.EPIPE)}, true},
+		{&net.OpError{Op: "write", Net: "tcp", Err: os.ErrDeadlineExceeded}, true},
 		{zk.ErrSessionExpired, false},
 		{zk.ErrNoNode, false},
 		{zk.ErrNodeExists, false},

@@ -191,8 +191,10 @@ func (s *Session) abandon() {
 	if s.timer != nil {
 		s.timer.Stop()
 	}
-	closeOnce(s.held)
+	// Lost first: a hold told of its interruption through held names the
+	// session's loss as its cause, not a suspension.
 	closeOnce(s.lost)
+	closeOnce(s.held)
 }
 
 // closeOnce closes ch unless it is already closed. Callers serialise.

@@ -63,3 +63,22 @@ func isClosedChan(ch <-chan struct{}) bool {
 		return false
 	}
 }
+
+// A session abandoned for good is lost by the time a hold under the
+// session policy is told of its interruption, so that the hold names the
+// loss of the session as the cause, not a suspension.
+func TestSession_AbandonIsLostBeforeSessionPolicyHoldsAreInterrupted(t *testing.T) {
+	for range 5000 {
+		s := newSession(42, nil, nil)
+		interrupted := s.Interrupted(SessionErrorPolicy)
+		lost := make(chan bool, 1)
+		go func() {
+			<-interrupted
+			lost <- s.IsLost()
+		}()
+		s.abandon()
+		if !<-lost {
+			t.Fatal("interrupted under the session policy before the session was lost")
+		}
+	}
+}

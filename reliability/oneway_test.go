@@ -12,6 +12,7 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/leader"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/zkrecipes/zkrecipes/recipes/rwlock"
@@ -67,6 +68,16 @@ var holdKinds = []holdKind{
 		}
 		return l.Lost()
 	}, func(path string) string { return path + "/leases" }},
+	// A latch's term, taken when Await returns it; the excluded side is
+	// the successor, whose term starts when its Await returns.
+	{"leader latch", func(ctx context.Context, t *testing.T, c *framework.Client, path string, p framework.ErrorPolicy, _ bool) <-chan struct{} {
+		l, err := leader.NewLatch(c, path, leader.WithErrorPolicy(p))
+		require.NoError(t, err)
+		require.NoError(t, l.Start(ctx))
+		term, err := l.Await(ctx)
+		require.NoError(t, err)
+		return term.Lost()
+	}, lockDir},
 }
 
 // takeRW takes the read lock (read true) or the write lock of path.

@@ -12,26 +12,6 @@ type CuratorParticipant struct {
 	Leader bool
 }
 
-// LeaderLatchStart starts a Curator LeaderLatch on path with id for handle; it joins in the
-// background, as Curator's start does.
-func (c *Curator) LeaderLatchStart(ctx context.Context, handle, path, id string) error {
-	_, err := c.Do(ctx, "leaderlatch-start", handle, path, id)
-	return err
-}
-
-// LeaderLatchAwait waits at most timeout for handle's latch to lead; it reports false when
-// the time ran out.
-func (c *Curator) LeaderLatchAwait(ctx context.Context, handle string, timeout time.Duration) (bool, error) {
-	payload, err := c.Do(ctx, "leaderlatch-await", handle, curatorMillis(timeout))
-	return payload == "leader", err
-}
-
-// LeaderLatchClose closes handle's latch (Curator's silent close mode).
-func (c *Curator) LeaderLatchClose(ctx context.Context, handle string) error {
-	_, err := c.Do(ctx, "leaderlatch-close", handle)
-	return err
-}
-
 // LeaderLatchParticipants returns LeaderLatch.getParticipants of the latch election at path.
 func (c *Curator) LeaderLatchParticipants(ctx context.Context, path string) ([]CuratorParticipant, error) {
 	return c.electionParticipants(ctx, "leaderlatch-participants", path)

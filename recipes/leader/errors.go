@@ -29,3 +29,12 @@ var (
 	// ErrResigned is the cause (Err) of a term ended by Resign.
 	ErrResigned = errors.New("leader: leadership resigned")
 )
+
+// Errors of a participant's life.
+var (
+	// ErrNotStarted is returned by a call that needs a started
+	// participant, on one that has not been started.
+	ErrNotStarted = errors.New("leader: participant not started")
+	// ErrStarted is returned by a second Start.
+	ErrStarted = errors.New("leader: participant started already")
+)

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -95,4 +96,14 @@ func (l *Leadership) FencingToken(ctx context.Context) (int64, error) {
 //
 // A transaction the guard fails writes nothing and returns an error
 // wrapping ErrLost; a guard taken once the term has ended fails too.
-func (l *Leadership) Guard() framework.Op { return l.hold.Guard() }
+func (l *Leadership) Guard() framework.Op {
+	l.mu.Lock()
+	cause := l.cause
+	l.mu.Unlock()
+	if cause != nil {
+		// Ended by its owner, the term's node may stand a moment longer,
+		// until its delete is acknowledged: the hold does not know yet.
+		return recipe.Guard(l.hold.Path(), -1, cause)
+	}
+	return l.hold.Guard()
+}

@@ -47,7 +47,7 @@ func TestObserver_ParticipantsMatchCuratorsLeaderLatch(t *testing.T) {
 			joinLatchElection(ctx, t, c, path, id)
 			continue
 		}
-		require.NoError(t, curator.LeaderLatchStart(ctx, id, path, id))
+		require.NoError(t, curator.LatchStart(ctx, id, path, id))
 		require.Eventually(t, func() bool { return len(zktest.Children(t, c, path)) == i+1 },
 			10*time.Second, 10*time.Millisecond, "Curator's latch %s joins", id)
 	}
@@ -60,7 +60,7 @@ func TestObserver_ParticipantsMatchCuratorsLeaderLatch(t *testing.T) {
 	for i, p := range got {
 		assert.Equal(t, ids[i], p.ID, "joined in this order")
 	}
-	leading, err := curator.LeaderLatchAwait(ctx, "java-1", 10*time.Second)
+	leading, err := curator.LatchAwait(ctx, "java-1", 10*time.Second)
 	require.NoError(t, err)
 	assert.True(t, leading, "Curator's first latch leads")
 	l, err := newObserver(t, c, path).Leader(ctx)
@@ -140,7 +140,7 @@ func TestObserver_ObserveNamesAJavaLeaderByItsID(t *testing.T) {
 	ctx := zktest.Context(t)
 	selPath, latchPath := zktest.UniquePath(t), zktest.UniquePath(t)
 	require.NoError(t, curator.LeaderSelectorStart(ctx, "sel", selPath, "java-selector"))
-	require.NoError(t, curator.LeaderLatchStart(ctx, "latch", latchPath, "java-latch"))
+	require.NoError(t, curator.LatchStart(ctx, "latch", latchPath, "java-latch"))
 	for path, want := range map[string]string{selPath: "java-selector", latchPath: "java-latch"} {
 		var opts []leader.ObserverOption
 		if path == selPath {

@@ -28,7 +28,7 @@ type Participant struct {
 // LeaderLatch's nodes are <path>/_c_<uuid>-latch-<seq>, a LeaderSelector's
 // (a mutex at the path) <path>/_c_<uuid>-lock-<seq>.
 const (
-	latchLockName    = "latch-"
+	latchLockName    = zkpath.LatchName
 	selectorLockName = zkpath.LockName
 )
 

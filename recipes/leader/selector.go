@@ -29,7 +29,7 @@ type Selector struct {
 	client *framework.Client
 	path   string
 	lock   *mutex.Mutex
-	opts   participantOptions
+	opts   options
 	obs    *Observer
 
 	closing context.Context // ended by Close
@@ -47,7 +47,7 @@ func NewSelector(client *framework.Client, path string, opts ...Option) (*Select
 	if err := recipe.CheckPath(client, path, ErrInvalidArgument); err != nil {
 		return nil, fmt.Errorf("leader: selector: %w", err)
 	}
-	o, err := participantConfig(client, opts)
+	o, err := config(client, "selector", opts)
 	if err != nil {
 		return nil, fmt.Errorf("leader: selector %s: %w", path, err)
 	}

@@ -224,6 +224,7 @@ func TestNewSelector_RejectsBadInput(t *testing.T) {
 		"unknown error policy":  {c, "/e", []leader.Option{leader.WithErrorPolicy(framework.ErrorPolicy(99))}},
 		"nil logger":            {c, "/e", []leader.Option{leader.WithLogger(nil)}},
 		"negative stop timeout": {c, "/e", []leader.Option{leader.WithStopTimeout(-time.Second)}},
+		"a latch's close mode":  {c, "/e", []leader.Option{leader.WithCloseMode(leader.Notify)}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := leader.NewSelector(tc.c, tc.path, tc.opts...)

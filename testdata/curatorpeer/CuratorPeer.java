@@ -42,7 +42,6 @@ public class CuratorPeer {
     // Verbs whose first argument is a handle: they run on the handle's executor.
     static final Set<String> HANDLE_VERBS = Set.of("mutex-acquire", "mutex-release", "sem-acquire",
         "sem-acquire-counted", "sem-release", "rw-acquire", "rw-release", "multi-acquire", "multi-release",
-        "leaderlatch-start", "leaderlatch-await", "leaderlatch-close",
         "leaderselector-start", "leaderselector-close", "lock-node");
 
     final CuratorFramework client;
@@ -55,6 +54,7 @@ public class CuratorPeer {
     final Map<String, Sem> sems = new ConcurrentHashMap<>();
     final Map<String, Rw> rws = new ConcurrentHashMap<>();
     final Map<String, Multi> multis = new ConcurrentHashMap<>();
+    // LeaderLatch is thread-safe: its verbs run on the shared pool.
     final Map<String, LeaderLatch> latches = new ConcurrentHashMap<>();
     final Map<String, Sel> selectors = new ConcurrentHashMap<>();
 
@@ -83,10 +83,6 @@ public class CuratorPeer {
         verbs.put("clock", a -> Long.toString(System.nanoTime()));
         verbs.put("lock-node", this::lockNode);
         verbs.put("session", a -> Long.toString(client.getZookeeperClient().getZooKeeper().getSessionId()));
-        verbs.put("leaderlatch-start", this::latchStart);
-        verbs.put("leaderlatch-await",
-            a -> handle(latches, a[0]).await(Long.parseLong(a[1]), TimeUnit.MILLISECONDS) ? "leader" : "timeout");
-        verbs.put("leaderlatch-close", a -> { latches.remove(a[0]).close(); return ""; });
         verbs.put("leaderlatch-participants", a -> participants(new LeaderLatch(client, a[0]).getParticipants()));
         verbs.put("leaderselector-start", this::selectorStart);
         // Not a handle verb: it waits while the handle's own thread leads.
@@ -99,6 +95,11 @@ public class CuratorPeer {
             a -> participants(new LeaderSelector(client, a[0], new LeaderSelectorListenerAdapter() {
                 @Override public void takeLeadership(CuratorFramework c) {}
             }).getParticipants()));
+        verbs.put("latch-start", this::latchStart);
+        verbs.put("latch-await", a -> Boolean.toString(handle(latches, a[0]).await(Long.parseLong(a[1]), TimeUnit.MILLISECONDS)));
+        verbs.put("latch-has", a -> Boolean.toString(handle(latches, a[0]).hasLeadership()));
+        verbs.put("latch-path", a -> handle(latches, a[0]).getOurPath());
+        verbs.put("latch-close", a -> { latches.remove(a[0]).close(); return ""; });
     }
 
     public static void main(String[] args) throws Exception {
@@ -236,6 +237,14 @@ public class CuratorPeer {
         }
     }
 
+    // a: handle, path, id. Starts a LeaderLatch (silent close mode) under the handle.
+    String latchStart(String[] a) throws Exception {
+        LeaderLatch l = new LeaderLatch(client, a[1], a[2]);
+        if (latches.putIfAbsent(a[0], l) != null) throw new IllegalStateException("handle " + a[0] + " has a latch");
+        l.start();
+        return "";
+    }
+
     // a: path, n, expectedVersion. VersionedValue has no public constructor in 5.4.0, so the
     // expected version is checked against the value just read, and trySetCount then sets with it.
     String countTrySet(String[] a) throws Exception {
@@ -300,14 +309,6 @@ public class CuratorPeer {
         return (node == null ? "-" : node) + " " + client.getZookeeperClient().getZooKeeper().getSessionId();
     }
 
-    // a: handle, path, id. The latch joins in the background, as Curator's start does.
-    String latchStart(String[] a) throws Exception {
-        if (latches.containsKey(a[0])) throw new IllegalStateException("handle " + a[0] + " has a latch");
-        LeaderLatch l = new LeaderLatch(client, a[1], a[2]);
-        l.start();
-        latches.put(a[0], l);
-        return "";
-    }
 
     // a: handle, path, id. The selector leads until leaderselector-release, its thread's
     // interruption (LeaderSelectorListenerAdapter cancels on SUSPENDED and LOST) or close; then

@@ -6,11 +6,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/leader"
 )
-
-func TestMain(m *testing.M) { zktest.Main(m) }
 
 // newObserver is NewObserver that must succeed.
 func newObserver(t testing.TB, c *framework.Client, path string, opts ...leader.ObserverOption) *leader.Observer {

@@ -1,0 +1,80 @@
+package leader_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/leader"
+)
+
+// sent is how many requests of each type but pings clients have sent
+// through proxy.
+func sent(proxy *zktest.Proxy) map[int32]int64 {
+	const opPing = 11
+	out := make(map[int32]int64)
+	for op := int32(-20); op < 128; op++ {
+		if n := proxy.Requests(op); n > 0 && op != opPing {
+			out[op] = n
+		}
+	}
+	return out
+}
+
+func total(m map[int32]int64) (n int64) {
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// A join costs at most four requests: the create and the listing behind
+// it, and, for a waiter, the watches of the node in front and of its own.
+// A hand-off to a participant that was next in line when it last looked
+// is the leader's delete alone: the successor leads on the deletion's
+// notification, with no read. Otherwise it is two: the delete and the
+// successor's listing.
+func TestLatch_JoinCostsAtMostFourRequestsAndAHandOffOneOrTwo(t *testing.T) {
+	servers := zktest.Servers(t)
+	p := zktest.UniquePath(t)
+	// The directory exists already, as in a running election: its first
+	// creation costs the parents' creates once.
+	warm := startLatch(t, connect(t, servers), p)
+	await(t, warm, 10*time.Second, "the first latch")
+	require.NoError(t, warm.Close(testContext(t)))
+
+	proxies := []*zktest.Proxy{zktest.NewProxy(t, servers), zktest.NewProxy(t, servers), zktest.NewProxy(t, servers)}
+	var latches []*leader.Latch
+	for i, proxy := range proxies {
+		c := connect(t, proxy.Addr())
+		base := total(sent(proxy)) // the client's connect
+		latches = append(latches, startLatch(t, c, p))
+		if i == 0 {
+			await(t, latches[0], 10*time.Second, "the leader")
+		}
+		// A waiter is armed when it has watched its own node and the one in front.
+		require.Eventually(t, func() bool { return proxy.Requests(zktest.OpGetData) == min(int64(i+1), 2) }, 10*time.Second, 2*time.Millisecond)
+		assert.LessOrEqual(t, total(sent(proxy))-base, int64(4), "latch %d's join: %v", i, sent(proxy))
+	}
+	// The second in line looked when it was next: it leads on the
+	// deletion's notification alone. The third looked when it was third:
+	// it watches only the node in front, as Curator's latch does, and
+	// lists the queue once when that goes, two requests for its hand-off.
+	for i, wantList := range []int64{0, 1} {
+		before := []map[int32]int64{sent(proxies[i]), sent(proxies[i+1]), sent(proxies[2])}
+		require.NoError(t, latches[i].Close(testContext(t)))
+		lead := await(t, latches[i+1], 10*time.Second, "the next in line")
+		assert.NoError(t, lead.Err())
+		after := []map[int32]int64{sent(proxies[i]), sent(proxies[i+1]), sent(proxies[2])}
+		assert.Equal(t, int64(1), total(after[0])-total(before[0]), "the leader's hand-off: %v then %v", before[0], after[0])
+		assert.Equal(t, int64(1), after[0][zktest.OpDelete]-before[0][zktest.OpDelete], "the leader's one request is the delete")
+		assert.Equal(t, wantList, total(after[1])-total(before[1]), "the successor's requests to lead: %v then %v", before[1], after[1])
+		assert.Equal(t, wantList, after[1][zktest.OpGetChildren2]-before[1][zktest.OpGetChildren2], "the successor's one request is the listing")
+		if i == 0 {
+			assert.Equal(t, before[2], after[2], "the third in line sent nothing")
+		}
+	}
+}

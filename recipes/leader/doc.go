@@ -1,0 +1,77 @@
+// Package leader is leader election on ZooKeeper, compatible with Apache
+// Curator's LeaderLatch: Go and Java participants on the same path take
+// part in one election and agree on who leads.
+//
+// A Latch joins with Start: it queues a protected ephemeral-sequential
+// node, path/_c_<uuid>-latch-<sequence>, with the participant id as data
+// (parents are containers), and leads while its node is first in sequence
+// order, the order Curator sorts by. Await returns the term of leadership,
+// a Leadership: its Lost channel closes when the term ends, and Err says
+// why. Close leaves; Resign gives leadership up and queues again at the
+// tail. Listeners (AddListener) are told IsLeader and NotLeader.
+//
+// The latch is a queue of the library's lock engine (package mutex) under
+// the lock name "latch-": it shares the engine's protected create, its
+// session checks, its hand-off and the hold's loss signals, fencing token
+// and guard.
+//
+// Guarantees:
+//
+//   - One leader on one timeline: a term is granted only to a node created
+//     in the client's current session and first in a listing read after
+//     that create (Curator's CURATOR-696 cannot happen), and every term
+//     ends, its Lost channel closed, before the server can let another
+//     participant lead: at a suspended connection under the default
+//     framework.StandardErrorPolicy, and under either policy at the latest
+//     when the session's lease runs out (see package framework), also
+//     when the leader's requests no longer reach the server while its
+//     notifications still arrive.
+//   - A loss signal for every cause, named by Leadership.Err: an error
+//     wrapping ErrLost for a suspended connection (standard policy), a
+//     lease run out, a lost session, or the node deleted by someone else;
+//     ErrResigned after Resign; ErrClosed after Close; the context's error
+//     when the context given to Start ends.
+//   - Rejoin: after a lost term, or a join that failed for a reason a
+//     retry may cure, the latch queues again by itself, in the current
+//     session, for as long as it takes part; it never sits in the
+//     election neither leading nor waiting while its session is up.
+//   - Await never lies: it never returns a term that has ended, whose node
+//     is gone, or whose node belongs to a session other than the
+//     client's current one. It returns on leadership, its ctx, Close, or
+//     the error that made the latch leave.
+//   - Listeners are called one at a time, in order: IsLeader and NotLeader
+//     strictly alternate, NotLeader only after IsLeader. Leaving (Close,
+//     or the end of Start's context) calls NotLeader only in Notify mode
+//     (WithCloseMode), Curator's SILENT being the default.
+//   - Close and Resign return once the server has acknowledged the delete
+//     of the latch's node, a lost term's node included (or with the error
+//     that kept it; the client then deletes it in the background). A node
+//     whose create was still on the wire when Close came is deleted by the
+//     client in the background, as soon as the create's answer is in.
+//   - Fencing: Leadership.FencingToken is the term's node's creation zxid,
+//     which grows from one term to the next whoever wins them;
+//     Leadership.Guard makes a write in a framework.Client.Multi apply
+//     only while the term's node stands.
+//
+// Cost: a join is at most four requests (the create, the listing behind
+// it, and the watches of the node in front and of the latch's own node,
+// sent together). Each waiter watches only the node in front of it, as
+// Curator's latch does, so a departure wakes one waiter. A successor that
+// was next in line when it last looked leads the moment its
+// predecessor's deletion is notified, with no read: that hand-off is the
+// leader's delete alone. A successor that was further back lists the
+// queue once when the node in front of it goes: two requests.
+//
+// Not guaranteed: leading is never certain while it lasts; a process
+// paused past its session timeout may still act as leader before it sees
+// Lost closed. Use the guard or the fencing token where a stale leader's
+// write must be refused. Curator 5.4's LeaderLatch lacks the fixes of
+// CURATOR-696 and CURATOR-724: a Java participant may believe it leads
+// with a node of an expired session; this package cannot prevent that.
+// After a loss, the latch queues a new node at the tail, where Curator's
+// latch may keep its node across a short disconnect.
+//
+// Errors: the sentinels that every recipe shares live in the root package
+// zkrecipes; this package re-exports those it returns under the same names
+// (errors.go), so errors.Is works across the recipes.
+package leader

@@ -1,0 +1,270 @@
+package leader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+)
+
+// State is where a participant is in its life, as Curator's
+// LeaderLatch.State.
+type State int
+
+const (
+	// Latent: made, not started.
+	Latent State = iota
+	// Started: taking part in the election, leading or waiting in line.
+	Started
+	// Closed: left the election, by Close, the end of the context given
+	// to Start, or an error no retry cures.
+	Closed
+)
+
+// String returns the state's name.
+func (s State) String() string {
+	switch s {
+	case Latent:
+		return "latent"
+	case Started:
+		return "started"
+	case Closed:
+		return "closed"
+	}
+	return fmt.Sprintf("State(%d)", int(s))
+}
+
+// Latch is a participant in a leader election at one path, compatible
+// with Curator's LeaderLatch: its node is path/_c_<uuid>-latch-<sequence>,
+// the participant id as data, and the participant whose node is first in
+// sequence order leads. A Latch is safe for concurrent use.
+type Latch struct {
+	client *framework.Client
+	path   string
+	opts   options
+	log    *slog.Logger
+	lock   *mutex.Mutex // the queue of latch nodes; the latch is its only owner
+	obs    *Observer    // reads the election for Leader, Participants, Observe
+	notify notifier
+
+	mu      sync.Mutex // guards the fields below
+	state   State
+	current *term         // the term under way, or nil
+	changed chan struct{} // closed, and replaced, when state or current changes
+	stop    context.CancelCauseFunc
+	done    chan struct{} // closed when the latch has left; nil before Start
+	err     error         // why the latch left, once Closed
+	leftErr error         // the failure of the last delete, for Close
+}
+
+// NewLatch returns a participant in the election at path. It checks its
+// arguments and does no I/O; Start joins the election.
+func NewLatch(client *framework.Client, path string, opts ...Option) (*Latch, error) {
+	if err := recipe.CheckPath(client, path, ErrInvalidArgument); err != nil {
+		return nil, err
+	}
+	o, err := config(client, "latch", opts)
+	if err != nil {
+		return nil, err
+	}
+	// The create carries the path, the protected name and the id.
+	if n := len(path) + len("/_c_") + 36 + len("-"+zkpath.LatchName) + 10 + len(o.id); n > framework.MaxRequestSize {
+		return nil, fmt.Errorf("%w: a node of %d bytes (path and id) is over the server's limit", ErrInvalidArgument, n)
+	}
+	l := &Latch{
+		client: client, path: path, opts: o, log: o.logger, changed: make(chan struct{}),
+		obs: newObserver(client, path, latchLockName),
+	}
+	l.lock, err = mutex.NewWithDriver(client, path, zkpath.LatchName, latchDriver{},
+		mutex.WithName("leader latch"), mutex.WithData([]byte(o.id)), mutex.WithErrorPolicy(o.policy))
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Leader returns the election's leader, Java participants included, or
+// ErrNoLeader: see Observer.Leader.
+func (l *Latch) Leader(ctx context.Context) (Participant, error) { return l.obs.Leader(ctx) }
+
+// Participants returns every participant of the election in Curator's
+// order, the leader flagged: see Observer.Participants.
+func (l *Latch) Participants(ctx context.Context) ([]Participant, error) {
+	return l.obs.Participants(ctx)
+}
+
+// Observe reports the election's latest leader, or that it has none, until
+// ctx ends: see Observer.Observe.
+func (l *Latch) Observe(ctx context.Context) <-chan Observation { return l.obs.Observe(ctx) }
+
+// ID returns the participant id.
+func (l *Latch) ID() string { return l.opts.id }
+
+// Path returns the election's path.
+func (l *Latch) Path() string { return l.path }
+
+// State returns where the latch is in its life.
+func (l *Latch) State() State {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.state
+}
+
+// AddListener tells l of every later change of leadership (see Listener)
+// until the returned function is called; a call under way may still
+// finish after that.
+func (l *Latch) AddListener(li Listener) (remove func()) {
+	return l.notify.add(li)
+}
+
+// Start joins the election: from now until ctx ends or Close is called,
+// the latch takes part, in the background. It returns at once; Await
+// waits for leadership. The latch queues a node at the tail and leads when
+// its node is first. After the loss of a term (see Leadership.Err), or a
+// failed join, it joins again by itself, in the current session, for as
+// long as it takes part. When ctx ends, the latch leaves as by Close, the
+// term's Err then being ctx's error: pass a context that lives as long as
+// the participation, not one bounded to the call. Start may be called
+// once: again, it returns ErrStarted; after Close, ErrClosed; with ctx
+// ended already, ctx's error, and the latch stays latent.
+func (l *Latch) Start(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch l.state {
+	case Started:
+		return fmt.Errorf("leader latch: start %s: %w", l.path, ErrStarted)
+	case Closed:
+		return fmt.Errorf("leader latch: start %s: %w", l.path, ErrClosed)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("leader latch: start %s: %w", l.path, err) // still latent
+	}
+	run, stop := context.WithCancelCause(ctx)
+	l.state, l.stop, l.done = Started, stop, make(chan struct{})
+	l.changedLocked()
+	// Ends when the latch leaves: Close, ctx, or an error no retry cures.
+	go l.run(run)
+	return nil
+}
+
+// Await blocks until the latch leads and returns the term, at once if it
+// leads already. It returns with ctx's error when ctx ends first (the
+// latch stays in line), and with ErrClosed (or the error that made the
+// latch leave) once the latch has left; before Start, ErrNotStarted.
+// It never returns a term that has ended, whose node is gone, or whose
+// node belongs to a session other than the client's current one.
+func (l *Latch) Await(ctx context.Context) (*Leadership, error) {
+	for {
+		l.mu.Lock()
+		state, t, changed, err := l.state, l.current, l.changed, l.err
+		l.mu.Unlock()
+		switch state {
+		case Latent:
+			return nil, fmt.Errorf("leader latch: await %s: %w", l.path, ErrNotStarted)
+		case Closed:
+			if !errors.Is(err, ErrClosed) {
+				return nil, err // a join's error, which names the latch
+			}
+			return nil, fmt.Errorf("leader latch: await %s: %w", l.path, err)
+		}
+		if t != nil && l.stands(t.lead) {
+			return t.lead, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("leader latch: await %s: %w", l.path, ctx.Err())
+		}
+	}
+}
+
+// HasLeadership reports whether the latch leads now: a term is under way,
+// not ended, in the client's current session.
+func (l *Latch) HasLeadership() bool {
+	l.mu.Lock()
+	t := l.current
+	l.mu.Unlock()
+	return t != nil && l.stands(t.lead)
+}
+
+// stands reports whether lead is a term that has not ended, of a node in
+// the client's current session, not interrupted under the error policy.
+// The term's hold tells of each of these, but a moment later, on another
+// goroutine: Await and HasLeadership do not answer from a stale term.
+func (l *Latch) stands(lead *Leadership) bool {
+	s := lead.Session()
+	return lead.Err() == nil && l.client.Session() == s && !s.IsLost() && !s.IsInterrupted(l.opts.policy)
+}
+
+// Resign ends the term under way with ErrResigned, deletes the latch's
+// node and returns once the server has acknowledged the delete; the latch
+// then queues a new node at the tail, in the background. A latch that does
+// not lead keeps its place, and Resign returns nil. When ctx ends first,
+// Resign returns ctx's error; the term has ended and the delete goes on.
+func (l *Latch) Resign(ctx context.Context) error {
+	l.mu.Lock()
+	state, t := l.state, l.current
+	l.mu.Unlock()
+	switch {
+	case state == Latent:
+		return fmt.Errorf("leader latch: resign %s: %w", l.path, ErrNotStarted)
+	case state == Closed:
+		return fmt.Errorf("leader latch: resign %s: %w", l.path, ErrClosed)
+	case t == nil:
+		return nil
+	}
+	t.lead.end(ErrResigned)
+	select {
+	case <-t.released:
+		return t.releaseErr
+	case <-ctx.Done():
+		return fmt.Errorf("leader latch: resign %s: %w", l.path, ctx.Err())
+	}
+}
+
+// Close leaves the election: it ends the term under way with ErrClosed,
+// deletes the latch's node and returns once the server has acknowledged
+// the delete (or a waiter's create was abandoned: the client then deletes
+// the node in the background as soon as the create's answer is in). The
+// listeners are told NotLeader only in Notify mode. When ctx ends first,
+// Close returns ctx's error and the latch finishes leaving in the
+// background. Closing a closed latch waits for the first Close to finish.
+func (l *Latch) Close(ctx context.Context) error {
+	l.mu.Lock()
+	state, t, done := l.state, l.current, l.done
+	if state != Closed {
+		l.state = Closed
+		l.err = ErrClosed
+		l.changedLocked()
+	}
+	l.mu.Unlock()
+	if done == nil {
+		return nil // never started: nothing to delete
+	}
+	if state == Started {
+		if t != nil {
+			t.lead.end(ErrClosed)
+		}
+		l.stop(ErrClosed)
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return fmt.Errorf("leader latch: close %s: %w", l.path, ctx.Err())
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.leftErr
+}
+
+// changedLocked wakes every Await; l.mu is held.
+func (l *Latch) changedLocked() {
+	close(l.changed)
+	l.changed = make(chan struct{})
+}

@@ -1,0 +1,192 @@
+package leader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+)
+
+// Bounds of the pause between failed joins: the first retry is at once.
+const (
+	rejoinBase = 100 * time.Millisecond
+	rejoinMax  = 2 * time.Second
+)
+
+// term is one term of leadership and the end of its node.
+type term struct {
+	lead *Leadership
+	hold *mutex.Hold
+	// released is closed once the node's delete has been acknowledged, or
+	// has failed (releaseErr, written before), or was left to the hold's
+	// own clean-up after a loss.
+	released   chan struct{}
+	releaseErr error
+}
+
+// run takes part in the election until ctx ends, the latch is closed or an
+// error no retry cures: it queues a node, leads while it is first, and
+// after each term, or a failed join, queues again.
+func (l *Latch) run(ctx context.Context) {
+	defer l.leave(ctx)
+	owner := mutex.WithOwner(ctx, l) // the latch is its lock's one owner
+	for attempt := 0; l.takingPart(ctx); {
+		hold, err := l.lock.Acquire(owner)
+		switch {
+		case err == nil:
+			attempt = 0
+			l.lead(ctx, hold)
+		case !l.takingPart(ctx):
+			// Acquire deleted its node as ctx ended.
+		case terminal(err):
+			l.fail(err)
+			return
+		default:
+			l.log.Warn("leader latch: joining again", "path", l.path, "id", l.opts.id, "err", err)
+			if err := l.pause(ctx, attempt); err != nil {
+				if errors.Is(err, framework.ErrClosed) {
+					l.fail(err)
+				}
+				return
+			}
+			attempt++
+		}
+	}
+}
+
+// takingPart reports whether the latch is still in the election.
+func (l *Latch) takingPart(ctx context.Context) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.state == Started && ctx.Err() == nil
+}
+
+// lead publishes the term hold stands for, waits for its end and deletes
+// its node. A hold taken as the latch left is released unpublished.
+func (l *Latch) lead(ctx context.Context, hold *mutex.Hold) {
+	t := &term{lead: newLeadership(hold, l.opts.id), hold: hold, released: make(chan struct{})}
+	l.mu.Lock()
+	if l.state != Started || ctx.Err() != nil {
+		l.mu.Unlock()
+		t.lead.end(ErrClosed)
+		l.left(l.release(t))
+		return
+	}
+	l.current = t
+	l.changedLocked()
+	l.mu.Unlock()
+	l.notify.post(true)
+	select {
+	case <-t.lead.Lost():
+	case <-ctx.Done():
+		t.lead.end(context.Cause(ctx))
+	}
+	// Leaving silences NotLeader (Silent mode); a term that ended for
+	// another cause, even as the latch left, is told as Curator tells it.
+	cause := t.lead.Err()
+	leaving := errors.Is(cause, ErrClosed) || (ctx.Err() != nil && errors.Is(cause, context.Cause(ctx)))
+	l.mu.Lock()
+	l.current = nil
+	l.changedLocked()
+	l.mu.Unlock()
+	if !leaving || l.opts.mode == Notify {
+		l.notify.post(false)
+	}
+	if errors.Is(cause, ErrLost) {
+		l.log.Info("leader latch: term lost", "path", l.path, "id", l.opts.id, "node", hold.Path(), "err", cause)
+	}
+	if err := l.release(t); !l.takingPart(ctx) {
+		l.left(err)
+	}
+}
+
+// release deletes the term's node, tells Resign how that went, and
+// returns it.
+func (l *Latch) release(t *term) error {
+	err := t.hold.Release(context.Background())
+	if errors.Is(err, ErrLost) {
+		// The lost hold gives its node up in the background; the latch
+		// waits for that delete, so that it queues again behind nothing of
+		// its own, and Close returns only once the node is gone.
+		node := framework.Node{Path: t.hold.Path(), Session: t.hold.Session()}
+		if err = recipe.DeleteNode(context.Background(), l.client, node); errors.Is(err, framework.ErrSessionChanged) {
+			err = nil // gone with its session
+		}
+	}
+	t.releaseErr = err
+	close(t.released)
+	return err
+}
+
+// left records for Close how the delete of the last node went.
+func (l *Latch) left(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.leftErr = err
+}
+
+// pause waits before the next join, for a connection and then for a back
+// off that grows with attempt, or until ctx ends.
+func (l *Latch) pause(ctx context.Context, attempt int) error {
+	if err := l.client.WaitConnected(ctx); err != nil {
+		return err
+	}
+	if attempt == 0 {
+		return nil
+	}
+	wait := min(rejoinBase<<min(attempt-1, 10), rejoinMax)
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// terminal reports whether err is one no retry cures: the latch then
+// leaves, and Await returns it.
+func terminal(err error) bool {
+	for _, t := range []error{framework.ErrClosed, ErrInvalidArgument, framework.ErrAuthFailed,
+		zk.ErrNoAuth, zk.ErrInvalidACL, zk.ErrBadArguments, zk.ErrNoChildrenForEphemerals} {
+		if errors.Is(err, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// fail makes the latch leave for err, which Await returns from now on.
+func (l *Latch) fail(err error) {
+	if errors.Is(err, framework.ErrClosed) {
+		// The client's Close ends every recipe on it: no news to warn of.
+		l.log.Debug("leader latch: left the election with its client", "path", l.path, "id", l.opts.id)
+	} else {
+		l.log.Error("leader latch: left the election", "path", l.path, "id", l.opts.id, "err", err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.state == Started {
+		l.state, l.err = Closed, err
+		l.changedLocked()
+	}
+}
+
+// leave marks the latch closed as run ends, unless Close or fail did.
+func (l *Latch) leave(ctx context.Context) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.state == Started {
+		l.state, l.err = Closed, fmt.Errorf("%w: %w", ErrClosed, context.Cause(ctx))
+		l.changedLocked()
+	}
+	l.stop(nil) // frees the context; its cause is set already if it ended
+	close(l.done)
+}

@@ -1,0 +1,137 @@
+package leader_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/leader"
+	"github.com/zkrecipes/zkrecipes/zktesting"
+)
+
+const shortSession = 2 * time.Second
+
+// Each cause of loss ends the term with an error that wraps ErrLost and
+// names the cause, the listeners are told NotLeader, and the latch, the
+// only participant, joins again by itself and leads again with a new node.
+func TestLatch_EveryLossEndsTheTermAndTheLatchLeadsAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		policy framework.ErrorPolicy
+		// dial connects the latch's client; cause makes the loss, and
+		// undoes what it did once the loss is signalled.
+		dial  func(t *testing.T) (c *framework.Client, cause func(t *testing.T, c *framework.Client, lead *leader.Leadership) (undo func()))
+		names string // what Err says
+	}{
+		{"suspension under the standard policy", framework.StandardErrorPolicy, viaProxy(func(t *testing.T, p *zktest.Proxy, _ *framework.Client, _ *leader.Leadership) func() {
+			p.Cut()
+			return func() {}
+		}), "connection suspended"},
+		{"lease run out under the session policy", framework.SessionErrorPolicy, viaProxy(func(t *testing.T, p *zktest.Proxy, _ *framework.Client, _ *leader.Leadership) func() {
+			p.PauseRequests()
+			return p.Resume
+		}), "lease ran out"},
+		{"session expired under the session policy", framework.SessionErrorPolicy, expireSession, "session lost"},
+		{"node deleted by someone else", framework.StandardErrorPolicy, func(t *testing.T) (*framework.Client, func(*testing.T, *framework.Client, *leader.Leadership) func()) {
+			return connect(t, zktest.Servers(t)), func(t *testing.T, _ *framework.Client, lead *leader.Leadership) func() {
+				require.NoError(t, connect(t, zktest.Servers(t)).Delete(testContext(t), lead.Node(), -1))
+				return func() {}
+			}
+		}, "was deleted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, cause := tc.dial(t)
+			p := zktest.UniquePath(t)
+			l := startLatch(t, c, p, leader.WithErrorPolicy(tc.policy), leader.WithID("only"))
+			rec := newRecorder()
+			l.AddListener(rec)
+			lead := await(t, l, 10*time.Second, "the latch")
+			rec.waitCalls(t, []string{"is"})
+
+			undo := cause(t, c, lead)
+			waitClosed(t, lead.Lost(), 30*time.Second, "the term")
+			undo()
+			require.ErrorIs(t, lead.Err(), leader.ErrLost)
+			assert.Contains(t, lead.Err().Error(), tc.names)
+			rec.waitCalls(t, []string{"is", "not"})
+
+			again := await(t, l, 30*time.Second, "the latch after the loss")
+			assert.NotEqual(t, lead.Node(), again.Node(), "a new node")
+			assert.NoError(t, again.Err())
+			rec.waitCalls(t, []string{"is", "not", "is"})
+			require.Eventually(t, func() bool { return len(children(t, c, p)) == 1 }, 10*time.Second, 10*time.Millisecond,
+				"the lost term's node is deleted")
+		})
+	}
+}
+
+// viaProxy connects the latch's client through a proxy with a short
+// session, and causes the loss with what.
+func viaProxy(what func(*testing.T, *zktest.Proxy, *framework.Client, *leader.Leadership) func()) func(t *testing.T) (*framework.Client, func(*testing.T, *framework.Client, *leader.Leadership) func()) {
+	return func(t *testing.T) (*framework.Client, func(*testing.T, *framework.Client, *leader.Leadership) func()) {
+		proxy := zktest.NewProxy(t, zktest.Servers(t))
+		c := connect(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
+		return c, func(t *testing.T, c *framework.Client, lead *leader.Leadership) func() {
+			return what(t, proxy, c, lead)
+		}
+	}
+}
+
+// expireSession connects through a dialer of the test's own, which the
+// client cannot see through: it keeps no lease, so under the session
+// policy only the session's end ends the term. The server expires it.
+func expireSession(t *testing.T) (*framework.Client, func(*testing.T, *framework.Client, *leader.Leadership) func()) {
+	faults := zktesting.NewFaults()
+	c := connect(t, zktest.Servers(t), framework.WithSessionTimeout(shortSession), framework.WithZKOptions(zk.WithDialer(faults.Dial)))
+	return c, func(t *testing.T, c *framework.Client, lead *leader.Leadership) func() {
+		_, ok := lead.Session().LeaseDeadline()
+		require.False(t, ok, "no lease through the test's dialer")
+		require.NoError(t, faults.ExpireSession(testContext(t), zktest.Servers(t), lead.Session().ID()))
+		return func() {}
+	}
+}
+
+// Leaving tells NotLeader in Notify mode only; the term's Lost closes in
+// both, with ErrClosed for Close and the context's error for Start's.
+func TestLatch_CloseModeDecidesWhetherLeavingTellsNotLeader(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	for _, mode := range []leader.CloseMode{leader.Silent, leader.Notify} {
+		for _, byContext := range []bool{false, true} {
+			l, err := leader.NewLatch(c, zktest.UniquePath(t), leader.WithCloseMode(mode))
+			require.NoError(t, err)
+			ctx, cancel := context.WithCancel(context.Background())
+			require.NoError(t, l.Start(ctx))
+			rec := newRecorder()
+			l.AddListener(rec)
+			lead := await(t, l, 10*time.Second, "the latch")
+			rec.waitCalls(t, []string{"is"})
+			if byContext {
+				cancel()
+			} else {
+				require.NoError(t, l.Close(testContext(t)))
+			}
+			cancel()
+			waitClosed(t, lead.Lost(), 10*time.Second, "the term")
+			if byContext {
+				require.ErrorIs(t, lead.Err(), context.Canceled)
+			} else {
+				require.ErrorIs(t, lead.Err(), leader.ErrClosed)
+			}
+			if mode == leader.Notify {
+				rec.waitCalls(t, []string{"is", "not"})
+				continue
+			}
+			require.Eventually(t, func() bool { return l.State() == leader.Closed }, 10*time.Second, 5*time.Millisecond)
+			require.NoError(t, l.Close(testContext(t)))
+			calls, faults := rec.seen()
+			assert.Empty(t, faults)
+			assert.Equal(t, []string{"is"}, calls, "%v mode, by context %v", mode, byContext)
+		}
+	}
+}

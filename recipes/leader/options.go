@@ -1,0 +1,170 @@
+package leader
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+	"unicode/utf8"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
+)
+
+// Option configures a participant of an election: a Latch or a Selector.
+// WithCloseMode is a latch's only; WithAutoRequeue and WithStopTimeout a
+// selector's only; the other constructor refuses them.
+type Option func(*options) error
+
+type options struct {
+	id          string
+	policy      framework.ErrorPolicy
+	logger      *slog.Logger // nil until config: the client's
+	mode        CloseMode    // a latch's
+	autoRequeue bool         // a selector's
+	stopTimeout time.Duration
+	// latchOnly and selectorOnly name the options given that the other
+	// kind of participant refuses.
+	latchOnly, selectorOnly []string
+}
+
+// defaultStopTimeout is how long a Selector waits for its function to
+// return after cancelling its context, before it says so in the log and
+// Close stops waiting.
+const defaultStopTimeout = 10 * time.Second
+
+// config applies opts over the defaults for a participant of kind
+// ("latch" or "selector"), refusing the options of the other kind.
+func config(client *framework.Client, kind string, opts []Option) (options, error) {
+	o, err := recipe.Options(opts, ErrInvalidArgument)
+	if err != nil {
+		return o, err
+	}
+	switch {
+	case kind == "latch" && len(o.selectorOnly) > 0:
+		return o, fmt.Errorf("%w: %s configures a Selector, not a Latch", ErrInvalidArgument, o.selectorOnly[0])
+	case kind == "selector" && len(o.latchOnly) > 0:
+		return o, fmt.Errorf("%w: %s configures a Latch, not a Selector", ErrInvalidArgument, o.latchOnly[0])
+	}
+	if o.logger == nil {
+		o.logger = client.Logger()
+	}
+	if o.stopTimeout == 0 {
+		o.stopTimeout = defaultStopTimeout
+	}
+	return o, nil
+}
+
+// CloseMode says whether leaving the election (Close, or the end of the
+// context given to Start) tells a latch's listeners NotLeader, as
+// Curator's LeaderLatch.CloseMode.
+type CloseMode int
+
+const (
+	// Silent leaves without calling NotLeader; the term's Lost channel
+	// still closes. The default, as Curator's SILENT.
+	Silent CloseMode = iota
+	// Notify calls NotLeader when a leading latch leaves, as Curator's
+	// NOTIFY_LEADER.
+	Notify
+)
+
+// String returns the mode's name.
+func (m CloseMode) String() string {
+	switch m {
+	case Silent:
+		return "silent"
+	case Notify:
+		return "notify"
+	}
+	return fmt.Sprintf("CloseMode(%d)", int(m))
+}
+
+// WithID sets the participant id, the data of the participant's node
+// (UTF-8, as Curator's LeaderLatch id and LeaderSelector.setId): Leader,
+// Participants and Observe name a participant by it, on the Go and the
+// Java side. It must be valid UTF-8, since Curator reads it as such.
+// Default: "", written as no data, as Curator's default id.
+func WithID(id string) Option {
+	return func(o *options) error {
+		switch {
+		case !utf8.ValidString(id):
+			return fmt.Errorf("%w: participant id %q is not UTF-8", ErrInvalidArgument, id)
+		case len(id) > framework.MaxRequestSize:
+			return fmt.Errorf("%w: a participant id of %d bytes is over the server's limit", ErrInvalidArgument, len(id))
+		}
+		o.id = id
+		return nil
+	}
+}
+
+// WithErrorPolicy chooses when a term counts as lost: at Suspended
+// (framework.StandardErrorPolicy, as Curator's default) or only at Lost
+// (framework.SessionErrorPolicy). Under either, a term ends at the latest
+// when its session's lease runs out, before the server can expire the
+// session and let a successor lead. Default:
+// framework.StandardErrorPolicy.
+func WithErrorPolicy(p framework.ErrorPolicy) Option {
+	return func(o *options) error {
+		if err := recipe.CheckErrorPolicy(p, ErrInvalidArgument); err != nil {
+			return err
+		}
+		o.policy = p
+		return nil
+	}
+}
+
+// WithLogger sets the logger of the participant's own messages: a lost
+// term, a join tried again, a function slow to stop. Default: the
+// client's logger (framework.Client.Logger).
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) error {
+		if l == nil {
+			return fmt.Errorf("%w: nil logger", ErrInvalidArgument)
+		}
+		o.logger = l
+		return nil
+	}
+}
+
+// WithCloseMode chooses whether a latch's leaving tells its listeners
+// NotLeader. A latch's option only. Default: Silent.
+func WithCloseMode(mode CloseMode) Option {
+	return func(o *options) error {
+		if mode != Silent && mode != Notify {
+			return fmt.Errorf("%w: close mode %v", ErrInvalidArgument, mode)
+		}
+		o.mode = mode
+		o.latchOnly = append(o.latchOnly, "WithCloseMode")
+		return nil
+	}
+}
+
+// WithAutoRequeue makes Selector.Run queue again each time a term ends,
+// for any cause but Close and the end of Run's ctx, so that the function
+// runs again each time leadership comes back, as Curator's autoRequeue.
+// A selector's option only. Default: Run returns after one term.
+func WithAutoRequeue() Option {
+	return func(o *options) error {
+		o.autoRequeue = true
+		o.selectorOnly = append(o.selectorOnly, "WithAutoRequeue")
+		return nil
+	}
+}
+
+// WithStopTimeout bounds how long a Selector waits for its function to
+// return once it has cancelled the function's context (Close, the end of
+// Run's ctx, a loss). The participant's node is deleted only after the
+// function has returned, however long it takes, so that no successor
+// leads while it runs; past d, a warning names the election's path and
+// the participant, and Close returns ErrStopTimeout instead of waiting
+// on. A selector's option only. Default: 10 s.
+func WithStopTimeout(d time.Duration) Option {
+	return func(o *options) error {
+		if d <= 0 {
+			return fmt.Errorf("%w: stop timeout %v must be positive", ErrInvalidArgument, d)
+		}
+		o.stopTimeout = d
+		o.selectorOnly = append(o.selectorOnly, "WithStopTimeout")
+		return nil
+	}
+}
