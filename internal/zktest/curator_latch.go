@@ -36,3 +36,17 @@ func (c *Curator) LatchClose(ctx context.Context, handle string) error {
 	_, err := c.Do(ctx, "latch-close", handle)
 	return err
 }
+
+// LatchAwaitAt is LatchAwait that also returns when the peer's await
+// returned, on the peer's clock.
+func (c *Curator) LatchAwaitAt(ctx context.Context, handle string, timeout time.Duration) (bool, int64, error) {
+	payload, s, err := c.DoStamped(ctx, "latch-await", handle, strconv.FormatInt(timeout.Milliseconds(), 10))
+	return payload == "true", s.Returned, err
+}
+
+// LatchCloseAt is LatchClose that also returns when the peer began to
+// close, on the peer's clock.
+func (c *Curator) LatchCloseAt(ctx context.Context, handle string) (int64, error) {
+	_, s, err := c.DoStamped(ctx, "latch-close", handle)
+	return s.Called, err
+}
