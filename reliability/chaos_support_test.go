@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -143,4 +144,16 @@ func reportPath(t *testing.T) string {
 		return p
 	}
 	return filepath.Join(t.TempDir(), "chaos-report.json")
+}
+
+// leaveElections closes the participants that stay in their election
+// between holds (the latches), so that the run leaves no node behind.
+func leaveElections(t *testing.T, workers []*chaos.Worker) {
+	ctx, cancel := context.WithTimeout(context.Background(), settleTimeout)
+	defer cancel()
+	for _, w := range workers {
+		if p, ok := w.Locker.(interface{ Close(context.Context) error }); ok {
+			assert.NoError(t, p.Close(ctx), "%s leaves the %s election", w.Holder, w.Recipe)
+		}
+	}
 }

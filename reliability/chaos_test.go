@@ -34,8 +34,9 @@ const (
 
 // chaosRecipes are the recipes every client loops on, each on a path of its
 // own under root: a mutex, a semaphore, a semaphore whose maximum is a
-// shared count and whose leases are time-bounded, and a read/write lock
-// (even clients write, odd clients read). A recipe that lands joins here,
+// shared count and whose leases are time-bounded, a read/write lock
+// (even clients write, odd clients read), and the leader latch and
+// selector. A recipe that lands joins here,
 // with its adapter in reliability/internal/chaos.
 func chaosRecipes(root string) []struct {
 	recipe chaos.Recipe
@@ -49,6 +50,8 @@ func chaosRecipes(root string) []struct {
 		{chaos.Semaphore{Max: chaosSemaphoreMax}, "semaphore"},
 		{chaos.CountedSemaphore{Max: chaosSemaphoreMax, CountPath: root + "/count", MaxHold: chaosMaxHold}, "counted-semaphore"},
 		{chaos.RWLock{}, "rwlock"},
+		{chaos.Latch{}, "leader-latch"},
+		{chaos.Selector{}, "leader-selector"},
 	}
 }
 
@@ -86,6 +89,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 		{Recipe: "semaphore", Locker: chaos.CuratorSemaphore{Peer: curator, Handle: "chaos-sem", Path: root + "/semaphore", Max: chaosSemaphoreMax}},
 		{Recipe: "rwlock", Locker: chaos.CuratorRWLock{Peer: curator, Handle: "chaos-rw-write", Path: root + "/rwlock", Write: true, Observer: observer}},
 		{Recipe: "rwlock", Locker: chaos.CuratorRWLock{Peer: curator, Handle: "chaos-rw-read", Path: root + "/rwlock", Observer: observer}},
+		{Recipe: "leader-latch", Locker: chaos.CuratorLatch{Peer: curator, Handle: "chaos-latch", Path: root + "/leader-latch", Observer: observer}},
 	}
 	for i, w := range curatorWorkers {
 		w.Holder, w.Ledger, w.Stats, w.Seed = chaos.CuratorHolder, ledger, stats, seed+1000+uint64(i)
@@ -97,6 +101,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	}
 	runners := append(edges.runners, workersAsRunners(workers)...)
 	require.NoError(t, runChaos(duration, schedule, runners, curatorWorkers), "the schedule could not undo a fault")
+	leaveElections(t, workers)
 
 	report := chaos.NewReport(duration, seed, len(clients))
 	report.Faults = schedule.Counts()
@@ -203,6 +208,7 @@ func judge(t *testing.T, report *chaos.Report, root string) {
 	for _, r := range []string{
 		"mutex", "semaphore", "counted-semaphore", "rwlock", "mutex by curator", "semaphore by curator", "rwlock by curator",
 		"rwlock downgrade", "mutex explicit owner", "semaphore multi", ttlRecipe,
+		"leader-latch", "leader-selector", "leader-latch by curator",
 	} {
 		assert.Positive(t, report.Acquisitions[r], "acquisitions of %s", r)
 	}

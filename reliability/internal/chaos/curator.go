@@ -97,6 +97,14 @@ func VetPeerHold(ctx context.Context, peer CuratorPeer, observer *framework.Clie
 	if node == "" {
 		return Vetting{}, fmt.Errorf("curator %s %s: held without a node", kind, handle)
 	}
+	return vetNode(ctx, observer, node, session, "CURATOR-604")
+}
+
+// vetNode reads node through observer after a sync: its czxid is the
+// hold's token, and a node that is gone, or an ephemeral of a session
+// other than session (the peer's live one), makes the hold stale; bug
+// names the Curator defect that lets such a hold be.
+func vetNode(ctx context.Context, observer *framework.Client, node string, session int64, bug string) (Vetting, error) {
 	// The observer's server syncs with the leader first: a follower behind
 	// it may not have the node's deletion yet.
 	if err := observer.Sync(ctx, node); err != nil && !errors.Is(err, zk.ErrNoNode) {
@@ -107,11 +115,12 @@ func VetPeerHold(ctx context.Context, peer CuratorPeer, observer *framework.Clie
 	case err != nil:
 		return Vetting{Node: node}, err
 	case !ok:
-		return Vetting{Node: node, Stale: "held after its node was deleted: Curator 5.4 never signals the loss (CURATOR-206, CURATOR-604)"}, nil
+		return Vetting{Node: node, Stale: fmt.Sprintf(
+			"held after its node was deleted: Curator 5.4 never signals the loss (CURATOR-206, %s)", bug)}, nil
 	case stat.EphemeralOwner != session:
 		return Vetting{Node: node, Token: stat.Czxid, Stale: fmt.Sprintf(
-			"held with a node of session %#x, not of its live session %#x: Curator 5.4 took or kept a node of a session it had left (CURATOR-604)",
-			stat.EphemeralOwner, session)}, nil
+			"held with a node of session %#x, not of its live session %#x: Curator 5.4 took or kept a node of a session it had left (%s)",
+			stat.EphemeralOwner, session, bug)}, nil
 	}
 	return Vetting{Node: node, Token: stat.Czxid}, nil
 }

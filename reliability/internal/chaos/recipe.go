@@ -56,6 +56,15 @@ type PeerHeld interface {
 	ReleaseAt(ctx context.Context) (called int64, err error)
 }
 
+// LossStamped is a Held that stamps, on zktest.Monotonic, the instant its
+// hold ended on a loss: a watcher of Lost would stamp it a scheduling
+// delay later, after a successor may have begun.
+type LossStamped interface {
+	Held
+	// LostAt is when the hold ended, once Lost is closed.
+	LostAt() int64
+}
+
 // Vetted is a hold of the Curator peer that can say which node it is held
 // with, and whether that node stood for the hold when the hold began.
 type Vetted interface {

@@ -98,7 +98,11 @@ func (w *Worker) hold(h Held, exclusive bool) {
 		go func() {
 			select {
 			case <-lost:
-				lostAt <- clock.Now()
+				at := clock.Now()
+				if s, ok := h.(LossStamped); ok {
+					at = clock.At(s.LostAt())
+				}
+				lostAt <- at
 			case <-released:
 			}
 		}()
