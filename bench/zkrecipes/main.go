@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -17,8 +18,12 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 )
 
-// session is one zkrecipes client.
-type session struct{ c *framework.Client }
+// session is one zkrecipes client; relay, when set, is the way to its
+// server that Crash cuts.
+type session struct {
+	c     *framework.Client
+	relay *relay
+}
 
 // lock adapts a Mutex; one per benchmark client, so the calling goroutine
 // is always the owner.
@@ -62,12 +67,20 @@ func (s session) Contenders(path string) (int, error) {
 func connect(servers []string, timeout time.Duration) (gokit.Session, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	var r *relay
+	if os.Getenv("ZKR_BENCH_CRASHABLE") != "" && len(servers) == 1 {
+		var err error
+		if r, err = newRelay(servers[0]); err != nil {
+			return nil, err
+		}
+		servers = []string{r.addr()}
+	}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	c, err := framework.Connect(ctx, servers, framework.WithSessionTimeout(timeout), framework.WithLogger(quiet))
 	if err != nil {
 		return nil, err
 	}
-	return session{c}, nil
+	return session{c: c, relay: r}, nil
 }
 
 func main() {
