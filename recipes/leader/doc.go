@@ -1,6 +1,8 @@
 // Package leader is leader election on ZooKeeper, compatible with Apache
-// Curator's LeaderLatch: Go and Java participants on the same path take
-// part in one election and agree on who leads.
+// Curator's LeaderLatch and LeaderSelector: Go and Java participants on the
+// same path take part in one election and agree on who leads. It has three
+// parts: the Latch, the Selector, and the Observer that reads an election
+// without joining it.
 //
 // A Latch joins with Start: it queues a protected ephemeral-sequential
 // node, path/_c_<uuid>-latch-<sequence>, with the participant id as data
@@ -53,6 +55,26 @@
 //     Leadership.Guard makes a write in a framework.Client.Multi apply
 //     only while the term's node stands.
 //
+// A Selector (Curator's LeaderSelector) is a mutex at the path: nodes
+// path/_c_<uuid>-lock-<sequence>, the participant id as data. Run calls
+// its function while it leads; LeadershipFrom(the function's ctx) gives
+// the term. The function's ctx is cancelled first, on Close, the end of
+// Run's ctx, or a loss (a suspended connection under the standard
+// policy, the lease run out, the session lost, the node deleted by
+// someone else); the node, which keeps every successor out, is deleted
+// only after the function returns. Past WithStopTimeout a warning names
+// the path and the participant, and Close returns ErrStopTimeout rather
+// than wait on. WithAutoRequeue queues again after every term, so that a
+// selector whose session is up always leads or waits. A selector's term
+// ends when its function has returned.
+//
+// An Observer (and each participant's Leader, Participants and Observe)
+// reads the election as Curator's getLeader and getParticipants do,
+// Java participants included, named by their ids: Leader returns
+// ErrNoLeader rather than Curator's made-up participant; Observe gives
+// the latest leader (id, node and fencing token) or "no leader", and
+// never a node that was not first.
+//
 // Cost: a join is at most four requests (the create, the listing behind
 // it, and the watches of the node in front and of the latch's own node,
 // sent together). Each waiter watches only the node in front of it, as
@@ -60,7 +82,10 @@
 // was next in line when it last looked leads the moment its
 // predecessor's deletion is notified, with no read: that hand-off is the
 // leader's delete alone. A successor that was further back lists the
-// queue once when the node in front of it goes: two requests.
+// queue once when the node in front of it goes: two requests. A
+// selector's term costs a mutex acquire and release. Participants is one
+// listing and a read of each node, sent together (two round trips;
+// go-zookeeper has no multi-read, so not two requests).
 //
 // Not guaranteed: leading is never certain while it lasts; a process
 // paused past its session timeout may still act as leader before it sees
@@ -69,7 +94,11 @@
 // CURATOR-696 and CURATOR-724: a Java participant may believe it leads
 // with a node of an expired session; this package cannot prevent that.
 // After a loss, the latch queues a new node at the tail, where Curator's
-// latch may keep its node across a short disconnect.
+// latch may keep its node across a short disconnect. A selector whose
+// function ignores its ctx past the lease's end keeps its node only while
+// the session lives: once the server expires the session, a successor
+// may lead while the function still runs (the warning of WithStopTimeout
+// says so). Anyone who deletes the leader's node ends exclusion at once.
 //
 // Errors: the sentinels that every recipe shares live in the root package
 // zkrecipes; this package re-exports those it returns under the same names
