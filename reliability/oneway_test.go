@@ -78,6 +78,31 @@ var holdKinds = []holdKind{
 		require.NoError(t, err)
 		return term.Lost()
 	}, lockDir},
+	{"leader selector", takeSelector, lockDir},
+}
+
+// takeSelector runs a selector at path until its function is entered, and
+// returns a channel closed when the function's ctx ends (its term is
+// lost); the function then returns.
+func takeSelector(ctx context.Context, t *testing.T, c *framework.Client, path string, p framework.ErrorPolicy, _ bool) <-chan struct{} {
+	s, err := leader.NewSelector(c, path, leader.WithErrorPolicy(p))
+	require.NoError(t, err)
+	entered, lost := make(chan struct{}), make(chan struct{})
+	// Ends when the function returns: its term lost, or the test's ctx.
+	go func() {
+		_ = s.Run(ctx, func(fctx context.Context) error {
+			close(entered)
+			<-fctx.Done()
+			close(lost)
+			return nil
+		})
+	}()
+	select {
+	case <-entered:
+	case <-ctx.Done():
+		t.Fatal("the selector never led")
+	}
+	return lost
 }
 
 // takeRW takes the read lock (read true) or the write lock of path.
