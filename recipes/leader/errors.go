@@ -26,6 +26,10 @@ var (
 	// ErrClosed is returned by a call on a participant that has been
 	// closed, and is the cause (Err) of a term ended by Close.
 	ErrClosed = errors.New("leader: participant closed")
+	// ErrUnhealthy is wrapped by the error of Healthy: the participant
+	// believes it leads past the point where the server may let another
+	// lead, or a selector's function has not stopped when asked.
+	ErrUnhealthy = errors.New("leader: participant unhealthy")
 	// ErrResigned is the cause (Err) of a term ended by Resign.
 	ErrResigned = errors.New("leader: leadership resigned")
 )

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
@@ -52,6 +53,7 @@ type Latch struct {
 	lock   *mutex.Mutex // the queue of latch nodes; the latch is its only owner
 	obs    *Observer    // reads the election for Leader, Participants, Observe
 	notify notifier
+	rec    record // the terms, for Stats and Healthy
 
 	mu      sync.Mutex // guards the fields below
 	state   State
@@ -102,6 +104,16 @@ func (l *Latch) Participants(ctx context.Context) ([]Participant, error) {
 // Observe reports the election's latest leader, or that it has none, until
 // ctx ends: see Observer.Observe.
 func (l *Latch) Observe(ctx context.Context) <-chan Observation { return l.obs.Observe(ctx) }
+
+// Stats returns how many terms the latch has led and how long the last
+// one lasted.
+func (l *Latch) Stats() Stats { return l.rec.stats() }
+
+// Healthy returns an error wrapping ErrUnhealthy when the latch believes
+// it leads more than maxStale past its session's lease: its term should
+// have ended at the lease's end, so the process is stuck or starved (see
+// HealthHandler). Nil otherwise, and while it does not lead.
+func (l *Latch) Healthy(maxStale time.Duration) error { return l.rec.healthy(maxStale) }
 
 // ID returns the participant id.
 func (l *Latch) ID() string { return l.opts.id }

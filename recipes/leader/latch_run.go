@@ -81,6 +81,7 @@ func (l *Latch) lead(ctx context.Context, hold *mutex.Hold) {
 	l.current = t
 	l.changedLocked()
 	l.mu.Unlock()
+	l.rec.begin(t.lead)
 	l.notify.post(true)
 	select {
 	case <-t.lead.Lost():
@@ -95,6 +96,7 @@ func (l *Latch) lead(ctx context.Context, hold *mutex.Hold) {
 	l.current = nil
 	l.changedLocked()
 	l.mu.Unlock()
+	l.rec.end(t.lead)
 	if !leaving || l.opts.mode == Notify {
 		l.notify.post(false)
 	}

@@ -31,6 +31,7 @@ type Selector struct {
 	lock   *mutex.Mutex
 	opts   options
 	obs    *Observer
+	rec    record // the terms, for Stats and Healthy
 
 	closing context.Context // ended by Close
 	stop    context.CancelFunc
@@ -40,6 +41,18 @@ type Selector struct {
 	runs   int           // calls of Run under way
 	idle   chan struct{} // made by Close while runs > 0; closed when runs reaches 0
 }
+
+// Stats returns how many terms the selector has led and how long the last
+// one lasted (to its function's return).
+func (s *Selector) Stats() Stats { return s.rec.stats() }
+
+// Healthy returns an error wrapping ErrUnhealthy when a function of the
+// selector still runs more than maxStale after it was asked to stop
+// (Close, a loss, the end of Run's ctx), or more than maxStale past its
+// session's lease: the successor is kept out meanwhile, or, once the
+// server expires the session, may lead beside it (see HealthHandler). Nil
+// otherwise, and while it does not lead.
+func (s *Selector) Healthy(maxStale time.Duration) error { return s.rec.healthy(maxStale) }
 
 // NewSelector returns a Selector of the election at path. It checks its
 // arguments, with errors wrapping ErrInvalidArgument, and does no I/O.

@@ -43,6 +43,8 @@ var errReturned = fmt.Errorf("%w: the selector's function returned", ErrResigned
 // may still act. It returns fn's error.
 func (s *Selector) term(ctx context.Context, hold *mutex.Hold, fn func(context.Context) error) (err error) {
 	lead := newLeadership(hold, s.opts.id)
+	s.rec.begin(lead)
+	defer s.rec.end(lead) // runs last: the term ends once its node is released
 	fctx, cancel := context.WithCancelCause(context.WithValue(ctx, leadershipKey{}, termValue{sel: s, lead: lead}))
 	returned := make(chan struct{})
 	interrupted := hold.Session().Interrupted(s.opts.policy)
@@ -112,6 +114,7 @@ func (s *Selector) endCause(ctx context.Context, hold *mutex.Hold) error {
 // within the stop timeout, it says so, naming the path and the
 // participant, and says again when fn returns, which frees the election.
 func (s *Selector) watchStop(fctx context.Context, hold *mutex.Hold, returned <-chan struct{}) {
+	s.rec.stop()
 	timer := time.NewTimer(s.opts.stopTimeout)
 	defer timer.Stop()
 	cancelled := time.Now()

@@ -1,0 +1,100 @@
+package leader
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Stats is what a participant has led: how many terms, and how long the
+// last finished one lasted, on this process's monotonic clock.
+type Stats struct {
+	// Terms counts the terms that began.
+	Terms int
+	// LastTerm is the length of the last term that ended: from the grant
+	// to the end of Lost (a latch) or the function's return (a selector).
+	LastTerm time.Duration
+	// Leading tells whether a term is under way.
+	Leading bool
+}
+
+// record keeps what Stats and Healthy read of a participant's terms. Only
+// monotonic readings of time.Now decide: a step of the wall clock moves
+// none of them.
+type record struct {
+	mu       sync.Mutex
+	terms    int
+	last     time.Duration
+	current  *Leadership // the term under way, or nil
+	began    time.Time
+	stopping time.Time // when the term under way was asked to stop; zero before
+}
+
+// begin records the start of term lead.
+func (r *record) begin(lead *Leadership) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.terms++
+	r.current, r.began, r.stopping = lead, time.Now(), time.Time{}
+}
+
+// stop records that the term under way was asked to stop (a selector's
+// function had its ctx cancelled).
+func (r *record) stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.current != nil && r.stopping.IsZero() {
+		r.stopping = time.Now()
+	}
+}
+
+// end records the end of term lead.
+func (r *record) end(lead *Leadership) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.current == lead {
+		r.last, r.current = time.Since(r.began), nil
+	}
+}
+
+func (r *record) stats() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return Stats{Terms: r.terms, LastTerm: r.last, Leading: r.current != nil}
+}
+
+// healthy returns nil unless a term is believed under way more than
+// maxStale after its session's lease ran out, or more than maxStale after
+// it was asked to stop.
+func (r *record) healthy(maxStale time.Duration) error {
+	r.mu.Lock()
+	lead, stopping := r.current, r.stopping
+	r.mu.Unlock()
+	if lead == nil {
+		return nil
+	}
+	if !stopping.IsZero() {
+		if over := time.Since(stopping); over > maxStale {
+			return fmt.Errorf("%w: the term of %s was asked to stop %v ago and has not", ErrUnhealthy, lead.Node(), over.Round(time.Millisecond))
+		}
+	}
+	if deadline, ok := lead.Session().LeaseDeadline(); ok {
+		if over := time.Since(deadline); over > maxStale {
+			return fmt.Errorf("%w: %s believes it leads %v past its session's lease", ErrUnhealthy, lead.Node(), over.Round(time.Millisecond))
+		}
+	}
+	return nil
+}
+
+// HealthHandler returns an http.Handler for a readiness or liveness probe:
+// 200 while p.Healthy(maxStale) is nil, else 503 with the error's text.
+func HealthHandler(p interface{ Healthy(time.Duration) error }, maxStale time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if err := p.Healthy(maxStale); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok\n"))
+	})
+}

@@ -1,0 +1,76 @@
+package leader_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/leader"
+)
+
+func TestSelector_AStuckFunctionTurnsUnhealthyWithinMaxStale(t *testing.T) {
+	t.Parallel()
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	s := newSelector(t, c, zktest.UniquePath(t), leader.WithStopTimeout(time.Minute))
+	probe := httptest.NewServer(leader.HealthHandler(s, 200*time.Millisecond))
+	defer probe.Close()
+	status := func() int {
+		resp, err := http.Get(probe.URL)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		return resp.StatusCode
+	}
+
+	entered, unblock, ran := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() { // ends when the function returns
+		ran <- s.Run(ctx, func(context.Context) error {
+			close(entered)
+			<-unblock // ignores its ctx
+			return nil
+		})
+	}()
+	<-entered
+	require.NoError(t, s.Healthy(200*time.Millisecond), "a leader that runs as asked is healthy")
+	assert.Equal(t, http.StatusOK, status())
+	assert.Equal(t, leader.Stats{Terms: 1, Leading: true}, s.Stats())
+
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close(ctx) }() // ends when the function returns
+	require.Eventually(t, func() bool { return s.Healthy(200*time.Millisecond) != nil },
+		5*time.Second, 10*time.Millisecond, "a function that ignores Close turns the selector unhealthy")
+	assert.ErrorIs(t, s.Healthy(200*time.Millisecond), leader.ErrUnhealthy)
+	assert.Equal(t, http.StatusServiceUnavailable, status())
+
+	close(unblock)
+	require.NoError(t, <-closed)
+	<-ran
+	require.NoError(t, s.Healthy(200*time.Millisecond), "healthy again once the function returned")
+	st := s.Stats()
+	assert.Equal(t, 1, st.Terms)
+	assert.False(t, st.Leading)
+	assert.Greater(t, st.LastTerm, 200*time.Millisecond, "the term lasted until the function returned")
+}
+
+func TestLatch_StatsCountTermsAndTheLastOnesLength(t *testing.T) {
+	t.Parallel()
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	l := startLatch(t, c, zktest.UniquePath(t))
+	for range 3 {
+		await(t, l, 10*time.Second, "the only latch")
+		require.NoError(t, l.Healthy(0), "a latch that leads within its lease is healthy")
+		require.NoError(t, l.Resign(ctx))
+	}
+	await(t, l, 10*time.Second, "the only latch")
+	st := l.Stats()
+	assert.Equal(t, 4, st.Terms)
+	assert.True(t, st.Leading)
+	assert.Positive(t, st.LastTerm)
+}
