@@ -90,7 +90,7 @@ func runElection(ctx context.Context, e *env, conn *connFlags, client *framework
 		return err
 	}
 	if a.hasTimeout {
-		timer := time.AfterFunc(left, func() { el.timeUp(client, a.timeout) })
+		timer := time.AfterFunc(left, func() { el.timeUp(client.State().IsConnected(), a.timeout) })
 		defer timer.Stop()
 	}
 	err = sel.Run(runCtx, func(tctx context.Context) error {

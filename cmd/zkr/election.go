@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/zkrecipes/zkrecipes"
-	"github.com/zkrecipes/zkrecipes/framework"
 )
 
 // election is what `zkr elect` knows of its run between the Selector's
@@ -51,15 +50,16 @@ func (el *election) signal(sig os.Signal) {
 	el.stop(el.cause)
 }
 
-// timeUp ends the wait when --timeout runs out before the first term.
-// A server out of reach by then is an error, never "not acquired".
-func (el *election) timeUp(client *framework.Client, timeout time.Duration) {
+// timeUp ends the wait when --timeout runs out before the first term;
+// connected says whether the client is connected then. A server out of
+// reach by then is an error, never "not acquired".
+func (el *election) timeUp(connected bool, timeout time.Duration) {
 	el.mu.Lock()
 	defer el.mu.Unlock()
 	if el.led || el.cause != nil {
 		return
 	}
-	if client.State().IsConnected() {
+	if connected {
 		el.cause = fmt.Errorf("%s: %w within %v: led by another participant", el.what, zkrecipes.ErrNotAcquired, timeout)
 	} else {
 		el.cause = fmt.Errorf("%w: %s: no connection when --timeout %v ran out", errUnreachable, el.what, timeout)
