@@ -80,32 +80,44 @@ func TestElect_OneLeaderAtATimeAndSIGTERMHandsOff(t *testing.T) {
 	assert.Empty(t, zktest.Children(t, c, path), "both nodes are gone")
 }
 
-// A term lost to a cut connection stops COMMAND's whole group, which
-// ignores SIGTERM, and only then frees the election: the successor's
-// COMMAND never starts while a process of the lost term runs.
+// A lost term stops COMMAND's whole group, which ignores SIGTERM, before
+// the successor's COMMAND starts. Cut: the connection comes back in the
+// same session, and zkr deletes the node only once the group is gone.
+// Pause: the session expires on the server, and the group is gone before
+// it can (--grace well within the session's lease).
 func TestElect_LostTermStopsTheGroupBeforeTheSuccessorStarts(t *testing.T) {
 	t.Parallel()
-	path := zktest.UniquePath(t)
-	proxy := zktest.NewProxy(t, zktest.Servers(t))
-	ga, gb := newGate(t), newGate(t)
-	killPids(t, ga)
-	killPids(t, gb)
-	flags := []string{"--session-timeout", "20s", "--grace", "2s"}
-	a := startZkr(t, nil, electArgs(proxy.Addr(), path, flags, leaderArgv(ga, gb, `trap '' TERM`)...)...)
-	require.Eventually(t, ga.started, time.Minute, 20*time.Millisecond, "the first zkr never led: %s", a.stderr)
-	b := startZkr(t, nil, electArgs(zktest.Servers(t), path, flags, leaderArgv(gb, ga, `trap '' TERM`)...)...)
-	require.Eventually(t, func() bool { return len(zktest.Children(t, client(t), path)) == 2 }, time.Minute, 20*time.Millisecond,
-		"the second zkr never queued: %s", b.stderr)
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		fault func(p *zktest.Proxy)
+	}{
+		{"connection cut", []string{"--session-timeout", "20s", "--grace", "2s"}, (*zktest.Proxy).Cut},
+		{"session expired", []string{"--session-timeout", "6s", "--grace", "500ms"}, (*zktest.Proxy).Pause},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := zktest.UniquePath(t)
+			proxy := zktest.NewProxy(t, zktest.Servers(t))
+			ga, gb := newGate(t), newGate(t)
+			killPids(t, ga)
+			killPids(t, gb)
+			a := startZkr(t, nil, electArgs(proxy.Addr(), path, tc.flags, leaderArgv(ga, gb, `trap '' TERM`)...)...)
+			require.Eventually(t, ga.started, time.Minute, 20*time.Millisecond, "the first zkr never led: %s", a.stderr)
+			b := startZkr(t, nil, electArgs(zktest.Servers(t), path, tc.flags, leaderArgv(gb, ga, `trap '' TERM`)...)...)
+			require.Eventually(t, func() bool { return len(zktest.Children(t, client(t), path)) == 2 }, time.Minute, 20*time.Millisecond,
+				"the second zkr never queued: %s", b.stderr)
 
-	// The connection is cut and comes back in the same session: the
-	// standard error policy counts the suspension as the term's end.
-	proxy.Cut()
-	assert.Equal(t, exitLost, a.wait(t, time.Minute), a.stderr.String())
-	assert.Contains(t, a.stderr.String(), "lost")
-	require.Eventually(t, gb.started, time.Minute, 20*time.Millisecond, "the successor never led: %s", b.stderr)
-	assert.False(t, gb.file("overlap"), "the successor started while the lost term's group ran")
-	gb.open(t)
-	assert.Equal(t, 0, b.wait(t, time.Minute), b.stderr.String())
+			tc.fault(proxy)
+			require.Eventually(t, gb.started, time.Minute, 20*time.Millisecond, "the successor never led: %s", b.stderr)
+			assert.False(t, gb.file("overlap"), "the successor started while the lost term's group ran")
+			assert.Equal(t, exitLost, a.wait(t, time.Minute), a.stderr.String())
+			assert.Contains(t, a.stderr.String(), "lost")
+			proxy.Resume()
+			gb.open(t)
+			assert.Equal(t, 0, b.wait(t, time.Minute), b.stderr.String())
+		})
+	}
 }
 
 // With --requeue, zkr runs COMMAND again each time it leads, whatever its
