@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -205,4 +206,49 @@ func TestElect_BadInputWritesNothing(t *testing.T) {
 	ok, _, err := client(t).Exists(ctxOf(t), path)
 	require.NoError(t, err)
 	assert.False(t, ok, "bad input wrote to the server")
+}
+
+// zkr and a Go Selector on one path take turns: the Go participant's
+// function runs only once zkr's COMMAND group is gone.
+func TestElect_TakesTurnsWithAGoSelector(t *testing.T) {
+	t.Parallel()
+	path := zktest.UniquePath(t)
+	c := client(t)
+	g := newGate(t)
+	killPids(t, g)
+	p := startZkr(t, nil, electArgs(zktest.Servers(t), path, nil, leaderArgv(g, newGate(t), `trap 'exit 0' TERM`)...)...)
+	require.Eventually(t, g.started, time.Minute, 20*time.Millisecond, p.stderr.String())
+	b, err := os.ReadFile(filepath.Join(g.dir, "pids"))
+	require.NoError(t, err)
+	pids := strings.Fields(string(b))
+	require.Len(t, pids, 2)
+	sel, err := leader.NewSelector(c, path, leader.WithID("go"))
+	require.NoError(t, err)
+	ran := make(chan bool, 1)
+	// Ends when the function has run, or with the test's context.
+	go func() {
+		_ = sel.Run(ctxOf(t), func(context.Context) error {
+			gone := true
+			for _, f := range pids {
+				pid, _ := strconv.Atoi(f)
+				gone = gone && !alive(pid)
+			}
+			ran <- gone
+			return nil
+		})
+	}()
+	require.Eventually(t, func() bool { return len(zktest.Children(t, c, path)) == 2 }, time.Minute, 20*time.Millisecond)
+	select {
+	case <-ran:
+		t.Fatal("the Go selector led while zkr led")
+	default:
+	}
+	g.open(t)
+	assert.Equal(t, 0, p.wait(t, time.Minute), p.stderr.String())
+	select {
+	case gone := <-ran:
+		assert.True(t, gone, "the Go selector led while zkr's COMMAND group ran")
+	case <-time.After(time.Minute):
+		t.Fatal("the Go selector never led")
+	}
 }
