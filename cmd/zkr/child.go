@@ -24,6 +24,9 @@ type held struct {
 	revoked <-chan struct{} // closed on a revocation request; nil if not revocable
 	env     []string        // ZKR_* variables for COMMAND
 	release func(ctx context.Context) error
+	// signalStops says that a SIGINT or SIGTERM passed on to COMMAND
+	// means zkr is going away: the group gets SIGKILL after --grace.
+	signalStops bool
 }
 
 // childFlags say what to do with COMMAND when the hold ends under it.
@@ -107,6 +110,10 @@ func (s *supervisor) watch(waited <-chan error) error {
 			return err
 		case sig := <-s.e.signals:
 			s.group.signal(sig)
+			if s.h.signalStops && sig != syscall.SIGHUP && s.kill.IsZero() {
+				s.kill = time.Now().Add(s.f.grace)
+				kill = time.After(s.f.grace)
+			}
 		case <-lost:
 			lost = nil
 			reason := fmt.Errorf("%w: %s: %v", errLostHold, s.h.what, s.h.err())

@@ -19,8 +19,8 @@ const (
 	exitError       = 1   // any other failure (the server refused a request, ...)
 	exitUsage       = 2   // bad flag, argument or path
 	exitUnreachable = 3   // no session in time, a name that does not resolve, servers gone while waiting
-	exitNotAcquired = 4   // --timeout ran out while others held the lock or leases
-	exitLost        = 5   // the hold was lost while COMMAND ran (--on-lost=term)
+	exitNotAcquired = 4   // --timeout ran out while others held the lock or leases, or led
+	exitLost        = 5   // the hold or term was lost while COMMAND ran (--on-lost=term)
 	exitRevoked     = 6   // a revocation request ended the hold (--revocable)
 	exitNoCommand   = 127 // COMMAND could not be started
 	exitInterrupted = 130 // SIGINT while waiting; a signal N exits 128+N
@@ -28,18 +28,19 @@ const (
 
 // exitStatuses documents the statuses, for help.
 const exitStatuses = `Exit statuses:
-  0    done (for lock, semaphore and rwlock: COMMAND's own status when it ran)
+  0    done (for lock, semaphore, rwlock and elect: COMMAND's own status
+       when it ran)
   1    other failure (the server refused a request, ...)
   2    usage: bad flag, argument, path or --servers
   3    ZooKeeper unreachable: no session within --connect-timeout (or
        --timeout), a server name that does not resolve, or the servers
        went away while waiting
-  4    not acquired: --timeout ran out while others held it
-  5    hold lost while COMMAND ran (--on-lost=term)
+  4    not acquired: --timeout ran out while others held it (elect: led)
+  5    hold lost (elect: term lost) while COMMAND ran (--on-lost=term)
   6    revoked while COMMAND ran (--revocable)
   127  COMMAND could not be started
-  128+N  signal N while waiting (SIGINT 130, SIGTERM 143), or COMMAND was
-       killed by signal N`
+  128+N  signal N while waiting (SIGINT 130, SIGTERM 143; elect: also
+       between terms), or COMMAND was killed by signal N`
 
 var (
 	// errUsage is a command line zkr does not understand.

@@ -135,13 +135,37 @@ func runUnderHold(ctx context.Context, e *env, what string, hold *mutex.Hold, re
 		env:     []string{"ZKR_LOCK_NODE=" + hold.Path()},
 		release: hold.Release,
 	}
-	token, err := hold.FencingToken(ctx)
+	return runWithToken(ctx, e, h, hold.FencingToken, child, a.childFlags)
+}
+
+// runWithToken reads the hold's fencing token and runs COMMAND under h
+// with the token in its environment; if the token cannot be read, h is
+// released and COMMAND never starts.
+func runWithToken(ctx context.Context, e *env, h held, token func(context.Context) (int64, error), child []string, f childFlags) error {
+	t, err := token(ctx)
 	if err != nil {
 		releaseHeld(e, h)
-		return fmt.Errorf("%s: %w", what, err)
+		return fmt.Errorf("%s: %w", h.what, err)
 	}
-	h.env = append(h.env, "ZKR_FENCING_TOKEN="+strconv.FormatInt(token, 10))
-	return runHolding(e, h, child, a.childFlags)
+	h.env = append(h.env, "ZKR_FENCING_TOKEN="+strconv.FormatInt(t, 10))
+	return runHolding(e, h, child, f)
+}
+
+// connect waits for the client's first session, within --timeout if
+// given, and returns what is left of --timeout (negative: none).
+func (a acquireFlags) connect(ctx context.Context, e *env, conn *connFlags, client *framework.Client) (time.Duration, error) {
+	start := time.Now()
+	timeout := time.Duration(-1) // none
+	if a.hasTimeout {
+		timeout = a.timeout
+	}
+	if err := conn.waitConnected(ctx, e, client, timeout); err != nil {
+		return 0, interrupted(ctx, err)
+	}
+	if timeout > 0 {
+		timeout = max(0, timeout-time.Since(start))
+	}
+	return timeout, nil
 }
 
 // waitFor connects the client and runs acquire until it returns or zkr is
@@ -152,16 +176,9 @@ func waitFor[T any](ctx context.Context, e *env, conn *connFlags, client *framew
 	var zero T
 	ctx, stop := cancelOnSignal(ctx, e)
 	defer stop()
-	start := time.Now()
-	timeout := time.Duration(-1) // none
-	if a.hasTimeout {
-		timeout = a.timeout
-	}
-	if err := conn.waitConnected(ctx, e, client, timeout); err != nil {
-		return zero, interrupted(ctx, err)
-	}
-	if timeout > 0 {
-		timeout = max(0, timeout-time.Since(start))
+	timeout, err := a.connect(ctx, e, conn, client)
+	if err != nil {
+		return zero, err
 	}
 	got, err := acquire(ctx, timeout)
 	if errors.Is(err, zkrecipes.ErrNotAcquired) {

@@ -1,10 +1,11 @@
-// Command zkr runs the zkrecipes recipes from the shell, shows who holds
-// what, runs a local ZooKeeper for development, and shows the recipes at
-// work in a demo.
+// Command zkr runs the zkrecipes recipes from the shell (locks, leases,
+// leader election), shows who holds what, runs a local ZooKeeper for
+// development, and shows the recipes at work in a demo.
 //
 //	zkr lock PATH -- COMMAND [ARGS]          hold a mutex while COMMAND runs
 //	zkr semaphore PATH --leases N -- COMMAND hold one lease of N while COMMAND runs
 //	zkr rwlock PATH --read|--write -- COMMAND hold a read or write lock while COMMAND runs
+//	zkr elect PATH -- COMMAND [ARGS]         run COMMAND while leading an election
 //	zkr inspect PATH                         show the holders and waiters of PATH
 //	zkr revoke NODE                          ask a revocable holder to release
 //	zkr server [--port P] [--data DIR]       run a local ZooKeeper in the foreground
@@ -14,7 +15,7 @@
 // $ZK_SERVERS, else 127.0.0.1:2181), --session-timeout, --connect-timeout,
 // --namespace and --auth user:password. `zkr help` and `zkr COMMAND -h` list
 // the flags (`zkr help` the exit statuses, `zkr --version` the build): 0 done (or COMMAND's own status), 1 other
-// failure, 2 usage, 3 unreachable, 4 not acquired in time, 5 hold lost, 6
+// failure, 2 usage, 3 unreachable, 4 not acquired in time, 5 hold or term lost, 6
 // revoked, 127 COMMAND not started, 128+N signal N (SIGINT 130, SIGTERM
 // 143) while waiting.
 //
@@ -85,6 +86,8 @@ var commands = []command{
 		connects: true, nargs: 1, child: true, setup: setupSemaphore, help: semaphoreHelp},
 	{name: "rwlock", synopsis: "[flags] PATH --read|--write -- COMMAND [ARGS]", summary: "hold the read or the write lock at PATH while COMMAND runs",
 		connects: true, nargs: 1, child: true, setup: setupRWLock, help: rwlockHelp},
+	{name: "elect", synopsis: "[flags] PATH -- COMMAND [ARGS]", summary: "run COMMAND while leading the election at PATH (Curator's LeaderSelector)",
+		connects: true, nargs: 1, child: true, setup: setupElect, help: electHelp},
 	{name: "inspect", synopsis: "[flags] PATH", summary: "show the holders and waiters of the lock or semaphore at PATH (reads only)",
 		connects: true, nargs: 1, setup: setupInspect, help: inspectHelp},
 	{name: "revoke", synopsis: "[flags] NODE", summary: "ask the holder of lock node NODE to release it (Curator's revocation)",
@@ -184,7 +187,7 @@ func parseArgs(fs *flag.FlagSet, args []string) (pos, child []string, err error)
 
 // usage writes zkr's help.
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "zkr: ZooKeeper locks, semaphores and leases from the shell (zkrecipes, Curator-compatible)")
+	fmt.Fprintln(w, "zkr: ZooKeeper locks, semaphores, leases and leader election from the shell (zkrecipes, Curator-compatible)")
 	fmt.Fprintln(w, "\nUsage:")
 	for _, c := range commands {
 		fmt.Fprintf(w, "  zkr %-9s %s\n      %s\n", c.name, c.synopsis, c.summary)

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -63,13 +61,7 @@ func setupSemaphore(fs *flag.FlagSet, conn *connFlags) runFunc {
 			env:     []string{"ZKR_LEASE_NODE=" + lease.Path()},
 			release: lease.Return,
 		}
-		token, err := lease.FencingToken(ctx)
-		if err != nil {
-			releaseHeld(e, h)
-			return fmt.Errorf("semaphore %s: %w", args[0], err)
-		}
-		h.env = append(h.env, "ZKR_FENCING_TOKEN="+strconv.FormatInt(token, 10))
-		return runHolding(e, h, child, a.childFlags)
+		return runWithToken(ctx, e, h, lease.FencingToken, child, a.childFlags)
 	}
 }
 

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"io"
 	"runtime/debug"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/assert"
@@ -97,4 +101,54 @@ func TestVersionString(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, versionString(tc.info), tc.name)
 	}
+}
+
+// The election's bookkeeping between terms: where a signal goes, what
+// --timeout may still end, and the status zkr exits with.
+func TestElection_SignalsAndTimeoutBetweenAndDuringTerms(t *testing.T) {
+	newElection := func() (*election, *error) {
+		var stopped error
+		return &election{what: "elect /x", stop: func(cause error) { stopped = cause }}, &stopped
+	}
+
+	t.Run("signal while waiting", func(t *testing.T) {
+		el, stopped := newElection()
+		el.signal(syscall.SIGTERM)
+		require.ErrorIs(t, *stopped, errInterrupted, "the wait ends")
+		_, err := el.begin()
+		require.ErrorIs(t, err, errInterrupted, "a term granted as the signal came runs no COMMAND")
+		assert.Equal(t, 143, exitCode(el.outcome(context.Background(), err, false)))
+	})
+	t.Run("signal during a term", func(t *testing.T) {
+		el, stopped := newElection()
+		signals, err := el.begin()
+		require.NoError(t, err)
+		el.signal(syscall.SIGHUP)
+		assert.Equal(t, syscall.SIGHUP, <-signals, "passed on")
+		assert.NoError(t, *stopped, "SIGHUP does not end zkr")
+		el.signal(syscall.SIGINT)
+		assert.Equal(t, syscall.SIGINT, <-signals, "passed on")
+		require.ErrorIs(t, *stopped, errInterrupted, "no term after this one")
+		el.end(exitStatus(3))
+		assert.Equal(t, 3, exitCode(el.outcome(context.Background(), errors.New("selector closed"), true)),
+			"COMMAND's status, requeue or not")
+	})
+	t.Run("timeout before the first term", func(t *testing.T) {
+		for connected, want := range map[bool]int{true: exitNotAcquired, false: exitUnreachable} {
+			el, stopped := newElection()
+			el.timeUp(connected, time.Second)
+			require.Error(t, *stopped)
+			assert.Equal(t, want, exitCode(el.outcome(context.Background(), context.Canceled, false)), "connected %v", connected)
+		}
+	})
+	t.Run("timeout after a term began", func(t *testing.T) {
+		el, stopped := newElection()
+		_, err := el.begin()
+		require.NoError(t, err)
+		el.end(nil)
+		el.timeUp(true, time.Second)
+		assert.NoError(t, *stopped, "--timeout bounds the first wait only")
+		el.signal(syscall.SIGTERM)
+		assert.Equal(t, 143, exitCode(el.outcome(context.Background(), context.Canceled, true)), "a signal between terms")
+	})
 }
