@@ -16,7 +16,8 @@ import (
 
 // What inspect reports as the recipe at a path.
 const (
-	recipeMutex     = "mutex"     // <path>/_c_<uuid>-lock-<seq>
+	recipeMutex     = "mutex"     // <path>/_c_<uuid>-lock-<seq>; a leader selector too
+	recipeLatch     = "latch"     // <path>/_c_<uuid>-latch-<seq>
 	recipeSemaphore = "semaphore" // <path>/locks and <path>/leases
 	recipeRWLock    = "rwlock"    // <path>/_c_<uuid>-__READ__<seq>, -__WRIT__<seq>
 	recipeEmpty     = "empty"     // the node exists and has no children
@@ -28,12 +29,12 @@ const (
 // Its shape is stable; fields may be added, none removed or renamed.
 type Report struct {
 	Path   string `json:"path"`   // the path inspected, as given
-	Recipe string `json:"recipe"` // mutex, semaphore, rwlock, empty, none or unknown
+	Recipe string `json:"recipe"` // mutex, latch, semaphore, rwlock, empty, none or unknown
 	// Max is the semaphore's maximum, from --count-path or --leases; 0 when
 	// unknown.
 	Max       int    `json:"max,omitempty"`
 	CountPath string `json:"count_path,omitempty"`
-	// Holders hold the lock or a lease, in queue order.
+	// Holders hold the lock or a lease, or lead the latch, in queue order.
 	Holders []Node `json:"holders"`
 	// Waiters wait, in queue order: a semaphore's lease nodes beyond the
 	// maximum, then its guard queue (under locks/), whose first node is
@@ -49,8 +50,8 @@ type Node struct {
 	Path         string `json:"path"`            // its full path
 	ProtectionID string `json:"protection_id"`   // the UUID of a protected name, or ""
 	Sequence     int64  `json:"sequence"`        // the server's sequence suffix, or -1
-	Kind         string `json:"kind"`            // lock, lease, read, write or other
-	Role         string `json:"role"`            // holder, waiter, acquiring or other
+	Kind         string `json:"kind"`            // lock, latch, lease, read, write or other
+	Role         string `json:"role"`            // holder, leader, waiter, acquiring or other
 	Session      string `json:"session"`         // the owner session id in hex, "0x0" if not ephemeral
 	Created      string `json:"created"`         // creation time, RFC 3339, or "" when the server gives none
 	AgeMS        int64  `json:"age_ms"`          // milliseconds since creation, or -1 when unknown
@@ -61,7 +62,9 @@ type Node struct {
 
 // inspectHelp is the longer help of `zkr inspect`.
 const inspectHelp = `Reads PATH and tells what it holds, from the node names alone: a mutex
-queue (_c_<uuid>-lock-<seq>), a semaphore (PATH/leases and PATH/locks), or a
+queue (_c_<uuid>-lock-<seq>; a leader selector's election too), a leader
+latch's election (_c_<uuid>-latch-<seq>; the first node leads, the data is
+the participant id), a semaphore (PATH/leases and PATH/locks), or a
 read/write lock queue (_c_<uuid>-__READ__<seq>, _c_<uuid>-__WRIT__<seq>).
 It lists holders, then waiters, in queue order, each with its position,
 role, kind, sequence, owner session (hex; "persistent" for a node without
@@ -72,8 +75,8 @@ a semaphore, give --count-path or --leases for its maximum; without it, the
 newest lease node of the acquirer at the head of the guard queue is shown
 as acquiring, the others as holding. It writes nothing.
 
---json prints one object: {"path", "recipe" (mutex, semaphore, rwlock,
-empty, none, unknown), "max", "count_path", "holders", "waiters", "others"},
+--json prints one object: {"path", "recipe" (mutex, latch, semaphore,
+rwlock, empty, none, unknown), "max", "count_path", "holders", "waiters", "others"},
 each node {"name", "path", "protection_id", "sequence", "kind", "role",
 "session", "created", "age_ms", "data", "data_hex", and for a time-bounded
 lease "lease": {"mode", "bound_ms", "renewed", "renewals", "holder"}}. Under --watch it prints
@@ -170,6 +173,9 @@ func (in *inspector) look(ctx context.Context, watch bool) (Report, <-chan struc
 	case anyContains(names, readMarker, writeMarker):
 		r.Recipe = recipeRWLock
 		err = in.queue(ctx, &r, in.path, names, rwRoles, readMarker, writeMarker)
+	case anyContains(names, latchMarker):
+		r.Recipe = recipeLatch
+		err = in.queue(ctx, &r, in.path, names, latchRoles, latchMarker)
 	case anyContains(names, lockMarker):
 		r.Recipe = recipeMutex
 		err = in.queue(ctx, &r, in.path, names, mutexRoles, lockMarker)
@@ -266,7 +272,7 @@ func (in *inspector) queue(ctx context.Context, r *Report, dir string, names []s
 	}
 	for i := range nodes {
 		switch nodes[i].Role = role(nodes, i); nodes[i].Role {
-		case "holder":
+		case "holder", "leader":
 			r.Holders = append(r.Holders, nodes[i])
 		case "other":
 			r.Others = append(r.Others, nodes[i])

@@ -15,6 +15,19 @@ func mutexRoles(nodes []Node, i int) string {
 	}
 }
 
+// latchRoles: the first latch node leads (a leader latch, Curator's or
+// package leader's), the others wait.
+func latchRoles(nodes []Node, i int) string {
+	switch {
+	case nodes[i].Kind == "other":
+		return "other"
+	case firstOfKind(nodes, "latch") == i:
+		return "leader"
+	default:
+		return "waiter"
+	}
+}
+
 // guardRoles: the first node of a semaphore's guard queue is acquiring a
 // lease, the others wait for the guard.
 func guardRoles(nodes []Node, i int) string {

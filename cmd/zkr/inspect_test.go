@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/leader"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
 )
@@ -196,4 +198,32 @@ func TestInspect_WatchRedrawsOnChange(t *testing.T) {
 	require.NoError(t, hold.Release(ctxOf(t)))
 	p.signal(t, syscall.SIGINT)
 	assert.Equal(t, 0, p.wait(t, time.Minute), "Ctrl-C ends --watch")
+}
+
+func TestInspect_JSONShowsTheLeaderOfALatchElection(t *testing.T) {
+	t.Parallel()
+	path := zktest.UniquePath(t)
+	ctx := ctxOf(t)
+	observer := client(t)
+	var latches []*leader.Latch
+	for _, id := range []string{"a", "b"} {
+		l, err := leader.NewLatch(client(t), path, leader.WithID(id))
+		require.NoError(t, err)
+		require.NoError(t, l.Start(ctx))
+		t.Cleanup(func() { _ = l.Close(context.Background()) })
+		latches = append(latches, l)
+		require.Eventually(t, func() bool { return len(zktest.Children(t, observer, path)) == len(latches) },
+			time.Minute, 10*time.Millisecond)
+	}
+	term, err := latches[0].Await(ctx)
+	require.NoError(t, err)
+
+	r := inspectJSON(t, path)
+	assert.Equal(t, "latch", r.Recipe)
+	require.Len(t, r.Holders, 1)
+	require.Len(t, r.Waiters, 1)
+	assert.Equal(t, term.Node(), r.Holders[0].Path)
+	assert.Equal(t, "leader", r.Holders[0].Role)
+	assert.Equal(t, "latch", r.Holders[0].Kind)
+	assert.Equal(t, []string{"a", "b"}, []string{r.Holders[0].Data, r.Waiters[0].Data})
 }

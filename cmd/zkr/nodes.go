@@ -16,6 +16,7 @@ import (
 // The markers of Curator's node names (the wire protocol, see DESIGN.md).
 const (
 	lockMarker      = "lock-"
+	latchMarker     = "latch-"
 	leaseMarker     = "lease-"
 	readMarker      = "__READ__"
 	writeMarker     = "__WRIT__"
@@ -25,7 +26,7 @@ const (
 )
 
 // kinds names what each marker makes a node.
-var kinds = map[string]string{lockMarker: "lock", leaseMarker: "lease", readMarker: "read", writeMarker: "write"}
+var kinds = map[string]string{lockMarker: "lock", latchMarker: "latch", leaseMarker: "lease", readMarker: "read", writeMarker: "write"}
 
 // sortKey is Curator's: the part of name after the last occurrence of the
 // last marker found in it, or the whole name when it has none.
