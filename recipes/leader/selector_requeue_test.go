@@ -23,14 +23,14 @@ type requeueTerm struct {
 	done chan struct{} // closed when the function has returned
 }
 
-// 300 terms among three auto-requeued selectors, each ended by one of
+// 1,000 terms among three auto-requeued selectors, each ended by one of
 // three causes in turn: the function returns, the leader's connection is
 // cut (a loss), the leader's node is deleted by someone else (a loss).
 // No two functions run at once but for a deleted node's, every term is
 // followed by another, and at the end every selector leads or waits: none
 // is stuck; Close then empties the election.
-func TestSelector_AutoRequeueThroughThreeHundredEndedTerms(t *testing.T) {
-	const selectors, terms = 3, 300
+func TestSelector_AutoRequeueThroughAThousandEndedTerms(t *testing.T) {
+	const selectors, terms = 3, 1000
 	servers := zktest.Servers(t)
 	ctx := zktest.Context(t)
 	path := zktest.UniquePath(t)
