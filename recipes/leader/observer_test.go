@@ -154,11 +154,11 @@ func TestObserver_ObserveNamesAJavaLeaderByItsID(t *testing.T) {
 	}
 }
 
-// Observe follows 300 hand-offs between Go lock holders with ids: every
+// Observe follows 1,000 hand-offs between Go lock holders with ids: every
 // value it gives names a holder, in the order they held, and it settles on
 // the last holder, then on "no leader".
-func TestObserver_ObserveConvergesOverThreeHundredHandOffs(t *testing.T) {
-	const handOffs, holders = 300, 3
+func TestObserver_ObserveConvergesOverAThousandHandOffs(t *testing.T) {
+	const handOffs, holders = 1000, 3
 	servers := zktest.Servers(t)
 	ctx := zktest.Context(t)
 	path := zktest.UniquePath(t)
