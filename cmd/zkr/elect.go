@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"time"
 
@@ -63,7 +64,10 @@ func setupElect(fs *flag.FlagSet, conn *connFlags) runFunc {
 			return err
 		}
 		defer client.Close()
-		opts := []leader.Option{leader.WithID(id), leader.WithErrorPolicy(a.policy)}
+		// The client logs errors only; the selector's own warnings (a
+		// COMMAND slow to stop keeps the successor out) are news here.
+		warnings := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		opts := []leader.Option{leader.WithID(id), leader.WithErrorPolicy(a.policy), leader.WithLogger(warnings)}
 		if *requeue {
 			opts = append(opts, leader.WithAutoRequeue())
 		}
