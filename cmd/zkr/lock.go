@@ -210,13 +210,14 @@ func releaseHold[H interface{ Release(context.Context) error }](ctx context.Cont
 }
 
 // unreachable tells whether acquire failed because the servers went away
-// while zkr waited: the session was lost or the client gave up on them.
-// A signal is an interruption, not this.
+// while zkr waited: the session was lost, the client gave up on them, or
+// the connection went as the lock or leadership was granted (ErrLost from
+// an acquire). A signal is an interruption, not this.
 func unreachable(ctx context.Context, err error) bool {
 	if errors.Is(context.Cause(ctx), errInterrupted) {
 		return false
 	}
-	return errors.Is(err, zkrecipes.ErrSessionChanged) ||
+	return errors.Is(err, zkrecipes.ErrSessionChanged) || errors.Is(err, zkrecipes.ErrLost) ||
 		errors.Is(err, zkrecipes.ErrUnreachable) || errors.Is(err, framework.ErrNotConnected) ||
 		errors.Is(err, zk.ErrNoServer) || errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrSessionExpired)
 }
