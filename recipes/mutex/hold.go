@@ -125,10 +125,11 @@ func (h *Hold) Release(ctx context.Context) error {
 // (recipe.FinishContext).
 func (h *Hold) finish(ctx context.Context) error {
 	if prior, _ := h.watch.Finish(errReleased); prior != nil {
-		if h.m.opts.keep && !h.Session().IsLost() {
-			// Kept for this release (WithNodeKeptOnLoss): the client
-			// deletes it once connected, trying again until it is gone.
-			_, _ = h.m.client.DeleteInBackground(h.Path())
+		if h.m.opts.keep {
+			// Kept for this release (WithNodeKeptOnLoss), which deletes it
+			// as any release does; a failure leaves it to the client's
+			// background deletion, and a lost session has taken it.
+			_ = recipe.DeleteNode(ctx, h.m.client, h.watch.Node())
 		}
 		return prior // the node is gone, or being deleted
 	}
