@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/holdwatch"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 )
 
@@ -52,7 +52,7 @@ func (s *Selector) term(ctx context.Context, hold *mutex.Hold, fn func(context.C
 	go func() {
 		select {
 		case <-interrupted:
-			lost := fmt.Errorf("leader: selector %s: %w: %s", s.path, ErrLost, interruption(hold.Session()))
+			lost := fmt.Errorf("leader: selector %s: %w: %s", s.path, ErrLost, holdwatch.Interruption(hold.Session()))
 			lead.end(lost)
 			cancel(lost)
 		case <-lead.Lost():
@@ -79,20 +79,9 @@ func (s *Selector) term(ctx context.Context, hold *mutex.Hold, fn func(context.C
 	}()
 	if hold.Session().IsInterrupted(s.opts.policy) {
 		// Interrupted as the lock was taken: others may lead already.
-		return fmt.Errorf("leader: selector %s: %w: %s as leadership was taken", s.path, ErrLost, interruption(hold.Session()))
+		return fmt.Errorf("leader: selector %s: %w: %s as leadership was taken", s.path, ErrLost, holdwatch.Interruption(hold.Session()))
 	}
 	return fn(fctx)
-}
-
-// interruption says what ended a session's terms.
-func interruption(s *framework.Session) string {
-	switch {
-	case s.IsLost():
-		return "session lost"
-	case s.LeaseRanOut():
-		return "session lease ran out"
-	}
-	return "connection suspended"
 }
 
 // endCause says why a term whose function has returned ended.
@@ -101,7 +90,7 @@ func (s *Selector) endCause(ctx context.Context, hold *mutex.Hold) error {
 	case hold.Err() != nil:
 		return hold.Err()
 	case hold.Session().IsInterrupted(s.opts.policy):
-		return fmt.Errorf("leader: selector %s: %w: %s", s.path, ErrLost, interruption(hold.Session()))
+		return fmt.Errorf("leader: selector %s: %w: %s", s.path, ErrLost, holdwatch.Interruption(hold.Session()))
 	case s.closing.Err() != nil:
 		return fmt.Errorf("leader: selector %s: %w", s.path, ErrClosed)
 	case ctx.Err() != nil:

@@ -98,7 +98,7 @@ func (w *Watch) Start(cfg Config) {
 	// lost when it is handed out, not a moment later on another
 	// goroutine: by then others may hold what the session held.
 	if cfg.Node.Session.IsInterrupted(cfg.Policy) {
-		w.lose(fmt.Errorf("%w: %s before the hold began", cfg.Lost, interruption(cfg.Node.Session)))
+		w.lose(fmt.Errorf("%w: %s before the hold began", cfg.Lost, Interruption(cfg.Node.Session)))
 		return
 	}
 	if cfg.Watch != nil {
@@ -116,7 +116,7 @@ func (w *Watch) Start(cfg Config) {
 // Interrupted ends the hold on the interruption of its session under the
 // policy. It is the client's call (framework.HoldListener).
 func (w *Watch) Interrupted() {
-	w.lose(fmt.Errorf("%w: %s", w.cfg.Lost, interruption(w.cfg.Node.Session)))
+	w.lose(fmt.Errorf("%w: %s", w.cfg.Lost, Interruption(w.cfg.Node.Session)))
 }
 
 // NodeEvent takes a watch event of the held node: a deletion ends the
@@ -346,7 +346,9 @@ func (w *Watch) signal(err error) {
 	}
 }
 
-func interruption(s *framework.Session) string {
+// Interruption says what interrupted session s: its loss, its lease run
+// out, or a suspended connection.
+func Interruption(s *framework.Session) string {
 	switch {
 	case s.IsLost():
 		return "session lost"
