@@ -71,7 +71,9 @@ func TestLatch_ListenersAlternateUnderRandomFaults(t *testing.T) {
 	}
 	// Nobody is left neither leading nor waiting: every latch has a node.
 	require.Eventually(t, func() bool { return len(children(t, operator, p)) == len(latches) }, 20*time.Second, 5*time.Millisecond, "every latch queued")
-	require.Equal(t, 1, leaders(latches...))
+	// The head learns it leads from its predecessor's deletion notice, a
+	// moment after the queue shows every node.
+	require.Eventually(t, func() bool { return leaders(latches...) == 1 }, 10*time.Second, 5*time.Millisecond, "one latch leads")
 	for _, l := range latches {
 		require.NoError(t, l.Close(ctx))
 	}
