@@ -75,7 +75,9 @@ func TestLatch_ResignRejoinsAtTheTail(t *testing.T) {
 	p := zktest.UniquePath(t)
 	a := startLatch(t, connect(t, servers), p, leader.WithID("a"))
 	lead := await(t, a, 10*time.Second, "a")
+	// Start returns before the node is queued: b is in line before c joins.
 	b := startLatch(t, connect(t, servers), p, leader.WithID("b"))
+	require.Eventually(t, func() bool { return len(children(t, observer, p)) == 2 }, 10*time.Second, 5*time.Millisecond)
 	c := startLatch(t, connect(t, servers), p, leader.WithID("c"))
 	require.Eventually(t, func() bool { return len(children(t, observer, p)) == 3 }, 10*time.Second, 5*time.Millisecond)
 
