@@ -1,6 +1,7 @@
 package leader_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -77,4 +78,56 @@ func TestLatch_JoinCostsAtMostFourRequestsAndAHandOffOneOrTwo(t *testing.T) {
 			assert.Equal(t, before[2], after[2], "the third in line sent nothing")
 		}
 	}
+}
+
+// A selector's queue costs what a latch's does: a join is at most four
+// requests, and a hand-off is the leader's delete alone for a successor
+// that was next in line when it looked, else the delete and one listing.
+func TestSelector_JoinCostsAtMostFourRequestsAndAHandOffOneOrTwo(t *testing.T) {
+	servers := zktest.Servers(t)
+	ctx := zktest.Context(t)
+	p := zktest.UniquePath(t)
+	// The directory exists already, as in a running election.
+	require.NoError(t, newSelector(t, zktest.Connect(t, servers), p).Run(ctx, func(context.Context) error { return nil }))
+
+	proxies := []*zktest.Proxy{zktest.NewProxy(t, servers), zktest.NewProxy(t, servers), zktest.NewProxy(t, servers)}
+	started := make(chan int)
+	ends := []chan struct{}{make(chan struct{}), make(chan struct{}), make(chan struct{})}
+	runs := []chan error{make(chan error, 1), make(chan error, 1), make(chan error, 1)}
+	for i, proxy := range proxies {
+		s := newSelector(t, zktest.Connect(t, proxy.Addr()), p)
+		base := total(sent(proxy)) // the client's connect
+		// Ends after the selector's one term.
+		go func() {
+			runs[i] <- s.Run(ctx, func(ctx context.Context) error {
+				started <- i
+				select {
+				case <-ends[i]:
+				case <-ctx.Done():
+				}
+				return nil
+			})
+		}()
+		if i == 0 {
+			require.Equal(t, 0, <-started)
+		}
+		// A waiter is armed when it has watched its own node and the one in front.
+		require.Eventually(t, func() bool { return proxy.Requests(zktest.OpGetData) == min(int64(i+1), 2) }, 10*time.Second, 2*time.Millisecond)
+		assert.LessOrEqual(t, total(sent(proxy))-base, int64(4), "selector %d's join: %v", i, sent(proxy))
+	}
+	for i, wantList := range []int64{0, 1} {
+		before := []map[int32]int64{sent(proxies[i]), sent(proxies[i+1]), sent(proxies[2])}
+		close(ends[i])
+		require.NoError(t, <-runs[i])
+		require.Equal(t, i+1, <-started, "the next in line leads")
+		after := []map[int32]int64{sent(proxies[i]), sent(proxies[i+1]), sent(proxies[2])}
+		assert.Equal(t, int64(1), total(after[0])-total(before[0]), "the leader's hand-off: %v then %v", before[0], after[0])
+		assert.Equal(t, int64(1), after[0][zktest.OpDelete]-before[0][zktest.OpDelete], "the leader's one request is the delete")
+		assert.Equal(t, wantList, total(after[1])-total(before[1]), "the successor's requests to lead: %v then %v", before[1], after[1])
+		if i == 0 {
+			assert.Equal(t, before[2], after[2], "the third in line sent nothing")
+		}
+	}
+	close(ends[2])
+	require.NoError(t, <-runs[2])
 }

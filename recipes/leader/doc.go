@@ -75,15 +75,15 @@
 // the latest leader (id, node and fencing token) or "no leader", and
 // never a node that was not first.
 //
-// Cost: a join is at most four requests (the create, the listing behind
-// it, and the watches of the node in front and of the latch's own node,
-// sent together). Each waiter watches only the node in front of it, as
-// Curator's latch does, so a departure wakes one waiter. A successor that
-// was next in line when it last looked leads the moment its
-// predecessor's deletion is notified, with no read: that hand-off is the
-// leader's delete alone. A successor that was further back lists the
-// queue once when the node in front of it goes: two requests. A
-// selector's term costs a mutex acquire and release. Participants is one
+// Cost, for a latch and a selector alike: a join is at most four requests
+// (the create, the listing behind it, and the watches of the node in
+// front and of the participant's own node, sent together). Each waiter
+// watches only the node in front of it, as Curator's latch does, so a
+// departure wakes one waiter. A successor that was next in line when it
+// last looked leads the moment its predecessor's deletion is notified,
+// with no read: that hand-off is the leader's delete alone. A successor
+// that was further back lists the queue once when the node in front of
+// it goes: two requests. Participants is one
 // listing and a read of each node, sent together (two round trips;
 // go-zookeeper has no multi-read, so not two requests).
 //

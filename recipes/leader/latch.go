@@ -83,7 +83,7 @@ func NewLatch(client *framework.Client, path string, opts ...Option) (*Latch, er
 		client: client, path: path, opts: o, log: o.logger, changed: make(chan struct{}),
 		obs: newObserver(client, path, latchLockName),
 	}
-	l.lock, err = mutex.NewWithDriver(client, path, zkpath.LatchName, latchDriver{},
+	l.lock, err = mutex.NewWithDriver(client, path, zkpath.LatchName, electionDriver{},
 		mutex.WithName("leader latch"), mutex.WithData([]byte(o.id)), mutex.WithErrorPolicy(o.policy))
 	if err != nil {
 		return nil, err

@@ -69,7 +69,7 @@ func NewSelector(client *framework.Client, path string, opts ...Option) (*Select
 	// while its session lives keeps its node until the release that
 	// follows the function's return, so that no successor leads while the
 	// function still runs.
-	lock, err := mutex.New(client, path, mutex.WithData([]byte(o.id)),
+	lock, err := mutex.NewWithDriver(client, path, selectorLockName, electionDriver{}, mutex.WithData([]byte(o.id)),
 		mutex.WithErrorPolicy(framework.SessionErrorPolicy), mutex.WithNodeKeptOnLoss(),
 		mutex.WithName("leader: selector"))
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 )
 
-func TestLatchDriver_JudgesAsCuratorsLeaderLatch(t *testing.T) {
+func TestElectionDriver_JudgesAsCuratorsLeaderLatch(t *testing.T) {
 	const (
 		a = "_c_00000000-0000-0000-0000-00000000000a-latch-0000000001"
 		b = "_c_00000000-0000-0000-0000-00000000000b-latch-0000000002"
@@ -34,11 +34,11 @@ func TestLatchDriver_JudgesAsCuratorsLeaderLatch(t *testing.T) {
 		{"a foreign name sorts last", []string{odd, a}, a, mutex.Decision{Held: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := latchDriver{}.Decide(tc.children, tc.ours, "latch-")
+			got, err := electionDriver{}.Decide(tc.children, tc.ours, "latch-")
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
 		})
 	}
-	_, err := latchDriver{}.Decide([]string{a}, b, "latch-")
+	_, err := electionDriver{}.Decide([]string{a}, b, "latch-")
 	require.ErrorIs(t, err, mutex.ErrNodeMissing)
 }
