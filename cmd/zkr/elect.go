@@ -47,6 +47,10 @@ COMMAND's environment has
 func setupElect(fs *flag.FlagSet, conn *connFlags) runFunc {
 	var a acquireFlags
 	a.register(fs)
+	// The lock commands' --timeout offers 0 as one try; a selector has no
+	// such try, and a term ends --timeout's hold over the wait.
+	fs.Lookup("timeout").Usage = "give up waiting for the first term after `duration` (positive: a selector has no single try), " +
+		"the connection included, with status 4 (3 if no session by then); default: wait as long as it takes"
 	host, _ := os.Hostname()
 	id := fmt.Sprintf("%s:%d", host, os.Getpid())
 	fs.Func("id", "the participant `id`, its node's data, by which Go and Java (Curator's getParticipants) name it (default hostname:pid)",

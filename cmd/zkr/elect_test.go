@@ -252,3 +252,27 @@ func TestElect_TakesTurnsWithAGoSelector(t *testing.T) {
 		t.Fatal("the Go selector never led")
 	}
 }
+
+// flagLine returns the line of `zkr CMD -h` that lists --name.
+func flagLine(t *testing.T, cmd, name string) string {
+	t.Helper()
+	code, stdout, stderr := runZkr(t, cmd, "-h")
+	require.Equal(t, 0, code, stderr)
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(line, "  --"+name+" ") {
+			return line
+		}
+	}
+	t.Fatalf("zkr %s -h lists no --%s:\n%s", cmd, name, stdout)
+	return ""
+}
+
+// elect refuses --timeout 0 (a selector has no single try), so its help
+// must not offer it as the lock commands' help does.
+func TestElect_HelpOffersNoSingleTry(t *testing.T) {
+	t.Parallel()
+	line := flagLine(t, "elect", "timeout")
+	assert.NotContains(t, line, "one try", "elect refuses --timeout 0")
+	assert.Contains(t, line, "first term", "--timeout bounds the first wait only")
+	assert.Contains(t, flagLine(t, "lock", "timeout"), "0: one try", "the lock commands keep their single try")
+}
