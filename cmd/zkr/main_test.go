@@ -44,7 +44,7 @@ type zkrProcess struct {
 
 // startZkr starts zkr with args; env adds variables. It is killed at the
 // end of the test if still running.
-func startZkr(t *testing.T, env []string, args ...string) *zkrProcess {
+func startZkr(t testing.TB, env []string, args ...string) *zkrProcess {
 	t.Helper()
 	p := &zkrProcess{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(os.Args[0], args...)
@@ -70,7 +70,7 @@ func startZkr(t *testing.T, env []string, args ...string) *zkrProcess {
 }
 
 // wait returns zkr's exit status, failing the test if it runs past timeout.
-func (p *zkrProcess) wait(t *testing.T, timeout time.Duration) int {
+func (p *zkrProcess) wait(t testing.TB, timeout time.Duration) int {
 	t.Helper()
 	select {
 	case <-p.done:
@@ -92,7 +92,7 @@ func (p *zkrProcess) running() bool {
 }
 
 // signal sends sig to zkr.
-func (p *zkrProcess) signal(t *testing.T, sig syscall.Signal) {
+func (p *zkrProcess) signal(t testing.TB, sig syscall.Signal) {
 	t.Helper()
 	require.NoError(t, p.cmd.Process.Signal(sig))
 }
@@ -162,7 +162,7 @@ func (g gate) file(name string) bool {
 }
 
 // client returns a framework client of the shared server.
-func client(t *testing.T) *framework.Client {
+func client(t testing.TB) *framework.Client {
 	t.Helper()
 	return zktest.Connect(t, zktest.Servers(t))
 }
