@@ -22,6 +22,7 @@ type Client struct {
 	listeners *listenerSet
 	tap       *writeTap
 	leases    *leaseBook
+	clock     clock // the lease book's too
 	reach     reach
 
 	// life ends background work (the state loop, clean-ups) on Close.
@@ -77,6 +78,10 @@ func New(servers []string, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("%w: a session timeout of %v is too short for a server lag of %v: the session lease "+
 			"(T·(1−ε) − T/3 − lag) would run out between two pings", ErrInvalidOption, cfg.sessionTimeout, cfg.serverLag)
 	}
+	clk := cfg.clock
+	if clk == nil {
+		clk = newMonoClock()
+	}
 	life, stop := context.WithCancel(context.Background())
 	c := &Client{
 		cfg:         cfg,
@@ -85,7 +90,8 @@ func New(servers []string, opts ...Option) (*Client, error) {
 		events:      newEventQueue(),
 		listeners:   newListenerSet(),
 		tap:         newWriteTap(),
-		leases:      newLeaseBook(cfg.leaseMargin, cfg.serverLag),
+		leases:      newLeaseBook(clk, cfg.leaseMargin, cfg.serverLag),
+		clock:       clk,
 		life:        life,
 		stop:        stop,
 		connectedCh: make(chan struct{}),

@@ -53,7 +53,7 @@ func (q *eventQueue) drain() []connEvent {
 // suspension records when the connection went down.
 type suspension struct {
 	active bool
-	since  time.Time
+	since  int64 // the client's clock reading (monotonic)
 }
 
 // dial opens a new go-zookeeper connection (a new session) and makes it the
@@ -217,7 +217,7 @@ func (c *Client) onDisconnected(lostTimer *time.Timer) {
 		return
 	}
 	c.session.suspend()
-	c.suspension = suspension{active: true, since: time.Now()}
+	c.suspension = suspension{active: true, since: c.clock.now()}
 	lostTimer.Reset(c.sessionTimeoutLocked())
 	c.emit(Suspended, c.session.id, false)
 }
@@ -231,7 +231,7 @@ func (c *Client) checkLost(lostTimer *time.Timer) {
 		c.mu.Unlock()
 		return
 	}
-	if left := c.sessionTimeoutLocked() - time.Since(c.suspension.since); left > 0 {
+	if left := c.sessionTimeoutLocked() - time.Duration(c.clock.now()-c.suspension.since); left > 0 {
 		lostTimer.Reset(left)
 		c.mu.Unlock()
 		return
@@ -275,7 +275,7 @@ func (c *Client) leaseLapsed(s *Session) {
 func (c *Client) emit(state ConnectionState, sessionID int64, newSession bool) {
 	c.state = state
 	c.log.Debug("connection state", "state", state, "session", fmt.Sprintf("%#x", sessionID), "new_session", newSession)
-	c.listeners.publish(StateChange{State: state, SessionID: sessionID, NewSession: newSession, At: time.Now()})
+	c.listeners.publish(StateChange{State: state, SessionID: sessionID, NewSession: newSession, At: c.clock.wall()})
 }
 
 // zkLogger sends go-zookeeper's log lines to slog at debug level.

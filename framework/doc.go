@@ -36,6 +36,11 @@
 //     session starts one of its own. Should replies resume in the same
 //     session after the lease ran out, the holds already told of their
 //     end stay ended, and new ones can be taken.
+//   - Only the monotonic clock decides: the lease, and how long a
+//     suspension has lasted before the session counts as Lost, are read
+//     as time since an origin on the monotonic clock, so a step of the
+//     wall clock (NTP, an operator) moves no deadline. The wall clock is
+//     read only for display ([StateChange].At).
 //   - A session change is never hidden. Calls made with a context bound to a
 //     session ([BindSession]) fail with [ErrSessionChanged] rather than run
 //     in a newer session; every write that creates nodes checks the session

@@ -1,5 +1,10 @@
 package framework
 
+import (
+	"sync/atomic"
+	"time"
+)
+
 // HoldBackgroundDeletes holds every background delete of c started from
 // now on back until release is called; held returns the channels that
 // close when each held delete has ended.
@@ -15,4 +20,34 @@ func HoldBackgroundDeletes(c *Client) (release func(), held func() []<-chan stru
 		return append([]<-chan struct{}(nil), s.held...)
 	}
 	return release, held
+}
+
+// SteppingClock is a client clock whose wall reading a test steps while
+// its monotonic reading runs on as the process's does.
+type SteppingClock struct {
+	mono monoClock
+	step atomic.Int64
+}
+
+// NewSteppingClock returns a clock that has not been stepped.
+func NewSteppingClock() *SteppingClock { return &SteppingClock{mono: newMonoClock()} }
+
+// Step moves the wall reading by d, forward or back.
+func (c *SteppingClock) Step(d time.Duration) { c.step.Add(int64(d)) }
+
+func (c *SteppingClock) now() int64           { return c.mono.now() }
+func (c *SteppingClock) at(n int64) time.Time { return c.mono.at(n) }
+
+// wall carries no monotonic reading: whatever compares it compares wall
+// times, and sees the steps.
+func (c *SteppingClock) wall() time.Time {
+	return time.Now().Round(0).Add(time.Duration(c.step.Load()))
+}
+
+// WithClock makes the client read the time from c.
+func WithClock(c *SteppingClock) Option {
+	return func(cfg *config) error {
+		cfg.clock = c
+		return nil
+	}
 }

@@ -10,14 +10,6 @@ import (
 // clock rate between the client and the server (WithLeaseMargin).
 const DefaultLeaseMargin = 0.05
 
-// monoClock reads the monotonic clock as nanoseconds since an origin, so
-// that instants fit in an atomic int64. time.Since uses the monotonic
-// reading of origin: a change of the wall clock moves nothing.
-type monoClock struct{ origin time.Time }
-
-func (c monoClock) now() int64             { return int64(time.Since(c.origin)) }
-func (c monoClock) time(n int64) time.Time { return c.origin.Add(time.Duration(n)) }
-
 // lease is one session's lease: the instant before which the server
 // cannot have expired the session. The server never expires a session
 // sooner than its timeout T after it last heard from the client, and a
@@ -26,7 +18,7 @@ func (c monoClock) time(n int64) time.Time { return c.origin.Add(time.Duration(n
 // for clock rates. Every connection of the session advances the same
 // lease, so a reconnect continues it from its last proof.
 type lease struct {
-	clock    monoClock
+	clock    clock
 	deadline atomic.Int64 // clock reading; never moves back
 	// lapsed is set by the Session when the deadline passed; an advance
 	// then tells the Session that acknowledgements resumed.
@@ -64,7 +56,7 @@ func (l *lease) left() time.Duration {
 // leaseBook keeps the leases of the client's sessions by session id, so
 // that each connection of a session advances that session's one lease.
 type leaseBook struct {
-	clock  monoClock
+	clock  clock
 	margin float64
 	lag    time.Duration // WithServerLag
 
@@ -72,8 +64,8 @@ type leaseBook struct {
 	leases map[int64]*lease
 }
 
-func newLeaseBook(margin float64, lag time.Duration) *leaseBook {
-	return &leaseBook{clock: monoClock{origin: time.Now()}, margin: margin, lag: lag, leases: make(map[int64]*lease)}
+func newLeaseBook(clk clock, margin float64, lag time.Duration) *leaseBook {
+	return &leaseBook{clock: clk, margin: margin, lag: lag, leases: make(map[int64]*lease)}
 }
 
 // of returns the lease of session id, started if the book has none.

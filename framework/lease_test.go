@@ -46,7 +46,7 @@ func lastSent(tr *ackTracker) int64 {
 }
 
 func TestAckTracker_LeaseRunsFromTheSendInstantOfTheAnsweredRequest(t *testing.T) {
-	book := newLeaseBook(DefaultLeaseMargin, 0)
+	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
 	length := int64(950 * time.Millisecond)
 	tr := connectedTracker(book, 5, 1000)
 	l := book.find(5)
@@ -67,7 +67,7 @@ func TestAckTracker_LeaseRunsFromTheSendInstantOfTheAnsweredRequest(t *testing.T
 }
 
 func TestAckTracker_OutstandingPingsAreAnsweredInOrder(t *testing.T) {
-	book := newLeaseBook(DefaultLeaseMargin, 0)
+	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
 	length := int64(950 * time.Millisecond)
 	tr := connectedTracker(book, 5, 0)
 	tr.sending(request(-2))
@@ -84,7 +84,7 @@ func TestAckTracker_OutstandingPingsAreAnsweredInOrder(t *testing.T) {
 
 func TestAckTracker_ReplyOfALostSessionProvesNothing(t *testing.T) {
 	for _, code := range []int32{errSessionExpire, errSessionMoved} {
-		book := newLeaseBook(DefaultLeaseMargin, 0)
+		book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
 		tr := connectedTracker(book, 5, 0)
 		before := book.find(5).deadline.Load()
 		tr.sending(request(1))
@@ -94,7 +94,7 @@ func TestAckTracker_ReplyOfALostSessionProvesNothing(t *testing.T) {
 }
 
 func TestAckTracker_ReconnectContinuesTheLeaseFromTheLastProof(t *testing.T) {
-	book := newLeaseBook(DefaultLeaseMargin, 0)
+	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
 	length := int64(950 * time.Millisecond)
 	first := connectedTracker(book, 5, 0)
 	first.sending(request(1))
@@ -117,7 +117,7 @@ func TestAckTracker_ReconnectContinuesTheLeaseFromTheLastProof(t *testing.T) {
 }
 
 func TestAckTracker_NewSessionStartsAFreshLease(t *testing.T) {
-	book := newLeaseBook(DefaultLeaseMargin, 0)
+	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
 	length := int64(950 * time.Millisecond)
 	old := connectedTracker(book, 5, 5000)
 	connectedTracker(book, 6, 100)
@@ -128,7 +128,7 @@ func TestAckTracker_NewSessionStartsAFreshLease(t *testing.T) {
 }
 
 func TestAckTracker_ForgetsTheOldestRequestsBeyondItsBound(t *testing.T) {
-	book := newLeaseBook(DefaultLeaseMargin, 0)
+	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
 	tr := connectedTracker(book, 5, 0)
 	for i := range maxUnanswered + 1 {
 		tr.sending(request(int32(i + 1)))
@@ -158,7 +158,7 @@ func leaseOf(book *leaseBook, d time.Duration) *lease {
 }
 
 func TestSession_LeaseLapseInterruptsUnderBothPolicies(t *testing.T) {
-	book := newLeaseBook(DefaultLeaseMargin, 0)
+	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
 	lapsed := make(chan *Session, 1)
 	s := newSession(1, leaseOf(book, 50*time.Millisecond), func(s *Session) { lapsed <- s })
 	defer s.abandon()
@@ -185,7 +185,7 @@ func TestSession_LeaseLapseInterruptsUnderBothPolicies(t *testing.T) {
 }
 
 func TestSession_RenewalWhileSuspendedKeepsTheStandardPolicyInterrupted(t *testing.T) {
-	book := newLeaseBook(DefaultLeaseMargin, 0)
+	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
 	lapsed := make(chan *Session, 1)
 	s := newSession(1, leaseOf(book, 10*time.Millisecond), func(s *Session) { lapsed <- s })
 	defer s.abandon()
@@ -211,7 +211,7 @@ func TestSession_WithoutALeaseEndsOnConnectionEventsAlone(t *testing.T) {
 }
 
 func TestSession_AbandonStopsTheLeaseTimer(t *testing.T) {
-	book := newLeaseBook(DefaultLeaseMargin, 0)
+	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
 	s := newSession(1, leaseOf(book, time.Hour), func(*Session) { t.Error("lapse after abandon") })
 	s.abandon()
 	s.mu.Lock()
@@ -251,7 +251,7 @@ func TestServerLag_Validated(t *testing.T) {
 }
 
 func TestAckTracker_SteadyStateAllocatesNothing(t *testing.T) {
-	tr := connectedTracker(newLeaseBook(DefaultLeaseMargin, 0), 5, 0)
+	tr := connectedTracker(newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0), 5, 0)
 	req, rep := request(-2), replyHead(-2, 0)
 	tr.sending(req)
 	tr.replied(rep)

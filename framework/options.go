@@ -24,6 +24,7 @@ type config struct {
 	zkOptions         []func(*zk.Conn)
 	leaseMargin       float64
 	serverLag         time.Duration
+	clock             clock // nil: the process's; a test's seam (export_test.go)
 }
 
 type authCred struct {

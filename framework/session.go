@@ -64,7 +64,7 @@ func (s *Session) LeaseDeadline() (deadline time.Time, ok bool) {
 	if s.lease == nil {
 		return time.Time{}, false
 	}
-	return s.lease.clock.time(s.lease.deadline.Load()), true
+	return s.lease.clock.at(s.lease.deadline.Load()), true
 }
 
 // LeaseRanOut reports whether the session's lease has run out: no reply
