@@ -50,6 +50,11 @@
 //     that kept it; the client then deletes it in the background). A node
 //     whose create was still on the wire when Close came is deleted by the
 //     client in the background, as soon as the create's answer is in.
+//   - Only monotonic clocks decide a term: it ends on the session's
+//     lease and connection (package framework), and Stats and Healthy
+//     measure on the monotonic clock, so a step of the wall clock ends no
+//     term, turns no participant unhealthy and lengthens no LastTerm.
+//     The wall clock shows only in Stats.Began, for display.
 //   - Fencing: Leadership.FencingToken is the term's node's creation zxid,
 //     which grows from one term to the next whoever wins them;
 //     Leadership.Guard makes a write in a framework.Client.Multi apply

@@ -17,18 +17,25 @@ type Stats struct {
 	LastTerm time.Duration
 	// Leading tells whether a term is under way.
 	Leading bool
+	// Began is when the term under way began, by the wall clock, for
+	// display; zero while no term is under way. It decides nothing.
+	Began time.Time
 }
 
 // record keeps what Stats and Healthy read of a participant's terms. Only
-// monotonic readings of time.Now decide: a step of the wall clock moves
-// none of them.
+// readings of its clock's monotonic time decide: a step of the wall clock
+// moves none of them.
 type record struct {
-	mu       sync.Mutex
-	terms    int
-	last     time.Duration
-	current  *Leadership // the term under way, or nil
-	began    time.Time
-	stopping time.Time // when the term under way was asked to stop; zero before
+	clock clock
+
+	mu        sync.Mutex
+	terms     int
+	last      time.Duration
+	current   *Leadership   // the term under way, or nil
+	began     time.Duration // clock reading
+	beganWall time.Time     // for Stats.Began
+	stopping  time.Duration // clock reading when the term under way was asked to stop
+	stopped   bool          // stopping is set
 }
 
 // begin records the start of term lead.
@@ -36,7 +43,7 @@ func (r *record) begin(lead *Leadership) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.terms++
-	r.current, r.began, r.stopping = lead, time.Now(), time.Time{}
+	r.current, r.began, r.beganWall, r.stopped = lead, r.clock.now(), r.clock.wall(), false
 }
 
 // stop records that the term under way was asked to stop (a selector's
@@ -44,8 +51,8 @@ func (r *record) begin(lead *Leadership) {
 func (r *record) stop() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.current != nil && r.stopping.IsZero() {
-		r.stopping = time.Now()
+	if r.current != nil && !r.stopped {
+		r.stopping, r.stopped = r.clock.now(), true
 	}
 }
 
@@ -54,14 +61,18 @@ func (r *record) end(lead *Leadership) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.current == lead {
-		r.last, r.current = time.Since(r.began), nil
+		r.last, r.current = r.clock.now()-r.began, nil
 	}
 }
 
 func (r *record) stats() Stats {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return Stats{Terms: r.terms, LastTerm: r.last, Leading: r.current != nil}
+	st := Stats{Terms: r.terms, LastTerm: r.last, Leading: r.current != nil}
+	if st.Leading {
+		st.Began = r.beganWall
+	}
+	return st
 }
 
 // healthy returns nil unless a term is believed under way more than
@@ -69,16 +80,19 @@ func (r *record) stats() Stats {
 // it was asked to stop.
 func (r *record) healthy(maxStale time.Duration) error {
 	r.mu.Lock()
-	lead, stopping := r.current, r.stopping
+	lead, stopping, stopped := r.current, r.stopping, r.stopped
 	r.mu.Unlock()
 	if lead == nil {
 		return nil
 	}
-	if !stopping.IsZero() {
-		if over := time.Since(stopping); over > maxStale {
+	if stopped {
+		if over := r.clock.now() - stopping; over > maxStale {
 			return fmt.Errorf("%w: the term of %s was asked to stop %v ago and has not", ErrUnhealthy, lead.Node(), over.Round(time.Millisecond))
 		}
 	}
+	// The deadline carries the framework's monotonic reading, so
+	// time.Since compares monotonic readings: no wall reading may stand
+	// in for either side.
 	if deadline, ok := lead.Session().LeaseDeadline(); ok {
 		if over := time.Since(deadline); over > maxStale {
 			return fmt.Errorf("%w: %s believes it leads %v past its session's lease", ErrUnhealthy, lead.Node(), over.Round(time.Millisecond))

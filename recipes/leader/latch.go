@@ -81,7 +81,7 @@ func NewLatch(client *framework.Client, path string, opts ...Option) (*Latch, er
 	}
 	l := &Latch{
 		client: client, path: path, opts: o, log: o.logger, changed: make(chan struct{}),
-		obs: newObserver(client, path, latchLockName),
+		obs: newObserver(client, path, latchLockName), rec: record{clock: o.clock},
 	}
 	l.lock, err = mutex.NewWithDriver(client, path, zkpath.LatchName, electionDriver{},
 		mutex.WithName("leader latch"), mutex.WithData([]byte(o.id)), mutex.WithErrorPolicy(o.policy))

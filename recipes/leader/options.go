@@ -22,6 +22,7 @@ type options struct {
 	mode        CloseMode    // a latch's
 	autoRequeue bool         // a selector's
 	stopTimeout time.Duration
+	clock       clock // nil until config: the process's; a test's seam (export_test.go)
 	// latchOnly and selectorOnly name the options given that the other
 	// kind of participant refuses.
 	latchOnly, selectorOnly []string
@@ -47,6 +48,9 @@ func config(client *framework.Client, kind string, opts []Option) (options, erro
 	}
 	if o.logger == nil {
 		o.logger = client.Logger()
+	}
+	if o.clock == nil {
+		o.clock = newMonoClock()
 	}
 	if o.stopTimeout == 0 {
 		o.stopTimeout = defaultStopTimeout

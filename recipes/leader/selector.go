@@ -79,6 +79,7 @@ func NewSelector(client *framework.Client, path string, opts ...Option) (*Select
 	return &Selector{
 		client: client, path: path, lock: lock, opts: o,
 		obs:     newObserver(client, path, selectorLockName),
+		rec:     record{clock: o.clock},
 		closing: closing, stop: stop,
 	}, nil
 }
