@@ -42,8 +42,8 @@ func TestMutex_HoldNotRenewedIsGivenUpToTheNextWaiter(t *testing.T) {
 	h, err := m.Acquire(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, bound, h.MaxHold())
+	renewed := time.Now() // the bound counts from within Renew: not later
 	require.NoError(t, h.Renew(ctx))
-	renewed := time.Now()
 	next := acquireElsewhere(ctx, newMutex(t, connect(t, zktest.Servers(t)), path))
 
 	waitClosed(t, h.Lost(), bound+3*time.Second, "the loss channel")
