@@ -1,7 +1,6 @@
 package leader_test
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -28,15 +27,7 @@ func TestSelector_AStuckFunctionTurnsUnhealthyWithinMaxStale(t *testing.T) {
 		return resp.StatusCode
 	}
 
-	entered, unblock, ran := make(chan struct{}), make(chan struct{}), make(chan error, 1)
-	go func() { // ends when the function returns
-		ran <- s.Run(ctx, func(context.Context) error {
-			close(entered)
-			<-unblock // ignores its ctx
-			return nil
-		})
-	}()
-	<-entered
+	unblock, ran := runStuck(ctx, s)
 	require.NoError(t, s.Healthy(200*time.Millisecond), "a leader that runs as asked is healthy")
 	assert.Equal(t, http.StatusOK, status())
 	st := s.Stats()

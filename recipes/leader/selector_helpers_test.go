@@ -22,6 +22,22 @@ func newSelector(t testing.TB, c *framework.Client, path string, opts ...leader.
 	return s
 }
 
+// runStuck runs s with a function that ignores its ctx until unblock is
+// closed, and returns once the function has been entered; ran gets Run's
+// error.
+func runStuck(ctx context.Context, s *leader.Selector) (unblock chan struct{}, ran <-chan error) {
+	entered, unblock, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() { // ends when the function returns
+		done <- s.Run(ctx, func(context.Context) error {
+			close(entered)
+			<-unblock
+			return nil
+		})
+	}()
+	<-entered
+	return unblock, done
+}
+
 // logLines is a slog handler's output, safe for concurrent use.
 type logLines struct {
 	mu  sync.Mutex

@@ -1,7 +1,6 @@
 package leader_test
 
 import (
-	"context"
 	"sync"
 	"testing"
 	"time"
@@ -80,18 +79,10 @@ func TestSelector_WallClockStepsLeaveAStoppingFunctionHealthy(t *testing.T) {
 		leader.WithStopTimeout(time.Minute), leader.WithClock(clk))
 
 	start := time.Now()
-	entered, unblock, ran := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	unblock, ran := runStuck(ctx, s)
 	release := sync.OnceFunc(func() { close(unblock) })
 	// Runs before the selector's Close, should the test fail first.
 	t.Cleanup(release)
-	go func() { // ends when the function returns
-		ran <- s.Run(ctx, func(context.Context) error {
-			close(entered)
-			<-unblock // ignores its ctx
-			return nil
-		})
-	}()
-	<-entered
 	entering := time.Now()
 	for i, step := range wallSteps[:3] {
 		clk.Step(step)
