@@ -52,7 +52,7 @@ func (s *Selector) term(ctx context.Context, hold *mutex.Hold, fn func(context.C
 	go func() {
 		select {
 		case <-interrupted:
-			lost := fmt.Errorf("leader: selector %s: %w: %s", s.path, ErrLost, holdwatch.Interruption(hold.Session()))
+			lost := s.interruption(hold)
 			lead.end(lost)
 			cancel(lost)
 		case <-lead.Lost():
@@ -79,7 +79,7 @@ func (s *Selector) term(ctx context.Context, hold *mutex.Hold, fn func(context.C
 	}()
 	if hold.Session().IsInterrupted(s.opts.policy) {
 		// Interrupted as the lock was taken: others may lead already.
-		return fmt.Errorf("leader: selector %s: %w: %s as leadership was taken", s.path, ErrLost, holdwatch.Interruption(hold.Session()))
+		return fmt.Errorf("%w as leadership was taken", s.interruption(hold))
 	}
 	return fn(fctx)
 }
@@ -90,13 +90,19 @@ func (s *Selector) endCause(ctx context.Context, hold *mutex.Hold) error {
 	case hold.Err() != nil:
 		return hold.Err()
 	case hold.Session().IsInterrupted(s.opts.policy):
-		return fmt.Errorf("leader: selector %s: %w: %s", s.path, ErrLost, holdwatch.Interruption(hold.Session()))
+		return s.interruption(hold)
 	case s.closing.Err() != nil:
 		return fmt.Errorf("leader: selector %s: %w", s.path, ErrClosed)
 	case ctx.Err() != nil:
 		return ctx.Err()
 	}
 	return errReturned
+}
+
+// interruption is the cause of a term whose session was interrupted
+// under the selector's error policy, in holdwatch's words.
+func (s *Selector) interruption(hold *mutex.Hold) error {
+	return fmt.Errorf("leader: selector %s: %w: %s", s.path, ErrLost, holdwatch.Interruption(hold.Session()))
 }
 
 // watchStop runs once fn's context is cancelled: if fn has not returned
