@@ -61,7 +61,9 @@ func (c CuratorMutex) Acquire(ctx context.Context) (Held, error) {
 	if err != nil {
 		return nil, fmt.Errorf("curator mutex %s: %w", c.Path, err)
 	}
-	return curatorMutexHeld{c: c, at: at}, nil
+	return curatorMutexHeld{c: c, peerHold: peerHold{at: at, release: func(ctx context.Context) (int64, error) {
+		return c.Peer.MutexReleaseAt(ctx, c.Handle)
+	}}}, nil
 }
 
 // askPeer makes attempts of the peer until one succeeds, fails, or ctx
@@ -125,14 +127,36 @@ func vetNode(ctx context.Context, observer *framework.Client, node string, sessi
 	return Vetting{Node: node, Token: stat.Czxid}, nil
 }
 
-type curatorMutexHeld struct {
-	c  CuratorMutex
-	at int64 // when the peer's acquire returned
+// peerHold is what every hold of the Curator peer shares: the instant
+// the peer's acquire returned, no loss signal (the peer relays none), no
+// node of its own to report, and a release that waits curatorAnswer for
+// the peer whatever the caller's ctx, so that no hold is left unrecorded.
+type peerHold struct {
+	at      int64 // when the peer's acquire returned
+	release func(context.Context) (called int64, err error)
 }
 
-func (h curatorMutexHeld) AcquiredAt() int64 { return h.at }
+func (h peerHold) AcquiredAt() int64 { return h.at }
 
-func (h curatorMutexHeld) Lost() <-chan struct{} { return nil }
+func (h peerHold) Lost() <-chan struct{} { return nil }
+
+func (h peerHold) Node() string { return "" }
+
+func (h peerHold) Release(ctx context.Context) error {
+	_, err := h.ReleaseAt(ctx)
+	return err
+}
+
+func (h peerHold) ReleaseAt(ctx context.Context) (int64, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), curatorAnswer)
+	defer cancel()
+	return h.release(ctx)
+}
+
+type curatorMutexHeld struct {
+	peerHold
+	c CuratorMutex
+}
 
 // FencingToken reads the czxid of the peer's node (see Vet).
 func (h curatorMutexHeld) FencingToken(ctx context.Context) (int64, error) {
@@ -143,19 +167,6 @@ func (h curatorMutexHeld) FencingToken(ctx context.Context) (int64, error) {
 // Vet reads the peer's node and session: see VetPeerHold.
 func (h curatorMutexHeld) Vet(ctx context.Context) (Vetting, error) {
 	return VetPeerHold(ctx, h.c.Peer, h.c.Observer, h.c.Handle, "mutex")
-}
-
-func (h curatorMutexHeld) Node() string { return "" }
-
-func (h curatorMutexHeld) Release(ctx context.Context) error {
-	_, err := h.ReleaseAt(ctx)
-	return err
-}
-
-func (h curatorMutexHeld) ReleaseAt(ctx context.Context) (int64, error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), curatorAnswer)
-	defer cancel()
-	return h.c.Peer.MutexReleaseAt(ctx, h.c.Handle)
 }
 
 // CuratorSemaphore is a Locker on Curator's InterProcessSemaphoreV2 at
@@ -186,33 +197,19 @@ func (c CuratorSemaphore) Acquire(ctx context.Context) (Held, error) {
 	if len(names) == 1 {
 		node = zkpath.Join(c.Path, "leases", names[0])
 	}
-	return curatorLeaseHeld{c: c, node: node, at: at}, nil
+	return curatorLeaseHeld{node: node, peerHold: peerHold{at: at, release: func(ctx context.Context) (int64, error) {
+		return c.Peer.SemReleaseAt(ctx, c.Handle)
+	}}}, nil
 }
 
 type curatorLeaseHeld struct {
-	c    CuratorSemaphore
+	peerHold
 	node string
-	at   int64 // when the peer's acquire returned
 }
-
-func (h curatorLeaseHeld) AcquiredAt() int64 { return h.at }
-
-func (h curatorLeaseHeld) Lost() <-chan struct{} { return nil }
 
 func (h curatorLeaseHeld) FencingToken(context.Context) (int64, error) { return 0, nil }
 
 func (h curatorLeaseHeld) Node() string { return h.node }
-
-func (h curatorLeaseHeld) Release(ctx context.Context) error {
-	_, err := h.ReleaseAt(ctx)
-	return err
-}
-
-func (h curatorLeaseHeld) ReleaseAt(ctx context.Context) (int64, error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), curatorAnswer)
-	defer cancel()
-	return h.c.Peer.SemReleaseAt(ctx, h.c.Handle)
-}
 
 // CuratorRWLock is a Locker on the write lock (Write) or the read lock of
 // Curator's InterProcessReadWriteLock at Path, through one handle of the
@@ -240,17 +237,15 @@ func (c CuratorRWLock) Acquire(ctx context.Context) (Held, error) {
 	if err != nil {
 		return nil, fmt.Errorf("curator rwlock %s: %w", c.Path, err)
 	}
-	return curatorRWHeld{c: c, at: at}, nil
+	return curatorRWHeld{c: c, peerHold: peerHold{at: at, release: func(ctx context.Context) (int64, error) {
+		return c.Peer.RWReleaseAt(ctx, c.Handle, c.Write)
+	}}}, nil
 }
 
 type curatorRWHeld struct {
-	c  CuratorRWLock
-	at int64 // when the peer's acquire returned
+	peerHold
+	c CuratorRWLock
 }
-
-func (h curatorRWHeld) AcquiredAt() int64 { return h.at }
-
-func (h curatorRWHeld) Lost() <-chan struct{} { return nil }
 
 // FencingToken reads the czxid of the peer's node (see Vet).
 func (h curatorRWHeld) FencingToken(ctx context.Context) (int64, error) {
@@ -268,17 +263,4 @@ func curatorKind(write bool) string {
 		return "write"
 	}
 	return "read"
-}
-
-func (h curatorRWHeld) Node() string { return "" }
-
-func (h curatorRWHeld) Release(ctx context.Context) error {
-	_, err := h.ReleaseAt(ctx)
-	return err
-}
-
-func (h curatorRWHeld) ReleaseAt(ctx context.Context) (int64, error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), curatorAnswer)
-	defer cancel()
-	return h.c.Peer.RWReleaseAt(ctx, h.c.Handle, h.c.Write)
 }

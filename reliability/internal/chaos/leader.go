@@ -224,17 +224,15 @@ func (c CuratorLatch) Acquire(ctx context.Context) (Held, error) {
 		_, _ = c.Peer.LatchCloseAt(cctx, c.Handle)
 		return nil, fmt.Errorf("curator latch %s: %w", c.Path, err)
 	}
-	return curatorLatchHeld{c: c, at: at}, nil
+	return curatorLatchHeld{c: c, peerHold: peerHold{at: at, release: func(ctx context.Context) (int64, error) {
+		return c.Peer.LatchCloseAt(ctx, c.Handle)
+	}}}, nil
 }
 
 type curatorLatchHeld struct {
-	c  CuratorLatch
-	at int64 // when the peer's await returned
+	peerHold
+	c CuratorLatch
 }
-
-func (h curatorLatchHeld) AcquiredAt() int64 { return h.at }
-
-func (h curatorLatchHeld) Lost() <-chan struct{} { return nil }
 
 func (h curatorLatchHeld) FencingToken(ctx context.Context) (int64, error) {
 	v, err := h.Vet(ctx)
@@ -253,17 +251,4 @@ func (h curatorLatchHeld) Vet(ctx context.Context) (Vetting, error) {
 		return Vetting{Node: node}, err
 	}
 	return vetNode(ctx, h.c.Observer, node, session, "CURATOR-696")
-}
-
-func (h curatorLatchHeld) Node() string { return "" }
-
-func (h curatorLatchHeld) Release(ctx context.Context) error {
-	_, err := h.ReleaseAt(ctx)
-	return err
-}
-
-func (h curatorLatchHeld) ReleaseAt(ctx context.Context) (int64, error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), curatorAnswer)
-	defer cancel()
-	return h.c.Peer.LatchCloseAt(ctx, h.c.Handle)
 }
