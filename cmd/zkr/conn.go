@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -137,23 +138,42 @@ func (c *connFlags) waitConnected(ctx context.Context, e *env, client *framework
 // before reading e.signals elsewhere.
 func cancelOnSignal(ctx context.Context, e *env) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
+	stop := onSignals(e, func(s os.Signal) bool {
+		cancel(interruption{s})
+		return false
+	})
+	return ctx, func() {
+		stop()
+		cancel(nil)
+	}
+}
+
+// onSignals hands each of e's signals to take, until take returns false
+// or the returned function is called; once that function has returned,
+// no signal is taken any more, and e.signals may be read elsewhere. The
+// function may be called more than once.
+func onSignals(e *env, take func(os.Signal) (more bool)) (stop func()) {
 	done := make(chan struct{})
 	stopped := make(chan struct{})
-	// Ends at the first signal, or when the returned function is called.
+	// Ends when take says so, or when the returned function is called.
 	go func() {
 		defer close(stopped)
-		select {
-		case s := <-e.signals:
-			cancel(interruption{s})
-		case <-done:
+		for {
+			select {
+			case s := <-e.signals:
+				if !take(s) {
+					return
+				}
+			case <-done:
+				return
+			}
 		}
 	}()
 	var once sync.Once
-	return ctx, func() {
+	return func() {
 		once.Do(func() {
 			close(done)
 			<-stopped
-			cancel(nil)
 		})
 	}
 }

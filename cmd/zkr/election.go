@@ -92,27 +92,10 @@ func (el *election) end(result error) {
 // listen passes e's signals to signal until the returned function is
 // called.
 func (el *election) listen(e *env) (stop func()) {
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	// Ends when the returned function is called.
-	go func() {
-		defer close(stopped)
-		for {
-			select {
-			case sig := <-e.signals:
-				el.signal(sig)
-			case <-done:
-				return
-			}
-		}
-	}()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			close(done)
-			<-stopped
-		})
-	}
+	return onSignals(e, func(sig os.Signal) bool {
+		el.signal(sig)
+		return true
+	})
 }
 
 // outcome is zkr's result once the Selector's Run has returned runErr:
