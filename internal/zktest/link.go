@@ -20,7 +20,7 @@ type link struct {
 
 	mu    sync.Mutex
 	drops map[int32]int32 // xids whose reply is to be swallowed -> request type (0: a create)
-	holds map[int32]bool  // xids whose reply starts a HoldReplies
+	holds map[int32]int   // xids whose reply starts a HoldReplies -> Proxy.releases when armed
 }
 
 // close closes both connections, which ends both pumps.
@@ -39,18 +39,21 @@ func (l *link) markDrop(xid, op int32) {
 	l.drops[xid] = op
 }
 
-// markHold records that the reply to xid starts a HoldReplies.
-func (l *link) markHold(xid int32) {
+// markHold records that the reply to xid starts a HoldReplies, armed
+// when the proxy had released replies releases times.
+func (l *link) markHold(xid int32, releases int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.holds[xid] = true
+	l.holds[xid] = releases
 }
 
-// isHold tells whether the reply to xid starts a HoldReplies.
-func (l *link) isHold(xid int32) bool {
+// isHold tells whether the reply to xid starts a HoldReplies, and how
+// many releases the proxy had made when it was armed.
+func (l *link) isHold(xid int32) (releases int, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.holds[xid]
+	releases, ok = l.holds[xid]
+	return releases, ok
 }
 
 // isDrop tells whether the reply to xid is to be swallowed, and the type
@@ -75,7 +78,7 @@ func (p *Proxy) acceptLoop() {
 			_ = client.Close() // the server is down: so is the proxied connection
 			continue
 		}
-		l := &link{client: client, server: server, drops: make(map[int32]int32), holds: make(map[int32]bool)}
+		l := &link{client: client, server: server, drops: make(map[int32]int32), holds: make(map[int32]int)}
 		p.mu.Lock()
 		if p.closed {
 			p.mu.Unlock()
@@ -142,8 +145,8 @@ func (p *Proxy) armRequest(l *link, frame []byte) {
 			l.markDrop(authXid, op) // servers answer an auth packet with this xid
 		}
 	}
-	if p.takeHoldOn(op) {
-		l.markHold(xid)
+	if releases, ok := p.takeHoldOn(op); ok {
+		l.markHold(xid, releases)
 	}
 }
 
@@ -158,8 +161,8 @@ func (p *Proxy) swallowReply(l *link, frame []byte) bool {
 		p.countDropped(op)
 		return true
 	}
-	if l.isHold(xid) {
-		p.HoldReplies()
+	if releases, ok := l.isHold(xid); ok {
+		p.holdRepliesArmedAt(releases)
 	}
 	return false
 }

@@ -27,7 +27,10 @@ type Proxy struct {
 	armed  int           // creates whose reply is still to be swallowed
 	armOps map[int32]int // requests, by type, whose reply is still to be swallowed
 	holdOn map[int32]int // request types whose next reply starts a HoldReplies
-	closed bool
+	// releases counts ReleaseReplies calls: a HoldRepliesFrom armed before
+	// the last of them is withdrawn, even if its request has gone out.
+	releases int
+	closed   bool
 
 	delay     atomic.Int64 // time.Duration added before forwarding a packet
 	dropped   atomic.Int64 // replies swallowed by DropNextCreateReply and DropNextReply
@@ -148,10 +151,14 @@ func (p *Proxy) HoldReplies() {
 }
 
 // ReleaseReplies forwards the packets HoldReplies kept back, and what
-// follows them.
+// follows them. It also withdraws every HoldRepliesFrom whose reply has
+// not come yet: a reply still on its way from the server when the test
+// released would otherwise be held for good.
 func (p *Proxy) ReleaseReplies() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	clear(p.holdOn)
+	p.releases++
 	if p.held != nil {
 		close(p.held)
 		p.held = nil
@@ -236,15 +243,27 @@ func (p *Proxy) HoldRepliesFrom(op int32) {
 	p.holdOn[op]++
 }
 
-// takeHoldOn consumes one armed HoldRepliesFrom of op, if any.
-func (p *Proxy) takeHoldOn(op int32) bool {
+// takeHoldOn consumes one armed HoldRepliesFrom of op, if any, and says
+// how many releases the proxy has made so far.
+func (p *Proxy) takeHoldOn(op int32) (releases int, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.holdOn[op] == 0 {
-		return false
+		return 0, false
 	}
 	p.holdOn[op]--
-	return true
+	return p.releases, true
+}
+
+// holdRepliesArmedAt starts holding replies for a HoldRepliesFrom armed
+// when the proxy had made releases releases, unless ReleaseReplies has
+// been called since: that release withdrew it.
+func (p *Proxy) holdRepliesArmedAt(releases int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.releases == releases && p.held == nil {
+		p.held = make(chan struct{})
+	}
 }
 
 // DroppedReplies returns how many replies DropNextCreateReply and

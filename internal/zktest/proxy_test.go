@@ -281,3 +281,38 @@ func TestProxy_PauseRepliesAppliesRequestsButLosesTheirAnswers(t *testing.T) {
 	p.Resume() // the answer was dropped: the connection is cut
 	require.ErrorIs(t, <-done, zk.ErrConnectionClosed)
 }
+
+// ReleaseReplies also withdraws a HoldRepliesFrom whose reply has not come
+// yet, armed or with its request on its way: a test that releases as soon
+// as the server has applied the request may do so before the reply
+// reaches the proxy, and that reply must not then be held for good.
+func TestProxy_ReleaseRepliesWithdrawsAHoldNotYetBegun(t *testing.T) {
+	for _, sent := range []bool{false, true} {
+		t.Run(fmt.Sprintf("request sent %v", sent), func(t *testing.T) {
+			p := NewProxy(t, sharedAddr(t))
+			s := connect(t, p.Addr(), 10*time.Second)
+
+			p.HoldRepliesFrom(OpGetData)
+			if !sent {
+				p.ReleaseReplies()
+			}
+			p.SetDelay(300 * time.Millisecond) // the request is on its way a while
+			got := make(chan error, 1)
+			go func() {
+				_, _, err := s.Get("/")
+				got <- err
+			}()
+			if sent {
+				require.Eventually(t, func() bool { return p.Requests(OpGetData) == 1 }, 5*time.Second, time.Millisecond)
+				p.ReleaseReplies()
+			}
+			select {
+			case err := <-got:
+				require.NoError(t, err)
+			case <-time.After(5 * time.Second):
+				p.ReleaseReplies() // let the test end
+				t.Fatal("the reply was held after ReleaseReplies")
+			}
+		})
+	}
+}
