@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // Server is one ZooKeeper server process on 127.0.0.1. Its methods are safe
@@ -22,7 +23,9 @@ type Server struct {
 	log     *slog.Logger
 
 	mu     sync.Mutex
-	proc   *process // nil while stopped
+	cfg    serverConfig // what zoo.cfg says; changed by SetMaxSessionTimeout
+	id     int          // myid of an ensemble member, 0 standalone
+	proc   *process     // nil while stopped
 	closed bool
 }
 
@@ -103,6 +106,8 @@ func newServer(o options, dir string, ownDir bool, port, id int, peers []peer) (
 		ownDir:  ownDir,
 		logPath: filepath.Join(dir, "zookeeper.log"),
 		log:     o.logger,
+		cfg:     cfg,
+		id:      id,
 	}, nil
 }
 
@@ -122,4 +127,25 @@ func (s *Server) PID() int {
 		return 0
 	}
 	return s.proc.pid()
+}
+
+// SetMaxSessionTimeout changes the longest session timeout the server
+// grants (see WithMaxSessionTimeout) from its next start on: Restart it, or
+// stop and start an ensemble member, for the change to take effect. A
+// session that lives through the restart keeps going, and each of its new
+// connections is granted at most d: what a rolling change of an ensemble's
+// limits does to its clients. d must be at least two ticks.
+func (s *Server) SetMaxSessionTimeout(d time.Duration) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d < 2*s.cfg.tick {
+		return fmt.Errorf("%w: %v is under two ticks (%v)", ErrInvalidSessionTimeout, d, 2*s.cfg.tick)
+	}
+	cfg := s.cfg
+	cfg.maxSession = d
+	if err := writeConfig(s.dir, cfg, s.id); err != nil {
+		return err
+	}
+	s.cfg = cfg
+	return nil
 }

@@ -105,6 +105,24 @@ func TestServer_RestartKeepsDataAndLiveSessions(t *testing.T) {
 	assert.Equal(t, id, stat.EphemeralOwner)
 }
 
+// A lower maxSessionTimeout takes effect at the restart: the session that
+// lives through it is granted the new limit on its reconnect.
+func TestServer_SetMaxSessionTimeoutTakesEffectAtTheRestart(t *testing.T) {
+	integration(t)
+	s := start(t, zktesting.WithMaxSessionTimeout(20*time.Second))
+	conn, events := dial(t, s.Addr(), 20*time.Second)
+	id := conn.SessionID()
+	assert.ErrorIs(t, s.SetMaxSessionTimeout(300*time.Millisecond), zktesting.ErrInvalidSessionTimeout, "under two ticks")
+
+	require.NoError(t, s.SetMaxSessionTimeout(4*time.Second))
+	require.NoError(t, s.Restart(testContext(t)))
+	awaitState(t, events, zk.StateHasSession)
+	assert.Equal(t, id, conn.SessionID(), "the session lived through the restart")
+	cfg, err := os.ReadFile(filepath.Join(s.Dir(), "zoo.cfg"))
+	require.NoError(t, err)
+	assert.Contains(t, string(cfg), "maxSessionTimeout=4000\n")
+}
+
 func TestServer_StopAndCloseAreIdempotent(t *testing.T) {
 	integration(t)
 	s, err := zktesting.Start(testContext(t))
