@@ -37,6 +37,7 @@ type ackTracker struct {
 	connectSent int64
 	queue       []sentRequest
 	lease       *lease        // the session's, from the connect response
+	epoch       int64         // the grant of this connection, in lease
 	length      time.Duration // T·(1−ε) of the granted T
 }
 
@@ -59,16 +60,19 @@ func (t *ackTracker) sending(frame []byte) {
 	t.queue = append(t.queue, sentRequest{xid: int32(binary.BigEndian.Uint32(frame[4:8])), sent: now})
 }
 
-// connected starts or continues the session's lease from the connect
-// request: the server had the session alive when it answered it.
+// connected starts the session's lease, or its new grant, from the
+// connect request: the server had the session alive when it answered it,
+// and counts its expiry from then with the timeout it granted now.
 func (t *ackTracker) connected(r connectReply) {
 	l := t.book.of(r.sessionID)
 	length := t.book.length(r.timeout)
 	t.mu.Lock()
-	t.lease, t.length = l, length
 	sent := t.connectSent
 	t.mu.Unlock()
-	l.advance(sent, length)
+	epoch := l.regrant(sent, length)
+	t.mu.Lock()
+	t.lease, t.epoch, t.length = l, epoch, length
+	t.mu.Unlock()
 }
 
 // replied follows the header of a reply: xid, zxid, error code.
@@ -94,10 +98,10 @@ func (t *ackTracker) replied(head []byte) {
 	// Shift what is left to the front: the queue keeps its array, so a
 	// connection in its steady state allocates nothing per request.
 	t.queue = t.queue[:copy(t.queue, t.queue[i+1:])]
-	l, length := t.lease, t.length
+	l, epoch, length := t.lease, t.epoch, t.length
 	t.mu.Unlock()
 	if l == nil || code == errSessionExpire || code == errSessionMoved {
 		return
 	}
-	l.advance(sent, length)
+	l.advance(epoch, sent, length)
 }

@@ -32,8 +32,13 @@
 //     ([Session.Interrupted]), even if go-zookeeper still reports a
 //     connection: in a one-way partition the client still receives
 //     notifications while its requests no longer arrive. A reconnect to
-//     the same session continues the lease from its connect request; a new
-//     session starts one of its own. Should replies resume in the same
+//     the same session restarts the lease at its connect request under the
+//     timeout granted to that connection: a server or ensemble member with
+//     a lower maxSessionTimeout grants less, counts the expiry from the
+//     reconnect with it, and the lease moves back to match (never is it
+//     longer than the grant in force allows); replies of an older
+//     connection then prove nothing. A new session starts a lease of its
+//     own. Should replies resume in the same
 //     session after the lease ran out, the holds already told of their
 //     end stay ended, and new ones can be taken.
 //   - Only the monotonic clock decides: the lease, and how long a

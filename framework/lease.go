@@ -15,30 +15,68 @@ const DefaultLeaseMargin = 0.05
 // sooner than its timeout T after it last heard from the client, and a
 // request it answered was heard after it was sent: a reply proves the
 // session alive until send + T, which the lease shortens by the margin ε
-// for clock rates. Every connection of the session advances the same
-// lease, so a reconnect continues it from its last proof.
+// for clock rates.
+//
+// Each connection of the session holds a grant of its own: the server
+// counts the expiry from the connect request with the timeout it granted
+// that connection, which may be shorter than the one before (a member with
+// a lower maxSessionTimeout, or a server restarted with one). So a connect
+// reply sets the deadline to its request's send instant plus the new
+// length, earlier than before if need be, and from then on only replies
+// of that connection advance it (see regrant).
 type lease struct {
-	clock    clock
-	deadline atomic.Int64 // clock reading; never moves back
+	clock clock
+	// mu serialises the moves of the deadline, so that an advance under
+	// an old grant cannot undo a regrant.
+	mu       sync.Mutex
+	epoch    int64        // guarded by mu: the grant in force, one per connection
+	deadline atomic.Int64 // clock reading; written under mu, read without it
 	// lapsed is set by the Session when the deadline passed; an advance
 	// then tells the Session that acknowledgements resumed.
 	lapsed  atomic.Bool
 	session atomic.Pointer[Session] // the Session of the lease, once announced
 }
 
-// advance moves the deadline to sent+length (a request sent at clock
-// reading sent was answered) unless it is already later.
-func (l *lease) advance(sent int64, length time.Duration) {
+// regrant starts the grant of a new connection of the session: its connect
+// request, sent at clock reading sent, was answered with a timeout whose
+// lease length is length. The deadline becomes sent+length, earlier than
+// before if the grant shrank, and the returned epoch names the grant for
+// advance.
+func (l *lease) regrant(sent int64, length time.Duration) (epoch int64) {
 	d := sent + int64(length)
-	for {
-		cur := l.deadline.Load()
-		if d <= cur {
-			return
+	l.mu.Lock()
+	l.epoch++
+	epoch = l.epoch
+	prev := l.deadline.Swap(d)
+	l.mu.Unlock()
+	if d < prev {
+		if s := l.session.Load(); s != nil {
+			s.leaseShortened()
 		}
-		if l.deadline.CompareAndSwap(cur, d) {
-			break
-		}
+		return epoch
 	}
+	l.renewed()
+	return epoch
+}
+
+// advance moves the deadline to sent+length (a request sent at clock
+// reading sent was answered on the connection of grant epoch) unless it is
+// already later, or a newer grant is in force: a reply under an older
+// grant proves nothing once the server counts with the new one.
+func (l *lease) advance(epoch, sent int64, length time.Duration) {
+	d := sent + int64(length)
+	l.mu.Lock()
+	if epoch != l.epoch || d <= l.deadline.Load() {
+		l.mu.Unlock()
+		return
+	}
+	l.deadline.Store(d)
+	l.mu.Unlock()
+	l.renewed()
+}
+
+// renewed tells the Session that the deadline moved on after it lapsed.
+func (l *lease) renewed() {
 	// A lapse recorded after this load is seen by the next advance: the
 	// lease stays lapsed until then, which only errs towards loss.
 	if l.lapsed.Load() {

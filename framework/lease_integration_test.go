@@ -12,6 +12,7 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
 const leaseSession = 2 * time.Second
@@ -52,9 +53,10 @@ func TestLease_UnansweredRequestsLetTheLeaseRunOut(t *testing.T) {
 	assert.WithinDuration(t, time.Now(), d, c.SessionTimeout()/2, "told at the deadline")
 }
 
-// A short disconnect of the same session keeps the lease: the connect
-// request of the new connection continues it, and holds under the session
-// policy ride the disconnect out.
+// A short disconnect of the same session keeps the lease going: the
+// connect request of the new connection, under the same grant, restarts it
+// later than any earlier proof, and holds under the session policy ride
+// the disconnect out.
 func TestLease_ReconnectToTheSameSessionContinuesTheLease(t *testing.T) {
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
@@ -68,7 +70,7 @@ func TestLease_ReconnectToTheSameSessionContinuesTheLease(t *testing.T) {
 	require.Equal(t, framework.Reconnected, states.next(t, 10*time.Second).State)
 	require.Same(t, s, c.Session(), "the same session")
 	after := deadline(t, s)
-	assert.False(t, after.Before(before), "the lease never moves back")
+	assert.False(t, after.Before(before), "under the same grant the connect request proves more than any earlier reply")
 	assert.False(t, after.After(time.Now().Add(c.SessionTimeout())), "no more than a timeout from a proof")
 	assert.False(t, isClosed(held), "a hold under the session policy rides a short disconnect out")
 	assert.False(t, s.IsInterrupted(framework.StandardErrorPolicy), "a new connection period")
@@ -163,4 +165,28 @@ func TestLease_ServerLagShortensTheLease(t *testing.T) {
 	require.Eventually(t, func() bool { return deadline(t, s).After(first.Add(timeout / 3)) }, 10*time.Second, 10*time.Millisecond,
 		"pings move the lease on")
 	assert.False(t, s.IsInterrupted(framework.SessionErrorPolicy), "the pings keep it")
+}
+
+// A server restarted with a lower maxSessionTimeout grants the surviving
+// session a shorter timeout on its reconnect, and counts the expiry from
+// that reconnect with it: the lease must move back to the connect request
+// plus the new T·(1−ε), not keep the deadline the old grant had proved
+// (issue 27, row 1).
+func TestLease_AShorterGrantOnReconnectMovesTheLeaseBack(t *testing.T) {
+	srv := zktest.NewServer(t, zktesting.WithMaxSessionTimeout(30*time.Second))
+	c := connect(t, srv.Addr(), framework.WithSessionTimeout(30*time.Second))
+	states := recordStates(c)
+	s := c.Session()
+	require.Equal(t, 30*time.Second, c.SessionTimeout())
+	require.True(t, deadline(t, s).After(time.Now().Add(20*time.Second)), "the lease of the 30 s grant")
+
+	require.NoError(t, srv.SetMaxSessionTimeout(4*time.Second))
+	require.NoError(t, srv.Restart(testContext(t)))
+	require.Equal(t, framework.Suspended, states.next(t, 30*time.Second).State)
+	reconnect := states.next(t, 60*time.Second)
+	require.Equal(t, framework.Reconnected, reconnect.State)
+	require.Same(t, s, c.Session(), "the session lived through the restart")
+	require.Equal(t, 4*time.Second, c.SessionTimeout(), "the new grant")
+	assert.False(t, deadline(t, s).After(time.Now().Add(4*time.Second)),
+		"the lease %v ahead under a 4 s grant", time.Until(deadline(t, s)))
 }

@@ -93,27 +93,69 @@ func TestAckTracker_ReplyOfALostSessionProvesNothing(t *testing.T) {
 	}
 }
 
-func TestAckTracker_ReconnectContinuesTheLeaseFromTheLastProof(t *testing.T) {
+func TestAckTracker_ReconnectRestartsTheLeaseUnderTheNewGrant(t *testing.T) {
 	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
 	length := int64(950 * time.Millisecond)
 	first := connectedTracker(book, 5, 0)
 	first.sending(request(1))
 	sent := lastSent(first)
 	first.replied(replyHead(1, 0))
+	require.Equal(t, sent+length, book.find(5).deadline.Load())
 
-	// A connection of the same session whose connect request went out
-	// before that proof (it cannot in practice) never moves the lease back;
-	// one after it moves it only to its own send instant.
-	connectedTracker(book, 5, sent-1)
-	assert.Equal(t, sent+length, book.find(5).deadline.Load())
+	// The server counts the session's expiry from each connect request
+	// with the timeout it granted then: a connect reply sets the lease to
+	// its own send instant plus the new length.
 	connectedTracker(book, 5, sent+10)
 	assert.Equal(t, sent+10+length, book.find(5).deadline.Load())
 
-	// A reply on the old connection still counts for the session.
+	// A reply on the old connection proves nothing under the new grant.
 	first.sending(request(2))
-	later := lastSent(first)
 	first.replied(replyHead(2, 0))
-	assert.Equal(t, max(later, sent+10)+length, book.find(5).deadline.Load())
+	assert.Equal(t, sent+10+length, book.find(5).deadline.Load())
+}
+
+// A reconnect of the same session granted a shorter timeout moves the
+// lease back: the server now expires the session the new timeout after the
+// connect request, whatever the old grant had proved (issue 27, row 1).
+func TestAckTracker_AShorterGrantMovesTheLeaseBack(t *testing.T) {
+	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
+	long := &ackTracker{book: book}
+	long.sending([]byte{0, 0, 0, 0})
+	long.connected(connectReply{timeout: 60 * time.Second, sessionID: 5})
+	long.sending(request(1))
+	long.replied(replyHead(1, 0))
+
+	short := &ackTracker{book: book}
+	short.sending([]byte{0, 0, 0, 0})
+	sent := short.connectSent
+	short.connected(connectReply{timeout: 4 * time.Second, sessionID: 5})
+	l := book.find(5)
+	assert.Equal(t, sent+int64(3800*time.Millisecond), l.deadline.Load(), "send of the connect request + T_new·(1−ε)")
+
+	// Later replies extend it by the new grant only.
+	short.sending(request(1))
+	at := lastSent(short)
+	short.replied(replyHead(1, 0))
+	assert.Equal(t, at+int64(3800*time.Millisecond), l.deadline.Load())
+	long.sending(request(2))
+	long.replied(replyHead(2, 0))
+	assert.Equal(t, at+int64(3800*time.Millisecond), l.deadline.Load(), "the old grant's replies prove nothing")
+}
+
+// A lease moved back by a shorter grant lapses at its new deadline, not at
+// the one the old grant had set its timer for.
+func TestSession_AShorterGrantLapsesAtTheNewDeadline(t *testing.T) {
+	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
+	lapsed := make(chan *Session, 1)
+	s := newSession(1, leaseOf(book, time.Hour), func(s *Session) { lapsed <- s })
+	defer s.abandon()
+	s.lease.regrant(book.clock.now(), 50*time.Millisecond)
+	select {
+	case <-lapsed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the lease kept the old grant's deadline")
+	}
+	assert.True(t, s.IsInterrupted(SessionErrorPolicy))
 }
 
 func TestAckTracker_NewSessionStartsAFreshLease(t *testing.T) {
@@ -153,7 +195,7 @@ func TestLeaseMargin_Validated(t *testing.T) {
 // leaseOf returns a lease running out after d.
 func leaseOf(book *leaseBook, d time.Duration) *lease {
 	l := book.of(1)
-	l.advance(book.clock.now(), d)
+	l.regrant(book.clock.now(), d)
 	return l
 }
 
@@ -177,7 +219,7 @@ func TestSession_LeaseLapseInterruptsUnderBothPolicies(t *testing.T) {
 
 	// A reply in the same session: holds told of the lapse stay ended,
 	// new ones can begin.
-	s.lease.advance(book.clock.now(), time.Hour)
+	s.lease.advance(1, book.clock.now(), time.Hour)
 	assert.True(t, isClosedChan(standard))
 	assert.True(t, isClosedChan(session))
 	assert.False(t, s.IsInterrupted(StandardErrorPolicy))
@@ -191,7 +233,7 @@ func TestSession_RenewalWhileSuspendedKeepsTheStandardPolicyInterrupted(t *testi
 	defer s.abandon()
 	s.suspend()
 	<-lapsed
-	s.lease.advance(book.clock.now(), time.Hour)
+	s.lease.advance(1, book.clock.now(), time.Hour)
 	assert.True(t, s.IsInterrupted(StandardErrorPolicy), "still suspended")
 	assert.False(t, s.IsInterrupted(SessionErrorPolicy))
 	s.resume()

@@ -53,9 +53,14 @@ const MinSessionTimeout = 100 * time.Millisecond
 // WithSessionTimeout sets the session timeout the client asks for. The
 // server clamps it into its own range (a server as shipped grants at most
 // 40 s), and the timeout it grants (Client.SessionTimeout) is how long the
-// client stays Suspended before it declares the session Lost. A timeout
-// below MinSessionTimeout is rejected with ErrInvalidOption. Default 60 s,
-// as Curator's.
+// client stays Suspended before it declares the session Lost. Each
+// connection of the session is granted anew: a server with a lower limit
+// (an ensemble member, or a server restarted during a rolling change)
+// grants less, and the session lease and the Lost timer follow the grant
+// in force from that connection on, so no hold outlives the session on
+// the server. A timeout below MinSessionTimeout is rejected with
+// ErrInvalidOption. Default 60 s, as Curator's; a server as shipped grants
+// at most 40 s, and a crashed holder's successor waits that long.
 func WithSessionTimeout(d time.Duration) Option {
 	return func(c *config) error {
 		if d < MinSessionTimeout {

@@ -159,6 +159,17 @@ func (s *Session) leaseRenewed() {
 	s.timer.Reset(left)
 }
 
+// leaseShortened is called when a connection's grant moved the deadline
+// back: the timer, set for the old deadline, must fire at the new one.
+func (s *Session) leaseShortened() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.IsLost() || s.lapsed {
+		return
+	}
+	s.timer.Reset(max(s.lease.left(), 0))
+}
+
 // suspend closes the current connection's channel.
 func (s *Session) suspend() {
 	s.mu.Lock()

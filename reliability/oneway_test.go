@@ -138,6 +138,14 @@ func oneWayPartition(t *testing.T, kind holdKind, policy framework.ErrorPolicy) 
 	proxy := zktest.NewProxy(t, servers)
 	holderClient := zktest.Connect(t, proxy.Addr(), framework.WithSessionTimeout(onewaySession))
 	other := zktest.Connect(t, servers)
+	holdThroughOneWayPartition(t, kind, policy, proxy, holderClient, other)
+}
+
+// holdThroughOneWayPartition takes a hold of kind through holderClient,
+// which reaches the server through proxy, queues other behind it, cuts
+// the holder's requests off, and checks that the holder is told of its
+// loss before other acquires.
+func holdThroughOneWayPartition(t *testing.T, kind holdKind, policy framework.ErrorPolicy, proxy *zktest.Proxy, holderClient, other *framework.Client) {
 	ctx := zktest.Context(t)
 	path := zktest.UniquePath(t)
 	beacon := path + "-beacons"
