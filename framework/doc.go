@@ -56,7 +56,8 @@
 //     fails the way the lost run's own success would explain, or a write
 //     that gives up after a lost answer, returns [ErrOutcomeUnknown] unless
 //     the client can prove what happened (a transaction of protected
-//     creates is found by their ids). See [Client.Set], [Client.Delete]
+//     ephemerals is found by their ids, and their absence proves only
+//     while the session it ran in lives). See [Client.Set], [Client.Delete]
 //     and [Client.Multi].
 //   - A guard ([GuardOp], which every recipe's hold offers as Guard) makes
 //     a transaction fail unless the hold's node is still there as handed

@@ -30,11 +30,14 @@ import (
 //     (errors.Is(err, zk.ErrNoNode)), as the node is gone either way; a bad
 //     version is not, as it would read as "not applied".
 //   - A transaction is not sent again unless it proves what happened: when
-//     every create in it is protected (its name carries a protection id,
-//     as the semaphore's leases do), the client looks for the first of
+//     every create in it is a protected ephemeral (its name carries a
+//     protection id, as the semaphore's leases do), the client looks for
 //     them; found, the transaction ran and its results are rebuilt from
-//     the listing (a set's Stat is then nil); not found, none of it ran
-//     (it is atomic) and it is sent again. Otherwise ErrOutcomeUnknown.
+//     the listing (a set's Stat is then nil); not found, and the session
+//     the lost run was sent in lived through the look, none of it ran (it
+//     is atomic) and it is sent again. Otherwise ErrOutcomeUnknown: a
+//     persistent node may have been deleted by another client before the
+//     look (a queue's consumer), and an ephemeral one by its session's end.
 //   - A write that gives up (retries exhausted, ctx ended, client closed)
 //     after a lost answer, or while a try is still on its way, also ends
 //     with ErrOutcomeUnknown, wrapping that cause.

@@ -79,13 +79,18 @@ type OpResult struct {
 //
 // A Multi is never applied twice, and never reported failed after it ran,
 // because its answer was lost. After a lost answer it is sent again only
-// when it can prove what happened: when every create in it is protected
-// (the name's last element starts with a protection id, as
-// CreateProtected's do, see zkpath), the client looks for them by their
-// ids; found, the transaction ran, and Multi returns their paths (a set's
-// Stat is then nil); not found, none of it ran, and it is sent again. Any
-// other transaction whose answer was lost fails with ErrOutcomeUnknown:
-// read to learn whether it ran. With a ctx bound to a session
+// when it can prove what happened, which takes a transaction whose
+// creates are all protected ephemerals (the name's last element starts
+// with a protection id, as CreateProtected's do, and the mode is
+// ephemeral): the client looks for them by their ids; found, the
+// transaction ran, and Multi returns their paths (a set's Stat is then
+// nil); not found while the session the lost run was sent in still lives,
+// none of it ran, and it is sent again. Any other transaction whose answer
+// was lost fails with ErrOutcomeUnknown: read to learn whether it ran.
+// That includes one with a plain create; one with a protected persistent
+// create, which anyone may delete before the client looks (a consumer of a
+// queue), so that its absence proves nothing; and one whose session ended
+// before the look, since its ephemerals went with it. With a ctx bound to a session
 // (BindSession), a transaction that ran in another session fails with
 // ErrSessionChanged, and the nodes it created are deleted, even when ctx
 // ended before it answered.

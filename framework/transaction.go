@@ -24,10 +24,17 @@ type transaction struct {
 	// look can find.
 	unprotected bool
 
+	// persistent: it holds a protected create of a node that outlives its
+	// session, which anyone may delete (a consumer of a queue): its
+	// absence proves nothing.
+	persistent bool
+
 	runs atomic.Int32 // runs sent; read while a run may be on its way
 	// lost is the error of the first run whose answer was lost, nil until
-	// then. The run loop owns it; others read it once the loop has ended.
-	lost error
+	// then, and lostIn the session that run was sent in. The run loop owns
+	// them; others read lost once the loop has ended.
+	lost   error
+	lostIn int64
 }
 
 // protectedOp is a protected create of a transaction.
@@ -56,15 +63,21 @@ func newTransaction(c *Client, ops []Op, reqs []any) *transaction {
 			continue
 		}
 		t.creates = append(t.creates, protectedOp{index: i, parent: parent, id: id, ephemeral: op.mode.IsEphemeral()})
+		if !op.mode.IsEphemeral() {
+			t.persistent = true
+		}
 	}
 	return t
 }
 
 // provable reports whether the client can learn whether a run whose
-// answer was lost was applied: it writes nothing, or it holds protected
-// creates only.
+// answer was lost was applied: it writes nothing, or its creates are all
+// protected ephemerals. Only those prove what happened by their absence,
+// and only while the session of the lost run lives (see attempt): nothing
+// but that session's end deletes them, by the recipes' rules, where a
+// persistent node may be taken by a consumer before the client looks.
 func (t *transaction) provable() bool {
-	return !t.writes || (len(t.creates) > 0 && !t.unprotected)
+	return !t.writes || (len(t.creates) > 0 && !t.unprotected && !t.persistent)
 }
 
 // run is the retry loop of the transaction.
@@ -86,15 +99,23 @@ func (t *transaction) run(ctx context.Context) ([]zk.MultiResponse, error) {
 // unless it finds one.
 func (t *transaction) attempt(conn *zk.Conn, _ *Session) ([]zk.MultiResponse, error) {
 	if t.lost != nil {
+		before := conn.SessionID()
 		if resps, found, err := t.find(conn); err != nil || found {
 			return resps, err
 		}
+		// Absent nodes prove that the lost run did not apply only if the
+		// session it ran in lived through the look: when it ended, its
+		// ephemerals went with it.
+		if before != t.lostIn || conn.SessionID() != t.lostIn {
+			return nil, fmt.Errorf("%w: answer lost (%w), and the session it ran in ended before a look could tell", ErrOutcomeUnknown, t.lost)
+		}
 	}
 	t.runs.Add(1)
+	session := conn.SessionID()
 	resps, err := conn.Multi(t.reqs...)
 	if IsRetryable(err) {
 		if t.lost == nil {
-			t.lost = err
+			t.lost, t.lostIn = err, session
 		}
 		if !t.provable() {
 			return nil, fmt.Errorf("%w: answer lost (%w)", ErrOutcomeUnknown, err)

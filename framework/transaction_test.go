@@ -9,8 +9,10 @@ import (
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 )
 
-// Which transactions can prove, after a lost answer, whether they ran.
-func TestTransaction_ProvableOnlyWithProtectedCreatesOrNoWrites(t *testing.T) {
+// Which transactions can prove, after a lost answer, whether they ran:
+// only protected ephemerals prove by their absence, since anyone may
+// delete a persistent node before the client looks (issue 27, row 3).
+func TestTransaction_ProvableOnlyWithProtectedEphemeralsOrNoWrites(t *testing.T) {
 	protected := zkpath.Join("/d", zkpath.ProtectedName(zkpath.NewProtectionID(), "lease-"))
 	tests := []struct {
 		name string
@@ -21,6 +23,8 @@ func TestTransaction_ProvableOnlyWithProtectedCreatesOrNoWrites(t *testing.T) {
 		{"a protected create", []Op{CreateOp(protected, nil, EphemeralSequential)}, true},
 		{"protected create and a set", []Op{CreateOp(protected, nil, EphemeralSequential), SetOp("/d", nil, -1)}, true},
 		{"a plain create", []Op{CreateOp("/d/n-", nil, PersistentSequential)}, false},
+		{"a protected persistent create", []Op{CreateOp(protected, nil, PersistentSequential)}, false},
+		{"a protected ephemeral and a protected persistent create", []Op{CreateOp(protected, nil, EphemeralSequential), CreateOp(protected, nil, Persistent)}, false},
 		{"a plain and a protected create", []Op{CreateOp(protected, nil, Ephemeral), CreateOp("/d/n", nil, Persistent)}, false},
 		{"check and set", []Op{CheckOp("/a", 0), SetOp("/a", nil, 0)}, false},
 		{"deletes", []Op{DeleteOp("/a", -1)}, false},
