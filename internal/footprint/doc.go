@@ -6,6 +6,9 @@
 //     gets go-zookeeper, goid, testify and the few modules they need in
 //     `go list -m all`, and no container tooling (testcontainers-go, the
 //     Docker client), which only the module zktesting/zkcontainer brings.
+//   - The packages linked: framework and the recipes import no net/http
+//     (nor crypto/tls through it); an HTTP probe of an election is package
+//     recipes/leader/leaderhttp, which a program imports only to serve one.
 //
 // The tests run the go command of the toolchain that runs them, with the
 // environment's module cache and proxy: offline, they need the modules in

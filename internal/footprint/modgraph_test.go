@@ -53,8 +53,8 @@ func TestUserModule_GraphHoldsNoContainerTooling(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(user, "go.sum"), sums, 0o644))
 
-	goCmd(t, user, "mod", "tidy")
-	out := goCmd(t, user, "list", "-m", "all")
+	goCmd(t, user, asUser, "mod", "tidy")
+	out := goCmd(t, user, asUser, "list", "-m", "all")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.Equal(t, "example.com/user", lines[0], "go list -m all starts with the main module")
 	modules := lines[1:]
@@ -93,16 +93,20 @@ func goVersion(t *testing.T, root string) string {
 	return ""
 }
 
-// goCmd runs the go command in dir as a user outside this repository's
-// workspace would, and returns its standard output.
-func goCmd(t *testing.T, dir string, args ...string) string {
+// asUser is the environment of a user's build: outside this repository's
+// workspace, free to update go.mod and go.sum.
+var asUser = []string{"GOWORK=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local"}
+
+// goCmd runs the go command in dir, with env added to the test's
+// environment, and returns its standard output.
+func goCmd(t *testing.T, dir string, env []string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	// go test puts its toolchain's bin first on PATH.
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local")
+	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Run(), "go %s:\n%s", strings.Join(args, " "), stderr.String())
