@@ -10,8 +10,8 @@
 #
 # The entrypoint writes zoo.cfg from the same environment variables as the
 # official zookeeper image's (ZOO_TICK_TIME, ZOO_SERVERS, ZOO_CFG_EXTRA,
-# JVMFLAGS, ...), so internal/zktest drives both images alike, and logs at
-# INFO to the console.
+# JVMFLAGS, ...), so zktesting/zkcontainer drives both images alike, and
+# logs at INFO to the console.
 set -euo pipefail
 tag=${1:-zkrecipes/zookeeper:3.8}
 here=$(cd "$(dirname "$0")" && pwd)

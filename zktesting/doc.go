@@ -45,6 +45,8 @@
 //
 // The package pulls in no container runtime: importing it costs a command
 // nothing beyond go-zookeeper. On a machine with Docker and no ZooKeeper,
-// the sub-package zkcontainer runs the server in a container through
-// testcontainers-go instead (New, Start, Stop, Restart).
+// zkcontainer runs the server in a container through testcontainers-go
+// instead (New, Start, Stop, Restart). It is a module of its own,
+// github.com/zkrecipes/zkrecipes/zktesting/zkcontainer, so that container
+// tooling enters only the module graph of a program that asks for it.
 package zktesting

@@ -11,11 +11,13 @@
 // comes, in this order, from:
 //
 //   - ZK_SERVERS, a connect string of servers already running;
-//   - ZK_BACKEND=container: a container from ZK_IMAGE (default zookeeper:3.8)
-//     through the public package zktesting/zkcontainer, in host network mode
-//     on a free loopback port;
-//   - otherwise (ZK_BACKEND unset or "local"): a local server process of the
-//     installed ZooKeeper, through the public package zktesting.
+//   - otherwise: a local server process of the installed ZooKeeper, through
+//     the public package zktesting.
+//
+// It imports no container runtime, so the core module's tests need no
+// container module: the testcontainers backend, zktesting/zkcontainer, is a
+// module of its own with its own tests (make test-container). ZK_BACKEND,
+// if set, must be "local".
 //
 // A test that needs a server fails, never skips, when none can run: CI
 // installs everything. Under `go test -short` every test that needs a server

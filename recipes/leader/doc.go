@@ -105,6 +105,10 @@
 // may lead while the function still runs (the warning of WithStopTimeout
 // says so). Anyone who deletes the leader's node ends exclusion at once.
 //
+// Health: Stats and Healthy say what a participant has led and whether it
+// believes it leads past its lease. Package leaderhttp serves Healthy to an
+// HTTP probe; this package imports no net/http.
+//
 // Errors: the sentinels that every recipe shares live in the root package
 // zkrecipes; this package re-exports those it returns under the same names
 // (errors.go), so errors.Is works across the recipes.

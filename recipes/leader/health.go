@@ -2,7 +2,6 @@ package leader
 
 import (
 	"fmt"
-	"net/http"
 	"sync"
 	"time"
 )
@@ -99,16 +98,4 @@ func (r *record) healthy(maxStale time.Duration) error {
 		}
 	}
 	return nil
-}
-
-// HealthHandler returns an http.Handler for a readiness or liveness probe:
-// 200 while p.Healthy(maxStale) is nil, else 503 with the error's text.
-func HealthHandler(p interface{ Healthy(time.Duration) error }, maxStale time.Duration) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		if err := p.Healthy(maxStale); err != nil {
-			http.Error(w, err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		_, _ = w.Write([]byte("ok\n"))
-	})
 }

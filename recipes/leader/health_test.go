@@ -1,8 +1,6 @@
 package leader_test
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -18,18 +16,9 @@ func TestSelector_AStuckFunctionTurnsUnhealthyWithinMaxStale(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	s := newSelector(t, c, zktest.UniquePath(t), leader.WithStopTimeout(time.Minute))
-	probe := httptest.NewServer(leader.HealthHandler(s, 200*time.Millisecond))
-	defer probe.Close()
-	status := func() int {
-		resp, err := http.Get(probe.URL)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		return resp.StatusCode
-	}
 
 	unblock, ran := runStuck(ctx, s)
 	require.NoError(t, s.Healthy(200*time.Millisecond), "a leader that runs as asked is healthy")
-	assert.Equal(t, http.StatusOK, status())
 	st := s.Stats()
 	assert.Equal(t, 1, st.Terms)
 	assert.True(t, st.Leading)
@@ -41,7 +30,6 @@ func TestSelector_AStuckFunctionTurnsUnhealthyWithinMaxStale(t *testing.T) {
 	require.Eventually(t, func() bool { return s.Healthy(200*time.Millisecond) != nil },
 		5*time.Second, 10*time.Millisecond, "a function that ignores Close turns the selector unhealthy")
 	assert.ErrorIs(t, s.Healthy(200*time.Millisecond), leader.ErrUnhealthy)
-	assert.Equal(t, http.StatusServiceUnavailable, status())
 
 	close(unblock)
 	require.NoError(t, <-closed)

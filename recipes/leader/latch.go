@@ -112,7 +112,7 @@ func (l *Latch) Stats() Stats { return l.rec.stats() }
 // Healthy returns an error wrapping ErrUnhealthy when the latch believes
 // it leads more than maxStale past its session's lease: its term should
 // have ended at the lease's end, so the process is stuck or starved (see
-// HealthHandler). Nil otherwise, and while it does not lead.
+// leaderhttp.Handler). Nil otherwise, and while it does not lead.
 func (l *Latch) Healthy(maxStale time.Duration) error { return l.rec.healthy(maxStale) }
 
 // ID returns the participant id.

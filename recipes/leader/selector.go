@@ -50,7 +50,7 @@ func (s *Selector) Stats() Stats { return s.rec.stats() }
 // selector still runs more than maxStale after it was asked to stop
 // (Close, a loss, the end of Run's ctx), or more than maxStale past its
 // session's lease: the successor is kept out meanwhile, or, once the
-// server expires the session, may lead beside it (see HealthHandler). Nil
+// server expires the session, may lead beside it (see leaderhttp.Handler). Nil
 // otherwise, and while it does not lead.
 func (s *Selector) Healthy(maxStale time.Duration) error { return s.rec.healthy(maxStale) }
 

@@ -1,8 +1,14 @@
 // Package zkcontainer runs a ZooKeeper server in a container through
 // testcontainers-go, for tests on machines with Docker but no ZooKeeper
-// installed. It is the container twin of zktesting's local server, and a
-// package of its own so that importing zktesting pulls in no container
-// runtime.
+// installed. It is the container twin of zktesting's local server.
+//
+// It is a module of its own,
+//
+//	go get github.com/zkrecipes/zkrecipes/zktesting/zkcontainer
+//
+// so that testcontainers-go, the Docker client and what they need enter the
+// module graph of a program that imports this package, and no other: a
+// program that uses zkrecipes, or zktesting, pulls in no container tooling.
 //
 // The container shares the host's network and listens on a free loopback
 // port (a bridge would need a network the machine may not have), with the

@@ -15,7 +15,8 @@ import (
 )
 
 // containers skips a test unless ZK_BACKEND=container says a Docker engine
-// and ZK_IMAGE are there (make test-container).
+// and ZK_IMAGE are there (make test-container). Under `make test` there is
+// no Docker engine, and these tests skip.
 func containers(t *testing.T) {
 	t.Helper()
 	if os.Getenv("ZK_BACKEND") != "container" {
