@@ -208,7 +208,7 @@ func (c *Client) untilDone(op, path string, fn func(conn *zk.Conn) error) {
 			return
 		}
 		c.log.Warn("background clean-up failed; will try again", "op", op, "path", path, "err", err)
-		if sleep(context.Background(), c.life, backoff(backgroundMinWait, backgroundMaxWait, round)) != nil {
+		if sleepUntil(context.Background(), c.life, backoff(backgroundMinWait, backgroundMaxWait, round), c.reconnected()) != nil {
 			return
 		}
 	}

@@ -9,7 +9,9 @@ import (
 // to wait first. Policies are stateless: the attempt number (0 for the first
 // retry) and the time elapsed since the first attempt are passed in, so one
 // policy serves every call of a shared client. Whether an error is worth
-// retrying at all is decided apart from the policy, by IsRetryable.
+// retrying at all is decided apart from the policy, by IsRetryable. A wait
+// that begins while the client is disconnected ends early when it
+// connects again: it was a wait for the connection.
 type RetryPolicy interface {
 	// AllowRetry returns the wait before retry number attempt, and false
 	// when no more retries are allowed.

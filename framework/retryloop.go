@@ -107,14 +107,28 @@ func retrySteps[T any](ctx context.Context, c *Client, op, path string, try func
 
 // retryWait asks the retry policy whether another try may follow attempt
 // failed ones (counted from 0) since start, and if so sleeps as long as it
-// says. It returns nil to go on; otherwise ErrRetriesExhausted, the error
-// of ctx, or ErrClosed.
+// says, or until the client connects again if it is disconnected now: the
+// wait was for the connection, and a backoff grown during a long outage
+// (a server restart under load) must not be slept out after it. It
+// returns nil to go on; otherwise ErrRetriesExhausted, the error of ctx,
+// or ErrClosed.
 func (c *Client) retryWait(ctx context.Context, attempt int, start time.Time) error {
 	wait, ok := c.cfg.retry.AllowRetry(attempt, time.Since(start))
 	if !ok {
 		return ErrRetriesExhausted
 	}
-	return sleep(ctx, c.life, wait)
+	return sleepUntil(ctx, c.life, wait, c.reconnected())
+}
+
+// reconnected returns a channel closed when the client is connected
+// again, or nil while it is connected.
+func (c *Client) reconnected() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.connected {
+		return nil
+	}
+	return c.connectedCh
 }
 
 // boundConnection returns the live connection and its session for one try
@@ -258,6 +272,11 @@ func runInSession[T any](conn *zk.Conn, session *Session, call func() (T, error)
 
 // sleep waits for d, the end of ctx (its error) or of the client (ErrClosed).
 func sleep(ctx, life context.Context, d time.Duration) error {
+	return sleepUntil(ctx, life, d, nil)
+}
+
+// sleepUntil is sleep that also ends, with nil, when wake is closed.
+func sleepUntil(ctx, life context.Context, d time.Duration, wake <-chan struct{}) error {
 	if d <= 0 {
 		return ctx.Err()
 	}
@@ -265,6 +284,8 @@ func sleep(ctx, life context.Context, d time.Duration) error {
 	defer t.Stop()
 	select {
 	case <-t.C:
+		return nil
+	case <-wake:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -168,6 +168,38 @@ func TestRetry_WaitsForTheConnectionInsteadOfSpendingRetries(t *testing.T) {
 	}
 }
 
+// A retry's wait that began while the connection was down ends when the
+// connection comes back: a backoff grown during a long outage (a server
+// restart under load) is not slept out after it. Clean-ups in the
+// background retry the same way, so a cancelled waiter's node no longer
+// outlives the reconnect by a backoff.
+func TestRetry_AWaitThatBeganDisconnectedEndsAtTheReconnect(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second),
+		framework.WithConnectionTimeout(300*time.Millisecond), framework.WithRetryPolicy(framework.RetryNTimes(3, time.Minute)))
+	states := recordStates(c)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, path))
+
+	proxy.Pause()
+	require.Equal(t, framework.Suspended, states.next(t, 15*time.Second).State)
+	done := make(chan error, 1)
+	go func() { // ends when the call returns
+		_, _, err := c.Children(ctx, path)
+		done <- err
+	}()
+	time.Sleep(time.Second) // the first try has given up waiting; the minute's wait has begun
+	proxy.Resume()
+	require.Equal(t, framework.Reconnected, states.next(t, 15*time.Second).State)
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the call slept out its retry wait after the connection came back")
+	}
+}
+
 func TestRetry_ContextEndsAWaitingCall(t *testing.T) {
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
