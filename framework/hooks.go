@@ -33,7 +33,7 @@ func (h Hooks) CreateProtectedAndList(ctx context.Context, path string, data []b
 
 // MultiSent is Client.Multi, and also says how many times the transaction
 // was sent. More than once means that a run whose answer was lost was
-// looked for and not found (only a transaction of protected creates is
+// looked for and not found (only a transaction of protected ephemerals is
 // sent again, see Client.Multi): it may still reach the server late, and
 // the client then deletes its nodes by their ids, one and five seconds
 // later. The count is exact when ctx cannot end; otherwise a run abandoned
