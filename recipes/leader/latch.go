@@ -75,9 +75,8 @@ func NewLatch(client *framework.Client, path string, opts ...Option) (*Latch, er
 	if err != nil {
 		return nil, err
 	}
-	// The create carries the path, the protected name and the id.
-	if n := len(path) + len("/_c_") + 36 + len("-"+zkpath.LatchName) + 10 + len(o.id); n > framework.MaxRequestSize {
-		return nil, fmt.Errorf("%w: a node of %d bytes (path and id) is over the server's limit", ErrInvalidArgument, n)
+	if err := checkNodeSize(path, latchLockName, o.id); err != nil {
+		return nil, err
 	}
 	l := &Latch{
 		client: client, path: path, opts: o, log: o.logger, changed: make(chan struct{}),

@@ -48,7 +48,7 @@ func (l *Latch) run(ctx context.Context) {
 			l.fail(err)
 			return
 		default:
-			l.log.Warn("leader latch: joining again", "path", l.path, "id", l.opts.id, "err", err)
+			l.log.Warn("leader latch: joining again", l.logIDs(), errAttr(err))
 			if err := l.pause(ctx, attempt); err != nil {
 				if errors.Is(err, framework.ErrClosed) {
 					l.fail(err)
@@ -101,7 +101,7 @@ func (l *Latch) lead(ctx context.Context, hold *mutex.Hold) {
 		l.notify.post(false)
 	}
 	if errors.Is(cause, ErrLost) {
-		l.log.Info("leader latch: term lost", "path", l.path, "id", l.opts.id, "node", hold.Path(), "err", cause)
+		l.log.Info("leader latch: term lost", l.logIDs(), logAttr("node", hold.Path()), errAttr(cause))
 	}
 	if err := l.release(t); !l.takingPart(ctx) {
 		l.left(err)
@@ -169,9 +169,9 @@ func terminal(err error) bool {
 func (l *Latch) fail(err error) {
 	if errors.Is(err, framework.ErrClosed) {
 		// The client's Close ends every recipe on it: no news to warn of.
-		l.log.Debug("leader latch: left the election with its client", "path", l.path, "id", l.opts.id)
+		l.log.Debug("leader latch: left the election with its client", l.logIDs())
 	} else {
-		l.log.Error("leader latch: left the election", "path", l.path, "id", l.opts.id, "err", err)
+		l.log.Error("leader latch: left the election", l.logIDs(), errAttr(err))
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -64,6 +64,9 @@ func NewSelector(client *framework.Client, path string, opts ...Option) (*Select
 	if err != nil {
 		return nil, fmt.Errorf("leader: selector %s: %w", path, err)
 	}
+	if err := checkNodeSize(path, selectorLockName, o.id); err != nil {
+		return nil, fmt.Errorf("leader: selector %s: %w", path, err)
+	}
 	// The lock's holds end only with the session (or its lease): the
 	// standard policy's suspension ends a term here, in term. A hold lost
 	// while its session lives keeps its node until the release that
@@ -125,7 +128,7 @@ func (s *Selector) Run(ctx context.Context, fn func(ctx context.Context) error) 
 		}
 		if err != nil {
 			s.opts.logger.Warn("leader: selector's function failed; queueing again",
-				"path", s.path, "participant", s.opts.id, "err", err)
+				s.logIDs(), errAttr(err))
 		}
 	}
 }
@@ -163,7 +166,7 @@ func (s *Selector) acquire(ctx context.Context, owner *runOwner) (*mutex.Hold, e
 			return nil, err
 		}
 		s.opts.logger.Warn("leader: selector could not queue; trying again",
-			"path", s.path, "participant", s.opts.id, "err", err)
+			s.logIDs(), errAttr(err))
 		// A failed wait is Close, ctx or the client's Close: the next
 		// attempt says which.
 		_ = s.client.WaitConnected(actx)

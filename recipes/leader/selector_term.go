@@ -74,7 +74,7 @@ func (s *Selector) term(ctx context.Context, hold *mutex.Hold, fn func(context.C
 		lead.end(s.endCause(ctx, hold))
 		if rerr := hold.Release(ctx); rerr != nil && !errors.Is(rerr, ErrLost) {
 			s.opts.logger.Warn("leader: selector's node not deleted; the client deletes it in the background",
-				"path", s.path, "participant", s.opts.id, "node", hold.Path(), "err", rerr)
+				s.logIDs(), logAttr("node", hold.Path()), errAttr(rerr))
 		}
 	}()
 	if hold.Session().IsInterrupted(s.opts.policy) {
@@ -119,9 +119,9 @@ func (s *Selector) watchStop(fctx context.Context, hold *mutex.Hold, returned <-
 	case <-timer.C:
 	}
 	s.opts.logger.Warn("leader: selector's function has not returned within the stop timeout; its node keeps every successor out until it does",
-		"path", s.path, "participant", s.opts.id, "node", hold.Path(),
-		"stop_timeout", s.opts.stopTimeout, "cause", context.Cause(fctx))
+		s.logIDs(), logAttr("node", hold.Path()),
+		"stop_timeout", s.opts.stopTimeout, logAttr("cause", fmt.Sprint(context.Cause(fctx))))
 	<-returned
 	s.opts.logger.Info("leader: selector's function returned after the stop timeout",
-		"path", s.path, "participant", s.opts.id, "node", hold.Path(), "after", time.Since(cancelled))
+		s.logIDs(), logAttr("node", hold.Path()), "after", time.Since(cancelled))
 }
