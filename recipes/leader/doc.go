@@ -49,7 +49,10 @@
 //     of the latch's node, a lost term's node included (or with the error
 //     that kept it; the client then deletes it in the background). A node
 //     whose create was still on the wire when Close came is deleted by the
-//     client in the background, as soon as the create's answer is in.
+//     client in the background, as soon as the create's answer is in. In
+//     Notify mode Close returns only after the NotLeader it causes has
+//     returned, as Curator's close(); called by a listener, it does not
+//     wait on the listeners.
 //   - Only monotonic clocks decide a term: it ends on the session's
 //     lease and connection (package framework), and Stats and Healthy
 //     measure on the monotonic clock, so a step of the wall clock ends no

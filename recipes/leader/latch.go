@@ -243,9 +243,13 @@ func (l *Latch) Resign(ctx context.Context) error {
 // deletes the latch's node and returns once the server has acknowledged
 // the delete (or a waiter's create was abandoned: the client then deletes
 // the node in the background as soon as the create's answer is in). The
-// listeners are told NotLeader only in Notify mode. When ctx ends first,
-// Close returns ctx's error and the latch finishes leaving in the
-// background. Closing a closed latch waits for the first Close to finish.
+// listeners are told NotLeader only in Notify mode, and then before Close
+// returns, as Curator's close() does: Close waits for every listener call
+// posted until the latch has left, unless a listener calls it (it would
+// wait on itself; its NotLeader then comes once that listener returns).
+// When ctx ends first, Close returns ctx's error and the latch finishes
+// leaving in the background. Closing a closed latch waits for the first
+// Close to finish.
 func (l *Latch) Close(ctx context.Context) error {
 	l.mu.Lock()
 	state, t, done := l.state, l.current, l.done
@@ -268,6 +272,12 @@ func (l *Latch) Close(ctx context.Context) error {
 	case <-done:
 	case <-ctx.Done():
 		return fmt.Errorf("leader latch: close %s: %w", l.path, ctx.Err())
+	}
+	if l.opts.mode == Notify {
+		// The NotLeader that leaving posted is in the queue by now.
+		if err := l.notify.flush(ctx); err != nil {
+			return fmt.Errorf("leader latch: close %s: %w", l.path, err)
+		}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
