@@ -160,8 +160,11 @@ func WithCloseMode(mode CloseMode) Option {
 
 // WithAutoRequeue makes Selector.Run queue again each time a term ends,
 // for any cause but Close and the end of Run's ctx, so that the function
-// runs again each time leadership comes back, as Curator's autoRequeue.
-// A selector's option only. Default: Run returns after one term.
+// runs again each time leadership comes back, as Curator's autoRequeue. A
+// term lost while the session lives keeps its node, so that the function
+// runs again at once if the node is still first once reconnected (see
+// Selector.Run). A selector's option only. Default: Run returns after one
+// term.
 func WithAutoRequeue() Option {
 	return func(o *options) error {
 		o.autoRequeue = true
