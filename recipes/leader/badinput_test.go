@@ -34,6 +34,7 @@ func TestLatch_BadInputIsRefusedBeforeAnyWrite(t *testing.T) {
 		{"unknown close mode", c, good, []leader.Option{leader.WithCloseMode(leader.CloseMode(7))}},
 		{"nil logger", c, good, []leader.Option{leader.WithLogger(nil)}},
 		{"id over the server's limit", c, good, []leader.Option{leader.WithID(strings.Repeat("x", framework.MaxRequestSize))}},
+		{"node over the server's limit", c, good, []leader.Option{leader.WithID(strings.Repeat("x", framework.MaxRequestSize-20))}},
 		{"a selector's auto-requeue", c, good, []leader.Option{leader.WithAutoRequeue()}},
 		{"a selector's stop timeout", c, good, []leader.Option{leader.WithStopTimeout(time.Second)}},
 	} {

@@ -28,15 +28,24 @@
 //     when the session's lease runs out (see package framework), also
 //     when the leader's requests no longer reach the server while its
 //     notifications still arrive.
+//   - A blip does not move leadership, as with Curator's latch: a term
+//     that ends while its session lives (a suspension under the standard
+//     policy, a lease run out) keeps its node, and so its place, and no
+//     one behind it leads meanwhile. Once connected again in the same
+//     session, the latch leads again with that node, in a new term, if a
+//     listing read after the reconnect shows it first. A lost session, a
+//     node deleted by someone else, Resign or Close give the place up.
+//     Under framework.SessionErrorPolicy a suspension ends no term.
 //   - A loss signal for every cause, named by Leadership.Err: an error
 //     wrapping ErrLost for a suspended connection (standard policy), a
 //     lease run out, a lost session, or the node deleted by someone else;
 //     ErrResigned after Resign; ErrClosed after Close; the context's error
 //     when the context given to Start ends.
-//   - Rejoin: after a lost term, or a join that failed for a reason a
-//     retry may cure, the latch queues again by itself, in the current
-//     session, for as long as it takes part; it never sits in the
-//     election neither leading nor waiting while its session is up.
+//   - Rejoin: after a term whose place was given up (see above), or a
+//     join that failed for a reason a retry may cure, the latch queues a
+//     new node by itself, in the current session, for as long as it takes
+//     part; it never sits in the election neither leading nor waiting
+//     while its session is up.
 //   - Await never lies: it never returns a term that has ended, whose node
 //     is gone, or whose node belongs to a session other than the
 //     client's current one. It returns on leadership, its ctx, Close, or
@@ -49,14 +58,19 @@
 //     of the latch's node, a lost term's node included (or with the error
 //     that kept it; the client then deletes it in the background). A node
 //     whose create was still on the wire when Close came is deleted by the
-//     client in the background, as soon as the create's answer is in.
+//     client in the background, as soon as the create's answer is in. In
+//     Notify mode Close returns only after the NotLeader it causes has
+//     returned, as Curator's close(); called by a listener, it does not
+//     wait on the listeners.
 //   - Only monotonic clocks decide a term: it ends on the session's
 //     lease and connection (package framework), and Stats and Healthy
 //     measure on the monotonic clock, so a step of the wall clock ends no
 //     term, turns no participant unhealthy and lengthens no LastTerm.
 //     The wall clock shows only in Stats.Began, for display.
 //   - Fencing: Leadership.FencingToken is the term's node's creation zxid,
-//     which grows from one term to the next whoever wins them;
+//     which never decreases from one term to the next whoever wins them,
+//     and grows whenever the leader's node changes; the terms led with
+//     one node (across blips) share it, as no one led between them.
 //     Leadership.Guard makes a write in a framework.Client.Multi apply
 //     only while the term's node stands.
 //
@@ -70,8 +84,11 @@
 // only after the function returns. Past WithStopTimeout a warning names
 // the path and the participant, and Close returns ErrStopTimeout rather
 // than wait on. WithAutoRequeue queues again after every term, so that a
-// selector whose session is up always leads or waits. A selector's term
-// ends when its function has returned.
+// selector whose session is up always leads or waits; after a term lost
+// while its session lives (a suspension, a lease run out), it keeps its
+// node as the latch does, and runs the function again in a new term once
+// a listing read after the reconnect shows the node still first. A
+// selector's term ends when its function has returned.
 //
 // An Observer (and each participant's Leader, Participants and Observe)
 // reads the election as Curator's getLeader and getParticipants do,
@@ -98,8 +115,7 @@
 // write must be refused. Curator 5.4's LeaderLatch lacks the fixes of
 // CURATOR-696 and CURATOR-724: a Java participant may believe it leads
 // with a node of an expired session; this package cannot prevent that.
-// After a loss, the latch queues a new node at the tail, where Curator's
-// latch may keep its node across a short disconnect. A selector whose
+// A selector whose
 // function ignores its ctx past the lease's end keeps its node only while
 // the session lives: once the server expires the session, a successor
 // may lead while the function still runs (the warning of WithStopTimeout

@@ -94,26 +94,6 @@ func TestLatch_JoinRefusedByTheServerEndsAwaitWithTheError(t *testing.T) {
 	require.NoError(t, l.Close(testContext(t)))
 }
 
-// A listener may close its latch from IsLeader: nothing waits on the
-// listener, so nothing deadlocks.
-func TestLatch_ListenerMayCloseItsLatch(t *testing.T) {
-	l, err := leader.NewLatch(connect(t, zktest.Servers(t)), zktest.UniquePath(t), leader.WithCloseMode(leader.Notify))
-	require.NoError(t, err)
-	closed, told := make(chan error, 1), make(chan struct{})
-	l.AddListener(leader.ListenerFuncs{
-		OnIsLeader:  func() { closed <- l.Close(context.Background()) },
-		OnNotLeader: func() { close(told) },
-	})
-	require.NoError(t, l.Start(context.Background()))
-	select {
-	case err := <-closed:
-		require.NoError(t, err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("Close from IsLeader did not return")
-	}
-	waitClosed(t, told, 10*time.Second, "NotLeader after the listener's Close")
-}
-
 // A term lost to a suspension leaves its node to be deleted once the
 // connection is back; a Close right after the loss returns only once that
 // delete is acknowledged too.

@@ -44,7 +44,9 @@ func (s State) String() string {
 // Latch is a participant in a leader election at one path, compatible
 // with Curator's LeaderLatch: its node is path/_c_<uuid>-latch-<sequence>,
 // the participant id as data, and the participant whose node is first in
-// sequence order leads. A Latch is safe for concurrent use.
+// sequence order leads. A connection blip that the session survives ends
+// the term but keeps the node, so it does not move leadership (see
+// Start). A Latch is safe for concurrent use.
 type Latch struct {
 	client *framework.Client
 	path   string
@@ -75,16 +77,18 @@ func NewLatch(client *framework.Client, path string, opts ...Option) (*Latch, er
 	if err != nil {
 		return nil, err
 	}
-	// The create carries the path, the protected name and the id.
-	if n := len(path) + len("/_c_") + 36 + len("-"+zkpath.LatchName) + 10 + len(o.id); n > framework.MaxRequestSize {
-		return nil, fmt.Errorf("%w: a node of %d bytes (path and id) is over the server's limit", ErrInvalidArgument, n)
+	if err := checkNodeSize(path, latchLockName, o.id); err != nil {
+		return nil, err
 	}
 	l := &Latch{
 		client: client, path: path, opts: o, log: o.logger, changed: make(chan struct{}),
 		obs: newObserver(client, path, latchLockName), rec: record{clock: o.clock},
 	}
+	// A lost term's node stays until the latch has judged whether it
+	// leads again with it (latch_run.go's reclaim) or gives it up.
 	l.lock, err = mutex.NewWithDriver(client, path, zkpath.LatchName, electionDriver{},
-		mutex.WithName("leader latch"), mutex.WithData([]byte(o.id)), mutex.WithErrorPolicy(o.policy))
+		mutex.WithName("leader latch"), mutex.WithData([]byte(o.id)), mutex.WithErrorPolicy(o.policy),
+		mutex.WithNodeKeptOnLoss())
 	if err != nil {
 		return nil, err
 	}
@@ -138,9 +142,13 @@ func (l *Latch) AddListener(li Listener) (remove func()) {
 // Start joins the election: from now until ctx ends or Close is called,
 // the latch takes part, in the background. It returns at once; Await
 // waits for leadership. The latch queues a node at the tail and leads when
-// its node is first. After the loss of a term (see Leadership.Err), or a
-// failed join, it joins again by itself, in the current session, for as
-// long as it takes part. When ctx ends, the latch leaves as by Close, the
+// its node is first. A term lost while the session lives (a suspension
+// under the standard policy, a lease run out) keeps the node: reconnected
+// in the same session and still first by a listing read after the
+// reconnect, the latch leads again with it, in a new term, and no one
+// behind it leads meanwhile. After any other loss (see Leadership.Err),
+// or a failed join, it joins again with a new node by itself, in the
+// current session, for as long as it takes part. When ctx ends, the latch leaves as by Close, the
 // term's Err then being ctx's error: pass a context that lives as long as
 // the participation, not one bounded to the call. Start may be called
 // once: again, it returns ErrStarted; after Close, ErrClosed; with ctx
@@ -217,8 +225,10 @@ func (l *Latch) stands(lead *Leadership) bool {
 // Resign ends the term under way with ErrResigned, deletes the latch's
 // node and returns once the server has acknowledged the delete; the latch
 // then queues a new node at the tail, in the background. A latch that does
-// not lead keeps its place, and Resign returns nil. When ctx ends first,
-// Resign returns ctx's error; the term has ended and the delete goes on.
+// not lead keeps its place, and Resign returns nil: so does one whose term
+// was lost just before, which keeps its node while its session lives (see
+// Start). When ctx ends first, Resign returns ctx's error; the term has
+// ended and the delete goes on.
 func (l *Latch) Resign(ctx context.Context) error {
 	l.mu.Lock()
 	state, t := l.state, l.current
@@ -231,7 +241,9 @@ func (l *Latch) Resign(ctx context.Context) error {
 	case t == nil:
 		return nil
 	}
-	t.lead.end(ErrResigned)
+	if !t.lead.end(ErrResigned) && errors.Is(t.lead.Err(), ErrLost) {
+		return nil // lost first: the latch does not lead, and keeps its place
+	}
 	select {
 	case <-t.released:
 		return t.releaseErr
@@ -244,9 +256,13 @@ func (l *Latch) Resign(ctx context.Context) error {
 // deletes the latch's node and returns once the server has acknowledged
 // the delete (or a waiter's create was abandoned: the client then deletes
 // the node in the background as soon as the create's answer is in). The
-// listeners are told NotLeader only in Notify mode. When ctx ends first,
-// Close returns ctx's error and the latch finishes leaving in the
-// background. Closing a closed latch waits for the first Close to finish.
+// listeners are told NotLeader only in Notify mode, and then before Close
+// returns, as Curator's close() does: Close waits for every listener call
+// posted until the latch has left, unless a listener calls it (it would
+// wait on itself; its NotLeader then comes once that listener returns).
+// When ctx ends first, Close returns ctx's error and the latch finishes
+// leaving in the background. Closing a closed latch waits for the first
+// Close to finish.
 func (l *Latch) Close(ctx context.Context) error {
 	l.mu.Lock()
 	state, t, done := l.state, l.current, l.done
@@ -269,6 +285,12 @@ func (l *Latch) Close(ctx context.Context) error {
 	case <-done:
 	case <-ctx.Done():
 		return fmt.Errorf("leader latch: close %s: %w", l.path, ctx.Err())
+	}
+	if l.opts.mode == Notify {
+		// The NotLeader that leaving posted is in the queue by now.
+		if err := l.notify.flush(ctx); err != nil {
+			return fmt.Errorf("leader latch: close %s: %w", l.path, err)
+		}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -41,14 +41,16 @@ func (l *Latch) run(ctx context.Context) {
 		switch {
 		case err == nil:
 			attempt = 0
-			l.lead(ctx, hold)
+			for hold != nil {
+				hold = l.lead(ctx, hold)
+			}
 		case !l.takingPart(ctx):
 			// Acquire deleted its node as ctx ended.
 		case terminal(err):
 			l.fail(err)
 			return
 		default:
-			l.log.Warn("leader latch: joining again", "path", l.path, "id", l.opts.id, "err", err)
+			l.log.Warn("leader latch: joining again", l.logIDs(), errAttr(err))
 			if err := l.pause(ctx, attempt); err != nil {
 				if errors.Is(err, framework.ErrClosed) {
 					l.fail(err)
@@ -67,16 +69,18 @@ func (l *Latch) takingPart(ctx context.Context) bool {
 	return l.state == Started && ctx.Err() == nil
 }
 
-// lead publishes the term hold stands for, waits for its end and deletes
-// its node. A hold taken as the latch left is released unpublished.
-func (l *Latch) lead(ctx context.Context, hold *mutex.Hold) {
+// lead publishes the term hold stands for, waits for its end, and then
+// deletes its node, or, after a loss its session survives, leads again
+// with the node if it is still first: it returns the next term's hold, or
+// nil. A hold taken as the latch left is released unpublished.
+func (l *Latch) lead(ctx context.Context, hold *mutex.Hold) *mutex.Hold {
 	t := &term{lead: newLeadership(hold, l.opts.id), hold: hold, released: make(chan struct{})}
 	l.mu.Lock()
 	if l.state != Started || ctx.Err() != nil {
 		l.mu.Unlock()
 		t.lead.end(ErrClosed)
 		l.left(l.release(t))
-		return
+		return nil
 	}
 	l.current = t
 	l.changedLocked()
@@ -101,11 +105,38 @@ func (l *Latch) lead(ctx context.Context, hold *mutex.Hold) {
 		l.notify.post(false)
 	}
 	if errors.Is(cause, ErrLost) {
-		l.log.Info("leader latch: term lost", "path", l.path, "id", l.opts.id, "node", hold.Path(), "err", cause)
+		l.log.Info("leader latch: term lost", l.logIDs(), logAttr("node", hold.Path()), errAttr(cause))
+		if next := l.reclaim(ctx, t); next != nil {
+			return next
+		}
 	}
 	if err := l.release(t); !l.takingPart(ctx) {
 		l.left(err)
 	}
+	return nil
+}
+
+// reclaim keeps the place of a term lost while its session lives (a
+// suspension, a lease run out): the node stays, no one behind it leads,
+// and once connected again in the same session the latch leads again
+// with it if a fresh listing shows it first, as Curator's latch does, so
+// a blip does not move leadership. It returns the next term's hold, or
+// nil when the place is given up: the session changed, the node is gone,
+// or the latch left; the term then ends as any other, by release.
+func (l *Latch) reclaim(ctx context.Context, t *term) *mutex.Hold {
+	if t.hold.Session().IsLost() || !l.takingPart(ctx) {
+		return nil
+	}
+	next, err := l.lock.Reclaim(ctx, t.hold)
+	if err != nil {
+		if l.takingPart(ctx) {
+			l.log.Info("leader latch: the lost term's place is given up", l.logIDs(), errAttr(err))
+		}
+		return nil
+	}
+	// No delete comes: a Resign that raced the loss is answered.
+	close(t.released)
+	return next
 }
 
 // release deletes the term's node, tells Resign how that went, and
@@ -113,9 +144,10 @@ func (l *Latch) lead(ctx context.Context, hold *mutex.Hold) {
 func (l *Latch) release(t *term) error {
 	err := t.hold.Release(context.Background())
 	if errors.Is(err, ErrLost) {
-		// The lost hold gives its node up in the background; the latch
-		// waits for that delete, so that it queues again behind nothing of
-		// its own, and Close returns only once the node is gone.
+		// The lost hold's release deletes its kept node but does not say
+		// how that went: the latch asks again (a node gone is no error),
+		// so that it queues again behind nothing of its own, and Close
+		// returns only once the node is gone.
 		node := framework.Node{Path: t.hold.Path(), Session: t.hold.Session()}
 		if err = recipe.DeleteNode(context.Background(), l.client, node); errors.Is(err, framework.ErrSessionChanged) {
 			err = nil // gone with its session
@@ -169,9 +201,9 @@ func terminal(err error) bool {
 func (l *Latch) fail(err error) {
 	if errors.Is(err, framework.ErrClosed) {
 		// The client's Close ends every recipe on it: no news to warn of.
-		l.log.Debug("leader latch: left the election with its client", "path", l.path, "id", l.opts.id)
+		l.log.Debug("leader latch: left the election with its client", l.logIDs())
 	} else {
-		l.log.Error("leader latch: left the election", "path", l.path, "id", l.opts.id, "err", err)
+		l.log.Error("leader latch: left the election", l.logIDs(), errAttr(err))
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -80,10 +80,13 @@ func (l *Leadership) Node() string { return l.hold.Path() }
 // Session returns the session the term's node belongs to.
 func (l *Leadership) Session() *framework.Session { return l.hold.Session() }
 
-// FencingToken returns the creation zxid of the term's node. It grows
-// from one term to the next whoever wins them, so a resource that keeps
-// the highest token it has seen refuses a leader whose term has ended
-// without its knowing. Read from the server on the first call only.
+// FencingToken returns the creation zxid of the term's node. It never
+// decreases from one term to the next whoever wins them, and grows
+// whenever the node changes, so a resource that keeps the highest token
+// it has seen refuses a leader whose term has ended without its knowing
+// once another has led. The terms that one node leads across blips (see
+// Latch.Start) share it: no one led between them. Read from the server on
+// the first call only.
 func (l *Leadership) FencingToken(ctx context.Context) (int64, error) {
 	return l.hold.FencingToken(ctx)
 }
@@ -95,7 +98,9 @@ func (l *Leadership) FencingToken(ctx context.Context) (int64, error) {
 //	_, err := client.Multi(ctx, term.Guard(), framework.SetOp("/config", data, -1))
 //
 // A transaction the guard fails writes nothing and returns an error
-// wrapping ErrLost; a guard taken once the term has ended fails too.
+// wrapping ErrLost; a guard taken once the term has ended fails too. A
+// guard taken in a term that a blip ended still passes in the next term
+// led with the same node (see Latch.Start): no one led between them.
 func (l *Leadership) Guard() framework.Op {
 	l.mu.Lock()
 	cause := l.cause

@@ -1,8 +1,11 @@
 package leader
 
 import (
+	"context"
 	"slices"
 	"sync"
+
+	"github.com/petermattis/goid"
 )
 
 // Listener is told when its latch becomes leader and when it stops being
@@ -10,7 +13,9 @@ import (
 // time, on one goroutine at a time, in the order of the events: IsLeader
 // and NotLeader strictly alternate, and NotLeader comes only after
 // IsLeader. A call that blocks delays the later calls (of every listener
-// of the latch), never the latch itself.
+// of the latch) and, in Notify mode, the return of Close, which waits for
+// the NotLeader it causes; never the latch's own work. A listener may
+// call Close: that call does not wait for the listeners.
 type Listener interface {
 	// IsLeader is called when the latch has become leader.
 	IsLeader()
@@ -48,6 +53,10 @@ type notifier struct {
 	queue   []event
 	running bool // a delivery goroutine is under way
 	leading bool // the last event posted
+	// deliverer is the id of the delivery goroutine while it runs: a
+	// listener's own call of flush must not wait on itself.
+	deliverer int64
+	idle      chan struct{} // made by flush; closed when delivery ends
 }
 
 // subscriber is one listener and what it was last told; told is read and
@@ -100,12 +109,42 @@ func (n *notifier) enqueueLocked(ev event) {
 	}
 }
 
+// flush waits until every event posted so far has been delivered, and
+// the listeners' calls have returned, or ctx ends. Called by a listener,
+// it returns at once: what it would wait for comes after that listener
+// returns.
+func (n *notifier) flush(ctx context.Context) error {
+	n.mu.Lock()
+	if !n.running || n.deliverer == goid.Get() {
+		n.mu.Unlock()
+		return nil
+	}
+	if n.idle == nil {
+		n.idle = make(chan struct{})
+	}
+	idle := n.idle
+	n.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // deliver calls the listeners for each queued event, in order.
 func (n *notifier) deliver() {
+	n.mu.Lock()
+	n.deliverer = goid.Get()
+	n.mu.Unlock()
 	for {
 		n.mu.Lock()
 		if len(n.queue) == 0 {
-			n.running = false
+			n.running, n.deliverer = false, 0
+			if n.idle != nil {
+				close(n.idle)
+				n.idle = nil
+			}
 			n.mu.Unlock()
 			return
 		}

@@ -19,7 +19,8 @@ const shortSession = 2 * time.Second
 
 // Each cause of loss ends the term with an error that wraps ErrLost and
 // names the cause, the listeners are told NotLeader, and the latch, the
-// only participant, joins again by itself and leads again with a new node.
+// only participant, leads again by itself: with its node when its session
+// survived the loss, else with a new node, the old one deleted.
 func TestLatch_EveryLossEndsTheTermAndTheLatchLeadsAgain(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -28,22 +29,26 @@ func TestLatch_EveryLossEndsTheTermAndTheLatchLeadsAgain(t *testing.T) {
 		// undoes what it did once the loss is signalled.
 		dial  func(t *testing.T) (c *framework.Client, cause func(t *testing.T, c *framework.Client, lead *leader.Leadership) (undo func()))
 		names string // what Err says
+		// node is the node of the next term: "kept" (the session survives
+		// the loss), "new", or "either" (the session may or may not
+		// survive: the node is kept exactly when it does).
+		node string
 	}{
 		{"suspension under the standard policy", framework.StandardErrorPolicy, viaProxy(func(t *testing.T, p *zktest.Proxy, _ *framework.Client, _ *leader.Leadership) func() {
 			p.Cut()
 			return func() {}
-		}), "connection suspended"},
+		}), "connection suspended", "kept"},
 		{"lease run out under the session policy", framework.SessionErrorPolicy, viaProxy(func(t *testing.T, p *zktest.Proxy, _ *framework.Client, _ *leader.Leadership) func() {
 			p.PauseRequests()
 			return p.Resume
-		}), "lease ran out"},
-		{"session expired under the session policy", framework.SessionErrorPolicy, expireSession, "session lost"},
+		}), "lease ran out", "either"},
+		{"session expired under the session policy", framework.SessionErrorPolicy, expireSession, "session lost", "new"},
 		{"node deleted by someone else", framework.StandardErrorPolicy, func(t *testing.T) (*framework.Client, func(*testing.T, *framework.Client, *leader.Leadership) func()) {
 			return connect(t, zktest.Servers(t)), func(t *testing.T, _ *framework.Client, lead *leader.Leadership) func() {
 				require.NoError(t, connect(t, zktest.Servers(t)).Delete(testContext(t), lead.Node(), -1))
 				return func() {}
 			}
-		}, "was deleted"},
+		}, "was deleted", "new"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, cause := tc.dial(t)
@@ -62,7 +67,13 @@ func TestLatch_EveryLossEndsTheTermAndTheLatchLeadsAgain(t *testing.T) {
 			rec.waitCalls(t, []string{"is", "not"})
 
 			again := await(t, l, 30*time.Second, "the latch after the loss")
-			assert.NotEqual(t, lead.Node(), again.Node(), "a new node")
+			if kept := again.Session() == lead.Session(); tc.node == "kept" || (tc.node == "either" && kept) {
+				require.True(t, kept, "the session survived")
+				assert.Equal(t, lead.Node(), again.Node(), "the node kept")
+				assert.NotSame(t, lead, again, "a new term")
+			} else {
+				assert.NotEqual(t, lead.Node(), again.Node(), "a new node")
+			}
 			assert.NoError(t, again.Err())
 			rec.waitCalls(t, []string{"is", "not", "is"})
 			require.Eventually(t, func() bool { return len(children(t, c, p)) == 1 }, 10*time.Second, 10*time.Millisecond,

@@ -58,6 +58,18 @@ func config(client *framework.Client, kind string, opts []Option) (options, erro
 	return o, nil
 }
 
+// checkNodeSize refuses an id whose node at path would be over the
+// server's limit, though the id alone is not: every create of the node
+// would fail, and a participant would try again for ever.
+func checkNodeSize(path, lockName, id string) error {
+	// The create carries the path, the protected name and its sequence,
+	// and the id as data.
+	if n := len(path) + len("/_c_") + 36 + len("-"+lockName) + 10 + len(id); n > framework.MaxRequestSize {
+		return fmt.Errorf("%w: a node of %d bytes (path and id) is over the server's limit", ErrInvalidArgument, n)
+	}
+	return nil
+}
+
 // CloseMode says whether leaving the election (Close, or the end of the
 // context given to Start) tells a latch's listeners NotLeader, as
 // Curator's LeaderLatch.CloseMode.
@@ -86,7 +98,10 @@ func (m CloseMode) String() string {
 // WithID sets the participant id, the data of the participant's node
 // (UTF-8, as Curator's LeaderLatch id and LeaderSelector.setId): Leader,
 // Participants and Observe name a participant by it, on the Go and the
-// Java side. It must be valid UTF-8, since Curator reads it as such.
+// Java side. It must be valid UTF-8, since Curator reads it as such, and
+// small enough for the node's create (path, name and id) to fit the
+// server's limit: NewLatch and NewSelector refuse it otherwise. Log lines
+// carry only its first bytes.
 // Default: "", written as no data, as Curator's default id.
 func WithID(id string) Option {
 	return func(o *options) error {
@@ -145,8 +160,11 @@ func WithCloseMode(mode CloseMode) Option {
 
 // WithAutoRequeue makes Selector.Run queue again each time a term ends,
 // for any cause but Close and the end of Run's ctx, so that the function
-// runs again each time leadership comes back, as Curator's autoRequeue.
-// A selector's option only. Default: Run returns after one term.
+// runs again each time leadership comes back, as Curator's autoRequeue. A
+// term lost while the session lives keeps its node, so that the function
+// runs again at once if the node is still first once reconnected (see
+// Selector.Run). A selector's option only. Default: Run returns after one
+// term.
 func WithAutoRequeue() Option {
 	return func(o *options) error {
 		o.autoRequeue = true

@@ -23,8 +23,9 @@ var ErrStopTimeout = errors.New("leader: the function did not return within the 
 // as data), so that Go Selectors and Curator LeaderSelectors on one path
 // take turns. Its term is the function's run: the function's context is
 // cancelled first when the term must end, and the node, which keeps every
-// successor out, is deleted only after the function has returned. A
-// Selector is safe for concurrent use.
+// successor out, is deleted only after the function has returned. With
+// WithAutoRequeue, a connection blip that the session survives does not
+// move leadership (see Run). A Selector is safe for concurrent use.
 type Selector struct {
 	client *framework.Client
 	path   string
@@ -64,6 +65,9 @@ func NewSelector(client *framework.Client, path string, opts ...Option) (*Select
 	if err != nil {
 		return nil, fmt.Errorf("leader: selector %s: %w", path, err)
 	}
+	if err := checkNodeSize(path, selectorLockName, o.id); err != nil {
+		return nil, fmt.Errorf("leader: selector %s: %w", path, err)
+	}
 	// The lock's holds end only with the session (or its lease): the
 	// standard policy's suspension ends a term here, in term. A hold lost
 	// while its session lives keeps its node until the release that
@@ -99,7 +103,12 @@ type runOwner struct{ _ byte }
 //
 // Without WithAutoRequeue, Run returns after one term, with fn's error.
 // With it, Run queues again after each term and returns only on Close
-// (ErrClosed) or the end of ctx; fn's errors are logged. Each call of Run
+// (ErrClosed) or the end of ctx; fn's errors are logged. A term lost while
+// the session lives (a suspension under the standard policy, a lease run
+// out) keeps its node then: reconnected in the same session and still
+// first by a listing read after the reconnect, Run calls fn again in a new
+// term, and no one behind it leads meanwhile; after any other end of a
+// term, the node is deleted and Run queues a new one at the tail. Each call of Run
 // is a participant of its own. A Run that ends while queued leaves
 // nothing behind.
 func (s *Selector) Run(ctx context.Context, fn func(ctx context.Context) error) error {
@@ -111,13 +120,17 @@ func (s *Selector) Run(ctx context.Context, fn func(ctx context.Context) error) 
 	}
 	defer s.leave()
 	owner := &runOwner{}
+	var kept *mutex.Hold // the node of a term lost while its session lives
 	for {
-		hold, err := s.acquire(ctx, owner)
+		hold, err := s.acquire(ctx, owner, kept)
 		if err != nil {
 			return err
 		}
-		err = s.term(ctx, hold, fn)
+		kept, err = s.term(ctx, hold, fn)
 		if stopped := s.stopped(ctx); stopped != nil {
+			if kept != nil {
+				s.release(ctx, kept)
+			}
 			return stopped
 		}
 		if !s.opts.autoRequeue {
@@ -125,7 +138,7 @@ func (s *Selector) Run(ctx context.Context, fn func(ctx context.Context) error) 
 		}
 		if err != nil {
 			s.opts.logger.Warn("leader: selector's function failed; queueing again",
-				"path", s.path, "participant", s.opts.id, "err", err)
+				s.logIDs(), errAttr(err))
 		}
 	}
 }
@@ -142,14 +155,28 @@ func (s *Selector) stopped(ctx context.Context) error {
 	return nil
 }
 
-// acquire queues owner until it leads, Close, or the end of ctx. With
+// acquire queues owner until it leads, Close, or the end of ctx: with
+// kept's node if it is still first once reconnected in its session (see
+// mutex.Mutex.Reclaim), else with a new node, kept's being deleted. With
 // auto-requeue a failed queueing is tried again once connected, so that a
 // participant whose session is up always leads or waits.
-func (s *Selector) acquire(ctx context.Context, owner *runOwner) (*mutex.Hold, error) {
+func (s *Selector) acquire(ctx context.Context, owner *runOwner, kept *mutex.Hold) (*mutex.Hold, error) {
 	actx, cancel := context.WithCancel(mutex.WithOwner(ctx, owner))
 	defer cancel()
 	stop := context.AfterFunc(s.closing, cancel)
 	defer stop()
+	if kept != nil {
+		hold, err := s.lock.Reclaim(actx, kept)
+		if err == nil {
+			return hold, nil
+		}
+		s.release(ctx, kept)
+		if stopped := s.stopped(ctx); stopped != nil {
+			return nil, stopped
+		}
+		s.opts.logger.Info("leader: selector's lost term's place is given up; queueing again",
+			s.logIDs(), errAttr(err))
+	}
 	backoff := observeRetryMin
 	for {
 		hold, err := s.lock.Acquire(actx)
@@ -163,7 +190,7 @@ func (s *Selector) acquire(ctx context.Context, owner *runOwner) (*mutex.Hold, e
 			return nil, err
 		}
 		s.opts.logger.Warn("leader: selector could not queue; trying again",
-			"path", s.path, "participant", s.opts.id, "err", err)
+			s.logIDs(), errAttr(err))
 		// A failed wait is Close, ctx or the client's Close: the next
 		// attempt says which.
 		_ = s.client.WaitConnected(actx)

@@ -40,8 +40,9 @@ var errReturned = fmt.Errorf("%w: the selector's function returned", ErrResigned
 // term runs fn for the term that hold stands for. fn's context is
 // cancelled first when the term must end; the term ends, and the node is
 // deleted, only after fn has returned, so that no successor leads while fn
-// may still act. It returns fn's error.
-func (s *Selector) term(ctx context.Context, hold *mutex.Hold, fn func(context.Context) error) (err error) {
+// may still act. It returns fn's error, and hold when its node is kept
+// instead (see keepsPlace).
+func (s *Selector) term(ctx context.Context, hold *mutex.Hold, fn func(context.Context) error) (kept *mutex.Hold, err error) {
 	lead := newLeadership(hold, s.opts.id)
 	s.rec.begin(lead)
 	defer s.rec.end(lead) // runs last: the term ends once its node is released
@@ -72,16 +73,34 @@ func (s *Selector) term(ctx context.Context, hold *mutex.Hold, fn func(context.C
 		stopWatch()
 		cancel(errReturned)
 		lead.end(s.endCause(ctx, hold))
-		if rerr := hold.Release(ctx); rerr != nil && !errors.Is(rerr, ErrLost) {
-			s.opts.logger.Warn("leader: selector's node not deleted; the client deletes it in the background",
-				"path", s.path, "participant", s.opts.id, "node", hold.Path(), "err", rerr)
+		if s.keepsPlace(ctx, lead) {
+			kept = hold
+			return
 		}
+		s.release(ctx, hold)
 	}()
 	if hold.Session().IsInterrupted(s.opts.policy) {
 		// Interrupted as the lock was taken: others may lead already.
-		return fmt.Errorf("%w as leadership was taken", s.interruption(hold))
+		return nil, fmt.Errorf("%w as leadership was taken", s.interruption(hold))
 	}
-	return fn(fctx)
+	return nil, fn(fctx)
+}
+
+// keepsPlace reports whether a selector keeps the node of term lead,
+// ended: with auto-requeue, after a loss its session survives (a
+// suspension, a lease run out), so that a blip does not move leadership.
+// The next term is judged from a fresh listing once reconnected (Run).
+func (s *Selector) keepsPlace(ctx context.Context, lead *Leadership) bool {
+	return s.opts.autoRequeue && errors.Is(lead.Err(), ErrLost) && !lead.Session().IsLost() && s.stopped(ctx) == nil
+}
+
+// release deletes hold's node; a failure leaves it to the client's
+// background deletion.
+func (s *Selector) release(ctx context.Context, hold *mutex.Hold) {
+	if err := hold.Release(ctx); err != nil && !errors.Is(err, ErrLost) {
+		s.opts.logger.Warn("leader: selector's node not deleted; the client deletes it in the background",
+			s.logIDs(), logAttr("node", hold.Path()), errAttr(err))
+	}
 }
 
 // endCause says why a term whose function has returned ended.
@@ -119,9 +138,9 @@ func (s *Selector) watchStop(fctx context.Context, hold *mutex.Hold, returned <-
 	case <-timer.C:
 	}
 	s.opts.logger.Warn("leader: selector's function has not returned within the stop timeout; its node keeps every successor out until it does",
-		"path", s.path, "participant", s.opts.id, "node", hold.Path(),
-		"stop_timeout", s.opts.stopTimeout, "cause", context.Cause(fctx))
+		s.logIDs(), logAttr("node", hold.Path()),
+		"stop_timeout", s.opts.stopTimeout, logAttr("cause", fmt.Sprint(context.Cause(fctx))))
 	<-returned
 	s.opts.logger.Info("leader: selector's function returned after the stop timeout",
-		"path", s.path, "participant", s.opts.id, "node", hold.Path(), "after", time.Since(cancelled))
+		s.logIDs(), logAttr("node", hold.Path()), "after", time.Since(cancelled))
 }

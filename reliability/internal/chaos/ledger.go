@@ -154,8 +154,12 @@ func (l *Ledger) Holds() []Hold {
 // side's defect (Violation.Java).
 //
 // Fencing: among the exclusive holds of a recipe in order of acquisition,
-// each token is greater than the one before. Holds with no token, and holds
-// already signalled lost when their acquire returned, are left out.
+// each token is greater than the one before, or equal to it for a hold of
+// the same holder on the same node: a leader that leads again with its
+// node after a blip (the leader package's latch and selector, as
+// Curator's latch) keeps the node's token, no one having held between.
+// Holds with no token, and holds already signalled lost when their
+// acquire returned, are left out.
 func (l *Ledger) Check() []Violation {
 	l.mu.Lock()
 	byRecipe := make(map[string][]Hold)
@@ -231,7 +235,7 @@ func overlaps(recipe string, holds []Hold, limit int) []Violation {
 }
 
 // fencing checks that the tokens of exclusive holds, sorted by Acquired,
-// increase.
+// increase, but for a node held again by its holder.
 func fencing(recipe string, holds []Hold) []Violation {
 	var out []Violation
 	var prev *Hold
@@ -240,10 +244,16 @@ func fencing(recipe string, holds []Hold) []Violation {
 		if !h.Exclusive || h.Token == 0 || !h.End.After(h.Acquired) {
 			continue
 		}
-		if prev != nil && h.Token <= prev.Token {
+		if prev != nil && h.Token <= prev.Token && !sameNode(*prev, *h) {
 			out = append(out, Violation{Kind: "fencing", Recipe: recipe, At: h.Acquired, Holds: []Hold{*prev, *h}})
 		}
 		prev = h
 	}
 	return out
+}
+
+// sameNode reports whether b holds again, with the same token, the node
+// that a held: its holder leads again after a blip with its node kept.
+func sameNode(a, b Hold) bool {
+	return a.Node != "" && a.Node == b.Node && a.Holder == b.Holder && a.Token == b.Token
 }

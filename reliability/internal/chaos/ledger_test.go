@@ -45,6 +45,14 @@ func TestLedger_FindsBrokenPromises(t *testing.T) {
 		{"fencing token goes back", -1, []Hold{
 			hold("r", "a", 0, 10, true, 7), hold("r", "b", 11, 20, true, 7),
 		}, []string{"fencing"}},
+		{"a node held again after a blip keeps its token", -1, []Hold{
+			{Recipe: "r", Holder: "a", Node: "/n1", Exclusive: true, Acquired: at(0), End: at(10), Lost: true, Token: 7},
+			{Recipe: "r", Holder: "a", Node: "/n1", Exclusive: true, Acquired: at(11), End: at(20), Token: 7},
+		}, nil},
+		{"the same token on another node goes back", -1, []Hold{
+			{Recipe: "r", Holder: "a", Node: "/n1", Exclusive: true, Acquired: at(0), End: at(10), Token: 7},
+			{Recipe: "r", Holder: "a", Node: "/n2", Exclusive: true, Acquired: at(11), End: at(20), Token: 7},
+		}, []string{"fencing"}},
 		{"unknown tokens are skipped", -1, []Hold{
 			hold("r", "a", 0, 10, true, 7), hold("r", "b", 11, 20, true, 0), hold("r", "c", 21, 30, true, 8),
 		}, nil},
