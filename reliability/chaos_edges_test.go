@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
 	"github.com/zkrecipes/zkrecipes/recipes/sharedcount"
 	"github.com/zkrecipes/zkrecipes/reliability/internal/chaos"
@@ -25,6 +26,7 @@ type edges struct {
 	counts   []string // the incremented shared counts' paths
 	resource *chaos.Resource
 	resumers []*chaos.TTLResumer
+	jobs     *chaos.Jobs
 }
 
 // The edges' shape.
@@ -40,9 +42,10 @@ const (
 // release in another (2 and 3), acquires of two semaphore leases in one
 // transaction (0 and 3), an incrementer of a shared count of its own on
 // every client,
-// and TTL leases of a one-lease semaphore that client 1 takes and client 2
+// TTL leases of a one-lease semaphore that client 1 takes and client 2
 // takes over with Resume, and 3 and 4 likewise, fenced by a resource that
-// keeps the highest token.
+// keeps the highest token, and a producer of guarded jobs on every client,
+// whose jobs client 4 consumes.
 func goEdges(t *testing.T, root string, clients []*framework.Client, ledger *chaos.Ledger, stats *chaos.Stats, seed uint64) *edges {
 	e := &edges{tally: &chaos.Tally{}, resource: &chaos.Resource{Name: ttlRecipe, Clock: ledger.Clock()}}
 	worker := func(recipe, label string, i int, part string, l chaos.Locker) {
@@ -87,12 +90,24 @@ func goEdges(t *testing.T, root string, clients []*framework.Client, ledger *cha
 		e.resumers = append(e.resumers, r)
 		e.runners = append(e.runners, r)
 	}
+	e.jobs = &chaos.Jobs{Dir: root + "/jobs", Clock: ledger.Clock()}
+	// Persistent, not a container: the server would remove it whenever
+	// the consumer has emptied it.
+	_, err := clients[0].Create(t.Context(), e.jobs.Dir, nil, framework.Persistent, framework.WithParents())
+	require.NoError(t, err)
+	for i, c := range clients {
+		lock, err := mutex.New(c, root+"/jobs-lock")
+		require.NoError(t, err)
+		e.runners = append(e.runners, &chaos.JobProducer{Queue: e.jobs, Client: c, Lock: lock, Name: fmt.Sprintf("go-%d", i), Stats: stats})
+	}
+	e.runners = append(e.runners, &chaos.JobConsumer{Queue: e.jobs, Client: clients[len(clients)-1], Stats: stats})
 	return e
 }
 
 // judge adds what the edges found to the report: the fenced resource's
-// writes and its violations, and the shared counts' rise against the
-// increments the workers believe applied.
+// writes and its violations, the shared counts' rise against the
+// increments the workers believe applied, and the guarded jobs taken
+// against their enqueues' outcomes.
 func (e *edges) judge(t *testing.T, observer *framework.Client, ledger *chaos.Ledger, report *chaos.Report) {
 	accepted, refused := e.resource.Counts()
 	stale := 0
@@ -115,4 +130,9 @@ func (e *edges) judge(t *testing.T, observer *framework.Client, ledger *chaos.Le
 	believed, unknown := e.tally.Counts()
 	report.Increments = map[string]int{"believed": believed, "unknown": unknown, "final": int(total)}
 	report.Violations = append(report.Violations, e.tally.Check("sharedcount", ledger.Clock().Now(), 0, total)...)
+
+	// The producers have stopped: what is left in the queue is taken once.
+	require.NoError(t, e.jobs.Take(ctx, observer))
+	report.Jobs = e.jobs.Counts()
+	report.Violations = append(report.Violations, e.jobs.Check()...)
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 const (
 	chaosClients        = 5
 	chaosSessionTimeout = 6 * time.Second // the standard policy's margin is a third of it
+	chaosShrunkTimeout  = 5 * time.Second // a member's limit in the shrink-grant fault
 	chaosSyncLimit      = 5               // ticks (200 ms): a cut follower answers for about 1 s
 	chaosSemaphoreMax   = 3
 	chaosMaxHold        = 2 * time.Second // of the counted semaphore's leases; a few holds last longer
@@ -81,7 +83,8 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 
 	baseline := runtime.NumGoroutine() // the observer, the peer and the ensemble are in it
 	ledger, stats := chaos.NewLedger(), chaos.NewStats()
-	clients, links, logs := connectChaosClients(t, ensemble.Addrs(), ensemble.ServerLag(), logger)
+	var shrunk atomic.Int64
+	clients, links, logs := connectChaosClients(t, ensemble.Addrs(), ensemble.ServerLag(), logger, &shrunk)
 	workers := goWorkers(t, root, clients, ledger, stats, seed)
 	edges := goEdges(t, root, clients, ledger, stats, seed)
 	curatorWorkers := []*chaos.Worker{
@@ -97,7 +100,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	schedule := &chaos.Schedule{
 		Ensemble: ensemble, Links: links, SessionTimeout: chaosSessionTimeout, Seed: seed,
 		Log: slog.New(slog.NewTextHandler(t.Output(), nil)), Clock: ledger.Clock(), Holders: holderNames(len(clients)),
-		Holding: ledger.Holding,
+		Holding: ledger.Holding, ShrunkTimeout: chaosShrunkTimeout,
 	}
 	runners := append(edges.runners, workersAsRunners(workers)...)
 	require.NoError(t, runChaos(duration, schedule, runners, curatorWorkers), "the schedule could not undo a fault")
@@ -109,6 +112,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	report.AddViolations(ledger.Check())
 	report.HoldsInterrupted = chaos.Interrupted(ledger.Holds())
 	report.ExpiredUnderHolder = chaos.ExpiredUnderHolder(ledger.Holds(), schedule.Expiries())
+	report.GrantsShrunk = int(shrunk.Load())
 	edges.judge(t, observer, ledger, report)
 	require.Eventually(t, func() bool {
 		for _, c := range clients {
@@ -212,6 +216,7 @@ func judge(t *testing.T, report *chaos.Report, root string) {
 	} {
 		assert.Positive(t, report.Acquisitions[r], "acquisitions of %s", r)
 	}
+	assert.Positive(t, report.Jobs["applied"], "guarded jobs enqueued")
 	// A round of every kind lasts over a minute (five of them outlast the
 	// session timeout): a shorter run need not finish one.
 	if d, err := time.ParseDuration(report.Duration); err == nil && d >= chaos.MinBiteRun {
@@ -224,8 +229,10 @@ func judge(t *testing.T, report *chaos.Report, root string) {
 // allows for the lag of a follower cut off from its leader. Each
 // sends credentials on every connection, so that the answer to an auth can
 // be lost. The last client is quiet: go-zookeeper's info logging is off,
-// and it asks for twice the session timeout the server grants.
-func connectChaosClients(t *testing.T, members []string, lag time.Duration, logger *slog.Logger) ([]*framework.Client, [][]chaos.Link, []*chaos.StateLog) {
+// and it asks for twice the session timeout the server grants. shrunk
+// counts the reconnects that resumed a session under a grant shorter than
+// the ensemble's own.
+func connectChaosClients(t *testing.T, members []string, lag time.Duration, logger *slog.Logger, shrunk *atomic.Int64) ([]*framework.Client, [][]chaos.Link, []*chaos.StateLog) {
 	var clients []*framework.Client
 	var links [][]chaos.Link
 	var logs []*chaos.StateLog
@@ -248,7 +255,12 @@ func connectChaosClients(t *testing.T, members []string, lag time.Duration, logg
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = c.Close() })
 		log := &chaos.StateLog{}
-		c.AddListener(log.Listen)
+		c.AddListener(func(sc framework.StateChange) {
+			log.Listen(sc)
+			if sc.State == framework.Reconnected && !sc.NewSession && c.SessionTimeout() < chaosSessionTimeout {
+				shrunk.Add(1)
+			}
+		})
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		require.NoError(t, c.WaitConnected(ctx))
 		cancel()

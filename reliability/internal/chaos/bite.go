@@ -11,6 +11,12 @@ import (
 // what it claims to, and Report.Problems says so.
 const MinBiteRun = 2 * time.Minute
 
+// MinRareBiteRun is the shortest run that must prove that its rarer faults
+// bit: a session resumed under a shorter grant, and a guarded enqueue
+// whose answer was lost (the lost-multi fault lands on an enqueue only
+// now and then).
+const MinRareBiteRun = 10 * time.Minute
+
 // Interrupted counts the holds that a fault interrupted: signalled lost
 // while in force (a hold lost before its acquire returned was never in
 // force, and counts as an acquire that failed).

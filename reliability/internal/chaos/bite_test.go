@@ -53,6 +53,7 @@ func TestReport_FailsALongRunWhoseFaultsDidNotBite(t *testing.T) {
 	bitten := func(d time.Duration) *Report {
 		r := NewReport(d, 1, 5)
 		r.HoldsInterrupted, r.RepliesDropped, r.ExpiredUnderHolder = 3, 2, 1
+		r.GrantsShrunk, r.Jobs = 1, map[string]int{jobUnknown: 1}
 		return r
 	}
 	for _, tc := range []struct {
@@ -66,6 +67,11 @@ func TestReport_FailsALongRunWhoseFaultsDidNotBite(t *testing.T) {
 			[]string{"no fault interrupted a hold in 2m0s"}},
 		{"no answer dropped", 30 * time.Minute, func(r *Report) { r.RepliesDropped = 0 },
 			[]string{"no answer was dropped in 30m0s"}},
+		{"no grant shrunk in a long run", 30 * time.Minute, func(r *Report) { r.GrantsShrunk = 0 },
+			[]string{"no session resumed under a shorter grant in 30m0s"}},
+		{"no enqueue's answer lost in a long run", 30 * time.Minute, func(r *Report) { r.Jobs = nil },
+			[]string{"no guarded enqueue lost its answer in 30m0s"}},
+		{"a short run need not prove the rare ones", 2 * time.Minute, func(r *Report) { r.GrantsShrunk, r.Jobs = 0, nil }, nil},
 		{"no session expired under a holder", 2 * time.Minute, func(r *Report) { r.ExpiredUnderHolder = 0 },
 			[]string{"no session expired under a holder in 2m0s"}},
 		{"nothing bit", 2 * time.Minute, func(r *Report) { *r = *NewReport(2*time.Minute, 1, 5) }, []string{

@@ -30,7 +30,13 @@ type Report struct {
 	Fencing map[string]int `json:"fencing,omitempty"`
 	// Increments counts the shared-count increments: believed applied,
 	// found on the server, and not known.
-	Increments      map[string]int    `json:"increments,omitempty"`
+	Increments map[string]int `json:"increments,omitempty"`
+	// Jobs counts the guarded enqueues by outcome (applied, unknown,
+	// failed) and the jobs taken.
+	Jobs map[string]int `json:"jobs,omitempty"`
+	// GrantsShrunk counts the reconnects that resumed a session under a
+	// shorter grant than the ensemble's own (FaultShrinkGrant).
+	GrantsShrunk    int               `json:"grants_shrunk"`
 	Acquisitions    map[string]int    `json:"acquisitions"`
 	LossesSignalled map[string]int    `json:"losses_signalled"`
 	AcquireErrors   map[string]int    `json:"acquire_errors"`
@@ -95,15 +101,19 @@ func (r *Report) Problems() []string {
 		add(r.RepliesDropped == 0, "no answer was dropped in %s", r.Duration)
 		add(r.ExpiredUnderHolder == 0, "no session expired under a holder in %s", r.Duration)
 	}
+	if d, err := time.ParseDuration(r.Duration); err == nil && d >= MinRareBiteRun {
+		add(r.GrantsShrunk == 0, "no session resumed under a shorter grant in %s", r.Duration)
+		add(r.Jobs[jobUnknown] == 0, "no guarded enqueue lost its answer in %s", r.Duration)
+	}
 	return out
 }
 
 // Summary is the report in one line.
 func (r *Report) Summary() string {
 	return fmt.Sprintf("chaos: %s seed=%d clients=%d faults={%s} replies_dropped=%d {%s} holds_interrupted=%d sessions_expired_under_holder=%d "+
-		"acquisitions={%s} losses={%s} fencing={%s} increments={%s} violations=%d java_violations=%d orphans=%d leaked_goroutines=%d state_problems=%d",
+		"acquisitions={%s} losses={%s} fencing={%s} increments={%s} jobs={%s} grants_shrunk=%d violations=%d java_violations=%d orphans=%d leaked_goroutines=%d state_problems=%d",
 		r.Duration, r.Seed, r.Clients, kv(r.Faults), r.RepliesDropped, kv(r.RepliesDroppedBy), r.HoldsInterrupted, r.ExpiredUnderHolder,
-		kv(r.Acquisitions), kv(r.LossesSignalled), kv(r.Fencing), kv(r.Increments),
+		kv(r.Acquisitions), kv(r.LossesSignalled), kv(r.Fencing), kv(r.Increments), kv(r.Jobs), r.GrantsShrunk,
 		len(r.Violations), len(r.JavaViolations), len(r.Orphans), r.LeakedGoroutines, len(r.StateProblems))
 }
 

@@ -45,12 +45,18 @@ const (
 	FaultOneWayRequests  = "oneway-requests"  // one client's requests are dropped past its session timeout, while the server's packets reach it
 	FaultOneWayReplies   = "oneway-replies"   // the server's packets to one client are dropped past its session timeout, while its requests arrive
 	FaultFollowerCut     = "follower-cut"     // a follower is cut off from the other members past the session timeout, while its clients reach it
+	// A member is restarted with a lower maxSessionTimeout (the one
+	// lowered before gets its limit back first) and every client's
+	// connections are cut: sessions that resume on it are granted less,
+	// and counted from the reconnect with it.
+	FaultShrinkGrant = "shrink-grant"
 )
 
 // faultKinds are the kinds of fault a Schedule injects, each once a round.
 var faultKinds = []string{
 	FaultCut, FaultLostReply, FaultExpire, FaultSlow, FaultFollowerRestart, FaultLeaderRestart,
 	FaultLostSet, FaultLostMulti, FaultLostAuth, FaultOneWayRequests, FaultOneWayReplies, FaultFollowerCut,
+	FaultShrinkGrant,
 }
 
 // FaultKinds returns the kinds of fault a Schedule injects.
@@ -91,6 +97,11 @@ type Schedule struct {
 	// then goes to a client that holds, so that the session expires under
 	// a holder.
 	Holding func(client string) bool
+	// ShrunkTimeout is the maxSessionTimeout of FaultShrinkGrant, below
+	// the ensemble's own.
+	ShrunkTimeout time.Duration
+
+	shrunk int // the member+1 whose limit FaultShrinkGrant lowered; 0: none
 
 	mu       sync.Mutex
 	counts   map[string]int
@@ -171,6 +182,8 @@ func (s *Schedule) inject(ctx context.Context, kind string, rnd *rand.Rand) erro
 		return s.restart(ctx, false, rnd)
 	case FaultLeaderRestart:
 		return s.restart(ctx, true, rnd)
+	case FaultShrinkGrant:
+		return s.shrinkGrant(ctx, rnd)
 	default:
 		linkFault(kind, links, rnd)
 	}
@@ -274,4 +287,42 @@ func (s *Schedule) count(kind string) {
 		s.counts = make(map[string]int)
 	}
 	s.counts[kind]++
+}
+
+// shrinkGrant restarts a member with ShrunkTimeout as its
+// maxSessionTimeout, after giving the member lowered before its limit
+// back, then cuts every client's connections, so that some resume their
+// sessions on the lowered member under the shorter grant.
+func (s *Schedule) shrinkGrant(ctx context.Context, rnd *rand.Rand) error {
+	victim := rnd.IntN(len(s.Ensemble.Addrs()))
+	if prev := s.shrunk - 1; prev >= 0 && prev != victim {
+		if err := s.restartWithLimit(ctx, prev, s.SessionTimeout); err != nil {
+			return err
+		}
+	}
+	if err := s.restartWithLimit(ctx, victim, s.ShrunkTimeout); err != nil {
+		return err
+	}
+	s.shrunk = victim + 1
+	for _, links := range s.Links {
+		for _, l := range links {
+			l.Cut()
+		}
+	}
+	return nil
+}
+
+// restartWithLimit stops member i and starts it again with limit as its
+// maxSessionTimeout.
+func (s *Schedule) restartWithLimit(ctx context.Context, i int, limit time.Duration) error {
+	s.Log.Info("chaos: restarting member with a session limit", "member", i, "max_session_timeout", limit)
+	if err := s.Ensemble.Member(i).SetMaxSessionTimeout(limit); err != nil {
+		return err
+	}
+	if err := s.Ensemble.StopMember(i); err != nil {
+		return err
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), memberStart)
+	defer cancel()
+	return s.Ensemble.StartMember(sctx, i)
 }
