@@ -163,8 +163,13 @@ func WithCloseMode(mode CloseMode) Option {
 // runs again each time leadership comes back, as Curator's autoRequeue. A
 // term lost while the session lives keeps its node, so that the function
 // runs again at once if the node is still first once reconnected (see
-// Selector.Run). A selector's option only. Default: Run returns after one
-// term.
+// Selector.Run). A function that fails on its own (returns an error while
+// its ctx is live) is not run again at once: Run waits 250 ms before it
+// queues again, doubling with each such failure in a row up to 30 s, and
+// starting over after a term whose function returned nil, was stopped, or
+// ran for more than 30 s; meanwhile its node is gone and another
+// participant leads. A selector's option only. Default: Run returns after
+// one term.
 func WithAutoRequeue() Option {
 	return func(o *options) error {
 		o.autoRequeue = true

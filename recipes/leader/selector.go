@@ -99,11 +99,14 @@ type runOwner struct{ _ byte }
 // out, the session lost, the node deleted by someone else). fn should
 // return promptly then; until it does, the node stays and no successor
 // leads (see WithStopTimeout). LeadershipFrom(fn's ctx) gives fn its term,
-// with its fencing token and guard.
+// with its fencing token and guard. One rule holds for every cause: by the
+// time fn's ctx is cancelled, the term has ended, its Err says why (as
+// context.Cause does) and its Guard fails.
 //
 // Without WithAutoRequeue, Run returns after one term, with fn's error.
 // With it, Run queues again after each term and returns only on Close
-// (ErrClosed) or the end of ctx; fn's errors are logged. A term lost while
+// (ErrClosed) or the end of ctx; fn's errors are logged, and a function
+// that keeps failing is backed off (see WithAutoRequeue). A term lost while
 // the session lives (a suspension under the standard policy, a lease run
 // out) keeps its node then: reconnected in the same session and still
 // first by a listing read after the reconnect, Run calls fn again in a new
@@ -121,12 +124,15 @@ func (s *Selector) Run(ctx context.Context, fn func(ctx context.Context) error) 
 	defer s.leave()
 	owner := &runOwner{}
 	var kept *mutex.Hold // the node of a term lost while its session lives
+	backoff := failedBackoff{}
 	for {
 		hold, err := s.acquire(ctx, owner, kept)
 		if err != nil {
 			return err
 		}
-		kept, err = s.term(ctx, hold, fn)
+		began := s.opts.clock.now()
+		var failed bool
+		kept, failed, err = s.term(ctx, hold, fn)
 		if stopped := s.stopped(ctx); stopped != nil {
 			if kept != nil {
 				s.release(ctx, kept)
@@ -136,11 +142,26 @@ func (s *Selector) Run(ctx context.Context, fn func(ctx context.Context) error) 
 		if !s.opts.autoRequeue {
 			return err
 		}
+		wait := backoff.next(failed, s.opts.clock.now()-began)
 		if err != nil {
 			s.opts.logger.Warn("leader: selector's function failed; queueing again",
-				s.logIDs(), errAttr(err))
+				s.logIDs(), errAttr(err), "after", wait)
 		}
+		s.pause(ctx, wait)
 	}
+}
+
+// pause waits d before Run queues again, or until Close or the end of
+// ctx, which the next acquire then reports.
+func (s *Selector) pause(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(s.closing, cancel)
+	defer stop()
+	sleepCtx(pctx, d)
 }
 
 // stopped returns the error Run returns once Close was called or ctx

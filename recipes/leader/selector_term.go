@@ -38,30 +38,41 @@ func (s *Selector) inOwnTerm(ctx context.Context) bool {
 var errReturned = fmt.Errorf("%w: the selector's function returned", ErrResigned)
 
 // term runs fn for the term that hold stands for. fn's context is
-// cancelled first when the term must end; the term ends, and the node is
-// deleted, only after fn has returned, so that no successor leads while fn
-// may still act. It returns fn's error, and hold when its node is kept
+// cancelled first when the term must end, and only after the term has
+// ended with its cause, so that LeadershipFrom(fn's ctx).Err() says why
+// whatever the cause (one rule: a loss, Close, the end of ctx). The node
+// is deleted only after fn has returned, so that no successor leads while
+// fn may still act. It returns fn's error, whether fn failed on its own
+// (an error while its ctx was live), and hold when its node is kept
 // instead (see keepsPlace).
-func (s *Selector) term(ctx context.Context, hold *mutex.Hold, fn func(context.Context) error) (kept *mutex.Hold, err error) {
+func (s *Selector) term(ctx context.Context, hold *mutex.Hold, fn func(context.Context) error) (kept *mutex.Hold, failed bool, err error) {
 	lead := newLeadership(hold, s.opts.id)
 	s.rec.begin(lead)
 	defer s.rec.end(lead) // runs last: the term ends once its node is released
-	fctx, cancel := context.WithCancelCause(context.WithValue(ctx, leadershipKey{}, termValue{sel: s, lead: lead}))
+	// fn's ctx ends only by cancel, below: not before the term has its
+	// cause. It keeps ctx's values and deadline.
+	values := context.WithValue(deadlineOf{context.WithoutCancel(ctx), ctx}, leadershipKey{}, termValue{sel: s, lead: lead})
+	fctx, cancel := context.WithCancelCause(values)
 	returned := make(chan struct{})
 	interrupted := hold.Session().Interrupted(s.opts.policy)
-	// Ends when fn has returned, or the term first ends by loss or Close.
+	// Ends when fn has returned, or the term first ends by loss, Close or
+	// the end of ctx.
 	go func() {
+		var cause error
 		select {
 		case <-interrupted:
-			lost := s.interruption(hold)
-			lead.end(lost)
-			cancel(lost)
+			cause = s.interruption(hold)
 		case <-lead.Lost():
-			cancel(lead.Err())
+			cause = lead.Err()
 		case <-s.closing.Done():
-			cancel(fmt.Errorf("leader: selector %s: %w", s.path, ErrClosed))
+			cause = fmt.Errorf("leader: selector %s: %w", s.path, ErrClosed)
+		case <-ctx.Done():
+			cause = context.Cause(ctx)
 		case <-returned:
+			return
 		}
+		lead.end(cause)
+		cancel(lead.Err())
 	}()
 	// watchStop runs on a goroutine of its own once fctx ends, and ends
 	// when fn returns.
@@ -81,10 +92,20 @@ func (s *Selector) term(ctx context.Context, hold *mutex.Hold, fn func(context.C
 	}()
 	if hold.Session().IsInterrupted(s.opts.policy) {
 		// Interrupted as the lock was taken: others may lead already.
-		return nil, fmt.Errorf("%w as leadership was taken", s.interruption(hold))
+		return nil, false, fmt.Errorf("%w as leadership was taken", s.interruption(hold))
 	}
-	return nil, fn(fctx)
+	err = fn(fctx)
+	return nil, err != nil && fctx.Err() == nil, err
 }
+
+// deadlineOf is a context that does not end with parent but reports its
+// deadline.
+type deadlineOf struct {
+	context.Context // context.WithoutCancel(parent)
+	parent          context.Context
+}
+
+func (d deadlineOf) Deadline() (time.Time, bool) { return d.parent.Deadline() }
 
 // keepsPlace reports whether a selector keeps the node of term lead,
 // ended: with auto-requeue, after a loss its session survives (a
