@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -32,14 +33,19 @@ Between terms any of them ends zkr with 128+N.
 
 With --requeue zkr queues again each time a term ends, whatever COMMAND's
 status or the cause of a loss, and runs COMMAND again each time it leads,
-until a signal ends it. --timeout bounds the first wait only (the
+until a signal ends it. After COMMAND failed on its own it waits first
+(250 ms, doubling to 30 s while it keeps failing), and another participant
+leads meanwhile. A term lost to a connection blip that the session
+survives keeps its node: still first once reconnected, zkr leads again on
+it, with the same fencing token. --timeout bounds the first wait only (the
 connection included; not 0: a selector has no single try); once zkr has
 led, it waits as long as it takes.
 
 COMMAND's environment has
-  ZKR_FENCING_TOKEN  the term's node's creation zxid: it grows from one
-                     term to the next, so the resource COMMAND guards can
-                     refuse a leader whose term has ended
+  ZKR_FENCING_TOKEN  the term's node's creation zxid: it never decreases
+                     from one term to the next and grows whenever another
+                     node leads, so the resource COMMAND guards can refuse
+                     a leader whose term has ended
   ZKR_LEADER_NODE    the term's node's path
   ZKR_LEADER_ID      the participant id (--id)`
 
@@ -131,7 +137,7 @@ func runTerm(tctx context.Context, e *env, what string, signals chan os.Signal, 
 	te := *e
 	te.signals = signals
 	h := held{
-		what: what, lost: term.Lost(), err: term.Err,
+		what: what, lost: lossOf(term), err: term.Err,
 		env: []string{"ZKR_LEADER_NODE=" + term.Node(), "ZKR_LEADER_ID=" + term.ID()},
 		// The Selector deletes the node once this function has returned.
 		release:     func(context.Context) error { return nil },
@@ -142,4 +148,20 @@ func runTerm(tctx context.Context, e *env, what string, signals chan os.Signal, 
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(tctx), releaseTimeout)
 	defer cancel()
 	return runWithToken(rctx, &te, h, term.FencingToken, child, f)
+}
+
+// lossOf returns a channel closed when term ends by a loss. A term also
+// ends, with another cause, when zkr stops (a signal, Close): COMMAND then
+// has the signal already, and its own status is zkr's.
+func lossOf(term *leader.Leadership) <-chan struct{} {
+	lost := make(chan struct{})
+	// Ends when the term does, at the latest once the Selector's function
+	// has returned.
+	go func() {
+		<-term.Lost()
+		if errors.Is(term.Err(), leader.ErrLost) {
+			close(lost)
+		}
+	}()
+	return lost
 }
