@@ -52,7 +52,7 @@ func TestBadInput_CallsAfterCloseFail(t *testing.T) {
 		{"SharedCount.Set", func() error { return count.Set(ctx, 3) }, []error{framework.ErrClosed}},
 		{"SharedCount.TrySet", func() error { return errOf(count.TrySet(ctx, 3, 0)) }, []error{framework.ErrClosed}},
 		{"SharedCount.Watch", func() error { return errOf(count.Watch(ctx)) }, []error{framework.ErrClosed}},
-		{"mutex.Revoke", func() error { return mutex.Revoke(ctx, c, h.Path()) }, []error{framework.ErrClosed}},
+		{"mutex.Revoke", func() error { return mutex.Revoke(ctx, c, h.Node()) }, []error{framework.ErrClosed}},
 		{"Client.Create", func() error { return errOf(c.Create(ctx, root+"/x", nil, framework.Persistent)) }, []error{framework.ErrClosed}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -103,12 +103,12 @@ func TestSecurity_CreatorOnlyACLKeepsOtherCredentialsOut(t *testing.T) {
 				require.ErrorIs(t, err, zk.ErrNoAuth, what)
 				errs = append(errs, err)
 			}
-			denied("delete the lock node", other.Delete(ctx, h.Path(), -1))
-			denied("revoke the lock", mutex.Revoke(ctx, other, h.Path()))
-			_, err := other.Set(ctx, h.Path(), []byte("__REVOKE__"), -1)
+			denied("delete the lock node", other.Delete(ctx, h.Node(), -1))
+			denied("revoke the lock", mutex.Revoke(ctx, other, h.Node()))
+			_, err := other.Set(ctx, h.Node(), []byte("__REVOKE__"), -1)
 			denied("set the lock node", err)
-			denied("delete the lease", other.Delete(ctx, lease.Path(), -1))
-			_, err = other.Set(ctx, lease.Path(), []byte("mine"), -1)
+			denied("delete the lease", other.Delete(ctx, lease.Node(), -1))
+			_, err = other.Set(ctx, lease.Node(), []byte("mine"), -1)
 			denied("set the lease", err)
 			om, err := mutex.New(other, root+"/mutex")
 			require.NoError(t, err)
@@ -122,13 +122,13 @@ func TestSecurity_CreatorOnlyACLKeepsOtherCredentialsOut(t *testing.T) {
 	}
 	assert.NoError(t, h.Err(), "the hold lasts")
 	assert.NoError(t, lease.Err(), "the lease lasts")
-	data, _, err := alice.Get(ctx, h.Path())
+	data, _, err := alice.Get(ctx, h.Node())
 	require.NoError(t, err)
 	assert.Empty(t, data, "no revocation was written")
 
 	aliceAgain := zktest.Connect(t, servers, framework.WithAuth("digest", []byte("alice:"+alicePassword)),
 		framework.WithLogger(logs.logger()))
-	require.NoError(t, mutex.Revoke(ctx, aliceAgain, h.Path()), "the same identity may write")
+	require.NoError(t, mutex.Revoke(ctx, aliceAgain, h.Node()), "the same identity may write")
 	require.NoError(t, h.Release(ctx))
 	require.NoError(t, lease.Return(ctx))
 
@@ -182,8 +182,8 @@ func TestSecurity_NamespacesNeverSeeEachOthersLocks(t *testing.T) {
 	require.NoError(t, err)
 	p2, err := m2.Participants(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, []string{h1.Path()}, p1)
-	assert.Equal(t, []string{h2.Path()}, p2)
+	assert.Equal(t, []string{h1.Node()}, p1)
+	assert.Equal(t, []string{h2.Node()}, p2)
 	assert.Len(t, zktest.Children(t, observer, base+"/one/locks/shared"), 1)
 	assert.Len(t, zktest.Children(t, observer, base+"/two/locks/shared"), 1)
 

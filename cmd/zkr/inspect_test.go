@@ -79,7 +79,7 @@ func TestInspect_JSONListsAMutexQueueInOrder(t *testing.T) {
 	assert.Equal(t, []string{hexSession(clients[0])}, sessions(r.Holders))
 	assert.Equal(t, []string{hexSession(clients[1]), hexSession(clients[2])}, sessions(r.Waiters), "waiters in queue order")
 	h := r.Holders[0]
-	assert.Equal(t, hold.Path(), h.Path)
+	assert.Equal(t, hold.Node(), h.Path)
 	assert.Equal(t, "holder", h.Data)
 	assert.Equal(t, "lock", h.Kind)
 	assert.Len(t, h.ProtectionID, 36)

@@ -132,7 +132,7 @@ func setupLock(fs *flag.FlagSet, conn *connFlags) runFunc {
 func runUnderHold(ctx context.Context, e *env, what string, hold *mutex.Hold, revoked <-chan struct{}, child []string, a acquireFlags) error {
 	h := held{
 		what: what, lost: hold.Lost(), err: hold.Err, revoked: revoked,
-		env:     []string{"ZKR_LOCK_NODE=" + hold.Path()},
+		env:     []string{"ZKR_LOCK_NODE=" + hold.Node()},
 		release: hold.Release,
 	}
 	return runWithToken(ctx, e, h, hold.FencingToken, child, a.childFlags)

@@ -58,7 +58,7 @@ func setupSemaphore(fs *flag.FlagSet, conn *connFlags) runFunc {
 		}
 		h := held{
 			what: "semaphore " + args[0], lost: lease.Lost(), err: lease.Err,
-			env:     []string{"ZKR_LEASE_NODE=" + lease.Path()},
+			env:     []string{"ZKR_LEASE_NODE=" + lease.Node()},
 			release: lease.Return,
 		}
 		return runWithToken(ctx, e, h, lease.FencingToken, child, a.childFlags)

@@ -105,7 +105,7 @@ func (l *Latch) lead(ctx context.Context, hold *mutex.Hold) *mutex.Hold {
 		l.notify.post(false)
 	}
 	if errors.Is(cause, ErrLost) {
-		l.log.Info("leader latch: term lost", l.logIDs(), logAttr("node", hold.Path()), errAttr(cause))
+		l.log.Info("leader latch: term lost", l.logIDs(), logAttr("node", hold.Node()), errAttr(cause))
 		if next := l.reclaim(ctx, t); next != nil {
 			return next
 		}
@@ -148,7 +148,7 @@ func (l *Latch) release(t *term) error {
 		// how that went: the latch asks again (a node gone is no error),
 		// so that it queues again behind nothing of its own, and Close
 		// returns only once the node is gone.
-		node := framework.Node{Path: t.hold.Path(), Session: t.hold.Session()}
+		node := framework.Node{Path: t.hold.Node(), Session: t.hold.Session()}
 		if err = recipe.DeleteNode(context.Background(), l.client, node); errors.Is(err, framework.ErrSessionChanged) {
 			err = nil // gone with its session
 		}

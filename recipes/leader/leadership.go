@@ -75,7 +75,7 @@ func (l *Leadership) ID() string { return l.id }
 
 // Node returns the path of the participant's node, relative to the
 // client's namespace.
-func (l *Leadership) Node() string { return l.hold.Path() }
+func (l *Leadership) Node() string { return l.hold.Node() }
 
 // Session returns the session the term's node belongs to.
 func (l *Leadership) Session() *framework.Session { return l.hold.Session() }
@@ -108,7 +108,7 @@ func (l *Leadership) Guard() framework.Op {
 	if cause != nil {
 		// Ended by its owner, the term's node may stand a moment longer,
 		// until its delete is acknowledged: the hold does not know yet.
-		return recipe.Guard(l.hold.Path(), -1, cause)
+		return recipe.Guard(l.hold.Node(), -1, cause)
 	}
 	return l.hold.Guard()
 }

@@ -190,7 +190,7 @@ func TestObserver_ObserveConvergesOverAThousandHandOffs(t *testing.T) {
 	ledger := make(map[string]int) // node -> its place in the order of holders
 	hold, err := locks[0].Acquire(mutex.WithOwner(ctx, "turn-0"))
 	require.NoError(t, err)
-	ledger[hold.Path()] = 0
+	ledger[hold.Node()] = 0
 	for i := 1; i <= handOffs; i++ {
 		next := make(chan *mutex.Hold, 1)
 		// Ends when the next holder holds, or fails with the test's ctx.
@@ -204,12 +204,12 @@ func TestObserver_ObserveConvergesOverAThousandHandOffs(t *testing.T) {
 		require.NoError(t, hold.Release(ctx))
 		hold = <-next
 		require.NotNil(t, hold)
-		ledger[hold.Path()] = i
+		ledger[hold.Node()] = i
 	}
 	token, err := hold.FencingToken(ctx)
 	require.NoError(t, err)
 	want := leader.Observation{
-		Leader:       leader.Participant{ID: fmt.Sprintf("holder-%d", handOffs%holders), Node: hold.Path(), Leader: true},
+		Leader:       leader.Participant{ID: fmt.Sprintf("holder-%d", handOffs%holders), Node: hold.Node(), Leader: true},
 		FencingToken: token,
 	}
 	require.Eventually(t, func() bool {

@@ -120,7 +120,7 @@ func (s *Selector) keepsPlace(ctx context.Context, lead *Leadership) bool {
 func (s *Selector) release(ctx context.Context, hold *mutex.Hold) {
 	if err := hold.Release(ctx); err != nil && !errors.Is(err, ErrLost) {
 		s.opts.logger.Warn("leader: selector's node not deleted; the client deletes it in the background",
-			s.logIDs(), logAttr("node", hold.Path()), errAttr(err))
+			s.logIDs(), logAttr("node", hold.Node()), errAttr(err))
 	}
 }
 
@@ -159,9 +159,9 @@ func (s *Selector) watchStop(fctx context.Context, hold *mutex.Hold, returned <-
 	case <-timer.C:
 	}
 	s.opts.logger.Warn("leader: selector's function has not returned within the stop timeout; its node keeps every successor out until it does",
-		s.logIDs(), logAttr("node", hold.Path()),
+		s.logIDs(), logAttr("node", hold.Node()),
 		"stop_timeout", s.opts.stopTimeout, logAttr("cause", fmt.Sprint(context.Cause(fctx))))
 	<-returned
 	s.opts.logger.Info("leader: selector's function returned after the stop timeout",
-		s.logIDs(), logAttr("node", hold.Path()), "after", time.Since(cancelled))
+		s.logIDs(), logAttr("node", hold.Node()), "after", time.Since(cancelled))
 }

@@ -182,7 +182,7 @@ func TestKeeper_StopsWhenTheLeaseIsLost(t *testing.T) {
 	l := newLease(t, c, zktest.UniquePath(t), leases.WithMaxHold(time.Minute))
 	k, err := leases.Keep(ctx, l, l.Return)
 	require.NoError(t, err)
-	require.NoError(t, c.Delete(ctx, l.Path(), -1))
+	require.NoError(t, c.Delete(ctx, l.Node(), -1))
 	waitClosed(t, k.Done(), 10*time.Second, "the keeper")
 	require.ErrorIs(t, k.Err(), leases.ErrLost)
 }

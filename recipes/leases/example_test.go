@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"strings"
 	"time"
 
@@ -71,7 +72,7 @@ func ExampleKeep() {
 		fmt.Println(err)
 		return
 	}
-	saved := lease.Name() // the job keeps it where a restart finds it
+	saved := path.Base(lease.Node()) // the job keeps it where a restart finds it
 	jobCtx, jobDone := context.WithCancel(ctx)
 	defer jobDone()
 	keeper, err := leases.Keep(jobCtx, lease, lease.Return)

@@ -40,7 +40,7 @@ func TestGrant_LostLeaseHasNoToken(t *testing.T) {
 	l := newLease(t, c, zktest.UniquePath(t))
 	require.NoError(t, l.Grant(1<<40))
 	lost := l.Lost()
-	require.NoError(t, c.Delete(ctx, l.Path(), -1))
+	require.NoError(t, c.Delete(ctx, l.Node(), -1))
 	waitClosed(t, lost, 10*time.Second, "the lease's loss")
 	_, err := l.FencingToken(ctx)
 	require.ErrorIs(t, err, leases.ErrLost)

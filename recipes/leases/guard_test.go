@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
@@ -25,7 +26,7 @@ func guardedWrite(t testing.TB, c *framework.Client, guard framework.Op, config,
 func requireGuardLost(t testing.TB, err error, l *leases.Lease, c *framework.Client, config, want string) {
 	t.Helper()
 	require.ErrorIs(t, err, leases.ErrLost)
-	assert.Contains(t, err.Error(), l.Path())
+	assert.Contains(t, err.Error(), l.Node())
 	data, _, err := c.Get(testContext(t), config)
 	require.NoError(t, err)
 	assert.Equal(t, want, string(data), "the failed transaction wrote nothing")
@@ -80,7 +81,7 @@ func TestGuard_TTLLeaseGuardFailsAfterATakeOver(t *testing.T) {
 	requireGuardLost(t, guardedWrite(t, first, beforeRenewal, config, "stale"), old, first, config, "v2")
 
 	taken := old.Guard()
-	resumed, err := ttlSemaphore(t, second, path).Resume(ctx, old.Name())
+	resumed, err := ttlSemaphore(t, second, path).Resume(ctx, zkpath.Base(old.Node()))
 	require.NoError(t, err)
 	requireGuardLost(t, guardedWrite(t, first, taken, config, "stale"), old, first, config, "v2")
 	waitClosed(t, old.Lost(), 10*time.Second, "the earlier holder's loss")
@@ -109,7 +110,7 @@ func TestGuard_TTLLeaseGuardTakenDuringARenewal(t *testing.T) {
 	renewed := make(chan error, 1)
 	go func() { renewed <- l.Renew(ctx) }() // ends when the renewal returns
 	require.Eventually(t, func() bool {
-		_, stat, err := observer.Get(ctx, l.Path())
+		_, stat, err := observer.Get(ctx, l.Node())
 		return assert.NoError(t, err) && stat.Version == 1
 	}, 10*time.Second, 5*time.Millisecond, "the renewal's write was applied")
 	during := l.Guard()

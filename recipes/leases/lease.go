@@ -69,12 +69,8 @@ func newLease(client *framework.Client, node framework.Node, data []byte, o opti
 	}
 }
 
-// Name returns the lease node's name, "_c_<uuid>-lease-<sequence>" for a
-// semaphore's lease.
-func (l *Lease) Name() string { return l.node.Name }
-
-// Path returns the lease node's path, relative to the client's namespace.
-func (l *Lease) Path() string { return l.node.Path }
+// Node returns the lease node's path, relative to the client's namespace.
+func (l *Lease) Node() string { return l.node.Path }
 
 // Data returns a copy of the lease's own data: the data the lease node was
 // created with, without the Stamp of a time-bounded lease.

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 )
@@ -44,7 +45,7 @@ func TestLease_ReturnDeletesTheNodeOnce(t *testing.T) {
 	ctx := testContext(t)
 	dir := zktest.UniquePath(t)
 	l := newLease(t, c, dir)
-	assert.Equal(t, dir+"/"+l.Name(), l.Path())
+	assert.Equal(t, dir, zkpath.Parent(l.Node()))
 	assert.Equal(t, []byte("d"), l.Data())
 	assert.Same(t, c.Session(), l.Session())
 	assert.Same(t, c, l.Client())
@@ -53,7 +54,7 @@ func TestLease_ReturnDeletesTheNodeOnce(t *testing.T) {
 	before := requests()
 	require.NoError(t, l.Return(ctx))
 	assert.Equal(t, before+1, requests(), "one delete, and no watch was ever set")
-	assert.False(t, exists(t, c, l.Path()))
+	assert.False(t, exists(t, c, l.Node()))
 	require.NoError(t, l.Return(ctx), "returning twice is harmless")
 	require.NoError(t, leases.ReturnAll(ctx, l), "and so is returning it among others")
 	assert.Error(t, l.Err(), "a returned lease says so")
@@ -71,7 +72,7 @@ func TestLease_ReturnWithAnEndedContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	require.NoError(t, l.Return(ctx))
-	assert.False(t, exists(t, c, l.Path()))
+	assert.False(t, exists(t, c, l.Node()))
 }
 
 func TestLease_LostWhenSomeoneDeletesTheNode(t *testing.T) {
@@ -79,7 +80,7 @@ func TestLease_LostWhenSomeoneDeletesTheNode(t *testing.T) {
 	ctx := testContext(t)
 	l := newLease(t, c, zktest.UniquePath(t))
 	lost := l.Lost()
-	require.NoError(t, c.Delete(ctx, l.Path(), -1))
+	require.NoError(t, c.Delete(ctx, l.Node(), -1))
 	waitClosed(t, lost, 10*time.Second, "the loss channel")
 	require.ErrorIs(t, l.Err(), leases.ErrLost)
 	require.ErrorIs(t, l.Return(ctx), leases.ErrLost, "the first return after a loss says so")
@@ -90,7 +91,7 @@ func TestLease_FencingTokenIsTheNodesCreationZxid(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	l := newLease(t, c, zktest.UniquePath(t))
-	_, stat, err := c.Get(ctx, l.Path())
+	_, stat, err := c.Get(ctx, l.Node())
 	require.NoError(t, err)
 	token, err := l.FencingToken(ctx)
 	require.NoError(t, err)
@@ -102,7 +103,7 @@ func TestLease_FencingTokenOfAGoneNodeIsLost(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	l := newLease(t, c, zktest.UniquePath(t))
-	require.NoError(t, c.Delete(ctx, l.Path(), -1))
+	require.NoError(t, c.Delete(ctx, l.Node(), -1))
 	_, err := l.FencingToken(ctx)
 	require.ErrorIs(t, err, leases.ErrLost)
 }
@@ -135,9 +136,9 @@ func TestLease_LostWhenTheConnectionIsSuspended(t *testing.T) {
 	proxy.Cut() // the client reconnects into the same session
 	waitClosed(t, standard.Lost(), 10*time.Second, "the standard policy's loss channel")
 	require.ErrorIs(t, standard.Err(), leases.ErrLost)
-	require.Eventually(t, func() bool { return !exists(t, observer, standard.Path()) }, 10*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return !exists(t, observer, standard.Node()) }, 10*time.Second, 10*time.Millisecond,
 		"a lease given up on suspension is deleted once connected")
-	assert.True(t, exists(t, observer, patient.Path()), "the session policy's lease survives a short disconnect")
+	assert.True(t, exists(t, observer, patient.Node()), "the session policy's lease survives a short disconnect")
 	assert.NoError(t, patient.Err())
 	require.NoError(t, patient.Return(ctx))
 }
@@ -150,7 +151,7 @@ func TestLease_LostWhenTheSessionExpires(t *testing.T) {
 	proxy.Pause()
 	waitClosed(t, l.Lost(), 20*time.Second, "the loss channel")
 	require.ErrorIs(t, l.Err(), leases.ErrLost)
-	require.Eventually(t, func() bool { return !exists(t, observer, l.Path()) }, 20*time.Second, 20*time.Millisecond,
+	require.Eventually(t, func() bool { return !exists(t, observer, l.Node()) }, 20*time.Second, 20*time.Millisecond,
 		"the node died with its session")
 	proxy.Resume()
 }
@@ -164,7 +165,7 @@ func TestLease_MaxHoldReturnsTheLease(t *testing.T) {
 	assert.GreaterOrEqual(t, time.Since(start), 150*time.Millisecond)
 	require.ErrorIs(t, l.Err(), leases.ErrExpired)
 	require.ErrorIs(t, l.Err(), leases.ErrLost)
-	require.Eventually(t, func() bool { return !exists(t, c, l.Path()) }, 10*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return !exists(t, c, l.Node()) }, 10*time.Second, 10*time.Millisecond,
 		"the node is deleted")
 	require.ErrorIs(t, l.Return(ctx), leases.ErrExpired)
 }
@@ -181,14 +182,14 @@ func TestReturnAll_OneRequestForLeasesOfOneSession(t *testing.T) {
 	require.NoError(t, leases.ReturnAll(ctx, append(ls, nil)...))
 	assert.Equal(t, before+1, requests(), "one transaction")
 	for _, l := range ls {
-		assert.False(t, exists(t, c, l.Path()))
+		assert.False(t, exists(t, c, l.Node()))
 	}
 
 	// Leases of two sessions, one of them gone already: each is returned.
 	a, b := newLease(t, c, dir), newLease(t, other, dir)
-	require.NoError(t, other.Delete(ctx, b.Path(), -1))
+	require.NoError(t, other.Delete(ctx, b.Node(), -1))
 	require.NoError(t, leases.ReturnAll(ctx, a, b))
-	assert.False(t, exists(t, c, a.Path()))
+	assert.False(t, exists(t, c, a.Node()))
 }
 
 // A lease made on a session that is already lost is lost when it is handed

@@ -78,9 +78,9 @@ func TestBound_ExpiryIsLoggedAtInfoAndNamesTheLibraryOnce(t *testing.T) {
 				assert.Equal(t, 1, strings.Count(err.Error(), "zkrecipes:"), "%q", err.Error())
 				assert.Contains(t, err.Error(), "zkrecipes: lost: bound passed without renewal")
 			}
-			require.Eventually(t, func() bool { return len(log.about(l.Path())) > 0 },
+			require.Eventually(t, func() bool { return len(log.about(l.Node())) > 0 },
 				10*time.Second, 5*time.Millisecond, "the expiry is logged")
-			for _, rec := range log.about(l.Path()) {
+			for _, rec := range log.about(l.Node()) {
 				assert.Less(t, rec.Level, slog.LevelWarn, "%s: %s", rec.Level, rec.Message)
 			}
 		})

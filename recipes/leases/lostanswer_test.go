@@ -28,7 +28,7 @@ func TestRenew_LostAnswerToItsWriteIsStillARenewal(t *testing.T) {
 	renewed := make(chan error, 1)
 	go func() { renewed <- l.Renew(ctx) }() // ends when the renewal returns
 	require.Eventually(t, func() bool {
-		_, stat, err := observer.Get(ctx, l.Path())
+		_, stat, err := observer.Get(ctx, l.Node())
 		return assert.NoError(t, err) && stat.Version == 1
 	}, 10*time.Second, 5*time.Millisecond, "the renewal's write was applied")
 	proxy.Cut() // the answer is lost with its connection
@@ -42,7 +42,7 @@ func TestRenew_LostAnswerToItsWriteIsStillARenewal(t *testing.T) {
 	require.NoError(t, err, "the holder's own write is a renewal")
 	require.NoError(t, l.Err())
 	require.NoError(t, l.Renew(ctx), "the next renewal writes on the version the lost one made")
-	_, stat, err := observer.Get(ctx, l.Path())
+	_, stat, err := observer.Get(ctx, l.Node())
 	require.NoError(t, err)
 	assert.Equal(t, int32(2), stat.Version)
 	require.NoError(t, l.Return(ctx))
@@ -65,7 +65,7 @@ func TestReturn_LostAnswerToItsDeleteReturnsTheLease(t *testing.T) {
 	returned := make(chan error, 1)
 	go func() { returned <- l.Return(ctx) }() // ends when the return returns
 	require.Eventually(t, func() bool {
-		ok, _, err := observer.Exists(ctx, l.Path())
+		ok, _, err := observer.Exists(ctx, l.Node())
 		return assert.NoError(t, err) && !ok
 	}, 10*time.Second, 5*time.Millisecond, "the return's delete was applied")
 	proxy.Cut() // the answer is lost with its connection

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
@@ -67,7 +68,7 @@ func TestResume_TakeOverGivesAHigherTokenAndTheEarlierHolderLosesAtOnce(t *testi
 	require.NoError(t, err)
 	assert.Equal(t, oldToken, token, "a renewal keeps the holder's token")
 
-	taken, err := ttlSemaphore(t, second, path).Resume(ctx, old.Name())
+	taken, err := ttlSemaphore(t, second, path).Resume(ctx, zkpath.Base(old.Node()))
 	require.NoError(t, err)
 	newToken, err := taken.FencingToken(ctx)
 	require.NoError(t, err)
@@ -96,7 +97,7 @@ func TestResume_ConcurrentResumesLeaveOneLiveLease(t *testing.T) {
 	path := zktest.UniquePath(t)
 	live, err := ttlSemaphore(t, connect(t, servers), path).Acquire(ctx)
 	require.NoError(t, err)
-	name := live.Name()
+	name := zkpath.Base(live.Node())
 	const n = 4
 	for round := range 3 {
 		proxies := make([]*zktest.Proxy, n)
@@ -163,11 +164,11 @@ func TestResume_LostAnswerToItsWriteStillTakesTheLease(t *testing.T) {
 	}
 	got := make(chan outcome, 1)
 	go func() { // ends when the Resume returns
-		l, err := ttlSemaphore(t, c, path).Resume(ctx, old.Name())
+		l, err := ttlSemaphore(t, c, path).Resume(ctx, zkpath.Base(old.Node()))
 		got <- outcome{l, err}
 	}()
 	require.Eventually(t, func() bool {
-		_, stat, err := observer.Get(ctx, old.Path())
+		_, stat, err := observer.Get(ctx, old.Node())
 		return assert.NoError(t, err) && stat.Version == 1
 	}, 10*time.Second, 5*time.Millisecond, "the Resume's write was applied")
 	proxy.Cut() // the answer is lost with its connection
@@ -181,7 +182,7 @@ func TestResume_LostAnswerToItsWriteStillTakesTheLease(t *testing.T) {
 	}
 	require.NoError(t, r.err, "the Resume's own write is no other holder's")
 	require.NoError(t, r.l.Err())
-	_, stat, err := observer.Get(ctx, old.Path())
+	_, stat, err := observer.Get(ctx, old.Node())
 	require.NoError(t, err)
 	token, err := r.l.FencingToken(ctx)
 	require.NoError(t, err)
@@ -213,7 +214,7 @@ func TestResume_TriesAgainWhenItsHolderRenewedMeanwhile(t *testing.T) {
 	}
 	got := make(chan outcome, 1)
 	go func() { // ends when the Resume returns
-		l, err := ttlSemaphore(t, c, path).Resume(ctx, old.Name())
+		l, err := ttlSemaphore(t, c, path).Resume(ctx, zkpath.Base(old.Node()))
 		got <- outcome{l, err}
 	}()
 	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpGetData) == 3 },

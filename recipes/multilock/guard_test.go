@@ -32,7 +32,7 @@ func TestHold_GuardChecksEveryPart(t *testing.T) {
 		_, err = c.Multi(ctx, append(guard, framework.SetOp(config, []byte("v1"), -1))...)
 		require.NoError(t, err, "every part holds")
 
-		victim := h.Parts()[i].Path()
+		victim := h.Parts()[i].Node()
 		require.NoError(t, operator.Delete(ctx, victim, -1))
 		_, err = c.Multi(ctx, append(h.Guard(), framework.SetOp(config, []byte("v2"), -1))...)
 		require.ErrorIs(t, err, multilock.ErrLost, "part %d is gone", i)

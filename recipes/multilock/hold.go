@@ -40,6 +40,16 @@ func newHold(l *Lock, parts []PartHold) *Hold {
 // semaphore mutex.
 func (h *Hold) Parts() []PartHold { return slices.Clone(h.parts) }
 
+// Nodes returns the paths of the parts' nodes, relative to the client's
+// namespace, in the order the parts were taken (each part's Node).
+func (h *Hold) Nodes() []string {
+	nodes := make([]string, len(h.parts))
+	for i, p := range h.parts {
+		nodes[i] = p.Node()
+	}
+	return nodes
+}
+
 // Lost returns a channel that is closed when any part's hold ends without
 // a release (see each part's Lost: the connection suspended under the
 // standard error policy, the session lost, a node deleted by someone

@@ -23,7 +23,7 @@ func TestHold_PartDeletedByAnotherClientClosesLost(t *testing.T) {
 		require.NoError(t, err)
 		lost := h.Lost()
 
-		victim := h.Parts()[i].Path()
+		victim := h.Parts()[i].Node()
 		require.NoError(t, operator.Delete(ctx, victim, -1))
 		waitClosed(t, lost, 10*time.Second, "the multi-hold's loss channel")
 		require.ErrorIs(t, h.Err(), multilock.ErrLost)

@@ -135,7 +135,7 @@ func (l *Lock) acquire(ctx context.Context, wait time.Duration) (*Hold, error) {
 	// nothing: it sees what the parts' sessions and watches have told.
 	for _, h := range held {
 		if err := h.Err(); err != nil {
-			return nil, l.undo(ctx, held, fmt.Errorf("multilock: acquire: %s lost while the later parts were taken: %w", h.Path(), err))
+			return nil, l.undo(ctx, held, fmt.Errorf("multilock: acquire: %s lost while the later parts were taken: %w", h.Node(), err))
 		}
 	}
 	return newHold(l, held), nil

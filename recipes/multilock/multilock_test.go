@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/multilock"
@@ -80,6 +81,8 @@ func TestMultiLock_HoldsEveryPartAndReleasesThemAll(t *testing.T) {
 	assert.Len(t, children(t, c, l.base+"/a"), 1)
 	assert.Len(t, children(t, c, l.base+"/b"), 1)
 	assert.Len(t, children(t, c, l.base+"/c/leases"), 1)
+	assert.Equal(t, []string{parts[0].Node(), parts[1].Node(), parts[2].Node()}, h.Nodes(), "each part's node, in order")
+	assert.Equal(t, l.base+"/c/leases", zkpath.Parent(parts[2].Node()))
 	tokens, err := h.FencingTokens(ctx)
 	require.NoError(t, err)
 	require.Len(t, tokens, 3)

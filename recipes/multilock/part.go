@@ -36,8 +36,9 @@ type PartHold interface {
 	Lost() <-chan struct{}
 	// Err returns nil while the hold lasts, and why it ended after.
 	Err() error
-	// Path returns the path of the hold's node.
-	Path() string
+	// Node returns the path of the hold's node, relative to the client's
+	// namespace.
+	Node() string
 	// FencingToken returns the hold's fencing token.
 	FencingToken(ctx context.Context) (int64, error)
 	// Guard returns the operation that fails a Client.Multi unless the

@@ -40,14 +40,14 @@ func (h *Hold) MaxHold() time.Duration { return h.m.opts.maxHold }
 // hold without a bound gives ErrInvalidArgument.
 func (h *Hold) Renew(ctx context.Context) error {
 	if h.MaxHold() == 0 {
-		return fmt.Errorf("%w: renew %s: the mutex has no maximum hold time", ErrInvalidArgument, h.Path())
+		return fmt.Errorf("%w: renew %s: the mutex has no maximum hold time", ErrInvalidArgument, h.Node())
 	}
 	err := h.watch.Renew(time.Now())
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, ErrLost):
-		return fmt.Errorf("%s: renew %s: %w", h.m.opts.name, h.Path(), err)
+		return fmt.Errorf("%s: renew %s: %w", h.m.opts.name, h.Node(), err)
 	}
-	return fmt.Errorf("%s: renew %s: %w", h.m.opts.name, h.Path(), ErrReleased)
+	return fmt.Errorf("%s: renew %s: %w", h.m.opts.name, h.Node(), ErrReleased)
 }

@@ -81,7 +81,7 @@ func TestMutex_KeeperKeepsTheHoldAndReleasesIt(t *testing.T) {
 
 	time.Sleep(3 * bound)
 	require.NoError(t, h.Err(), "the keeper kept the hold")
-	require.NoError(t, mutex.Revoke(ctx, c, h.Path()))
+	require.NoError(t, mutex.Revoke(ctx, c, h.Node()))
 	waitClosed(t, revoked, 10*time.Second, "the revocation handler")
 	select {
 	case r := <-next:

@@ -87,7 +87,7 @@ func TestFault_ConnectionCutWhileWaitingLeavesNoDuplicate(t *testing.T) {
 	require.NoError(t, h.Release(ctx))
 	select {
 	case h2 := <-acquired:
-		assert.Equal(t, []string{baseName(h2.Path())}, children(t, holderClient, path))
+		assert.Equal(t, []string{baseName(h2.Node())}, children(t, holderClient, path))
 		require.NoError(t, h2.Release(ctx))
 	case <-time.After(20 * time.Second):
 		t.Fatal("the waiter did not acquire after reconnecting")
@@ -107,7 +107,7 @@ func TestFault_OperatorDeletesTheHoldersNode(t *testing.T) {
 		t.Fatal("lost before anything happened")
 	case <-time.After(100 * time.Millisecond):
 	}
-	require.NoError(t, operator.Delete(ctx, h.Path(), -1))
+	require.NoError(t, operator.Delete(ctx, h.Node(), -1))
 	waitClosed(t, lost, 10*time.Second, "the loss channel after the node was deleted")
 	require.ErrorIs(t, h.Err(), mutex.ErrLost)
 	assert.Contains(t, h.Err().Error(), "deleted")
@@ -133,7 +133,7 @@ func TestFault_CancelledWaiterLeavesNoNode(t *testing.T) {
 	// background, just after Acquire returns.
 	require.Eventually(t, func() bool {
 		names := children(t, c, path)
-		return len(names) == 1 && names[0] == baseName(h.Path())
+		return len(names) == 1 && names[0] == baseName(h.Node())
 	}, 10*time.Second, 10*time.Millisecond, "the waiter's node is gone")
 	require.NoError(t, h.Release(ctx))
 }

@@ -35,7 +35,7 @@ func configData(t testing.TB, c *framework.Client, path string) string {
 func requireLost(t testing.TB, err error, h *mutex.Hold) {
 	t.Helper()
 	require.ErrorIs(t, err, mutex.ErrLost)
-	assert.Contains(t, err.Error(), h.Path())
+	assert.Contains(t, err.Error(), h.Node())
 }
 
 // A holder paused past its session, whose lock another client then
@@ -127,7 +127,7 @@ func TestGuard_RevocationRequestKeepsTheGuard(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			h, err := newMutex(t, c, path, opts...).Acquire(ctx)
 			require.NoError(t, err)
-			require.NoError(t, mutex.Revoke(ctx, other, h.Path()))
+			require.NoError(t, mutex.Revoke(ctx, other, h.Node()))
 			if opts != nil {
 				select {
 				case <-asked:
@@ -135,7 +135,7 @@ func TestGuard_RevocationRequestKeepsTheGuard(t *testing.T) {
 					t.Fatal("the holder was not asked to release")
 				}
 			}
-			_, stat, err := other.Get(ctx, h.Path())
+			_, stat, err := other.Get(ctx, h.Node())
 			require.NoError(t, err)
 			require.Equal(t, int32(1), stat.Version, "the request is in the node")
 
@@ -164,7 +164,7 @@ func TestGuard_HoldSignalledLostGuardsNothingWhileItsNodeRemains(t *testing.T) {
 	defer proxy.Resume()
 	waitClosed(t, h.Lost(), 15*time.Second, "the hold's loss channel")
 	exists := func() bool {
-		ok, _, err := other.Exists(ctx, h.Path())
+		ok, _, err := other.Exists(ctx, h.Node())
 		require.NoError(t, err)
 		return ok
 	}

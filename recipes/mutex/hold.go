@@ -62,8 +62,8 @@ func (h *Hold) Lost() <-chan struct{} { return h.watch.Lost() }
 // ErrLost and says why; after the final release, an error saying so.
 func (h *Hold) Err() error { return h.watch.Err() }
 
-// Path returns the lock node's path, relative to the client's namespace.
-func (h *Hold) Path() string { return h.watch.Node().Path }
+// Node returns the lock node's path, relative to the client's namespace.
+func (h *Hold) Node() string { return h.watch.Node().Path }
 
 // Session returns the session the lock node belongs to.
 func (h *Hold) Session() *framework.Session { return h.watch.Node().Session }
@@ -110,7 +110,7 @@ func (h *Hold) FencingToken(ctx context.Context) (int64, error) {
 // transaction with a set or a delete, say), it returns
 // framework.ErrOutcomeUnknown, not ErrLost: read to learn which.
 func (h *Hold) Guard() framework.Op {
-	return recipe.Guard(h.Path(), -1, h.watch.Err())
+	return recipe.Guard(h.Node(), -1, h.watch.Err())
 }
 
 // Release gives up one level of the hold for its owner, whichever

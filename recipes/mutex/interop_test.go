@@ -102,7 +102,7 @@ func TestInterop_MixedQueueIsServedInSequenceOrder(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, goView, 5)
 	assert.Equal(t, goView, curatorView, "both sides see the same queue in the same order")
-	assert.Equal(t, h.Path(), goView[0])
+	assert.Equal(t, h.Node(), goView[0])
 
 	require.NoError(t, h.Release(ctx))
 	wg.Wait()

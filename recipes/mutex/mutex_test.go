@@ -58,8 +58,8 @@ func TestMutex_AcquireReleaseLeavesNothing(t *testing.T) {
 	h, err := m.Acquire(ctx)
 	require.NoError(t, err)
 	assert.True(t, m.IsAcquiredInThisProcess())
-	assert.Regexp(t, `^`+path+`/_c_[0-9a-f-]{36}-lock-\d{10}$`, h.Path())
-	data, _, err := c.Get(ctx, h.Path())
+	assert.Regexp(t, `^`+path+`/_c_[0-9a-f-]{36}-lock-\d{10}$`, h.Node())
+	data, _, err := c.Get(ctx, h.Node())
 	require.NoError(t, err)
 	assert.Equal(t, []byte("host-1"), data)
 	assert.NoError(t, h.Err())
@@ -155,7 +155,7 @@ func TestMutex_TryAndTimedAcquireLeaveNothingWhenNotAcquired(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	require.Eventually(t, func() bool { // a create cut short is cleaned up just after
 		names := children(t, c, path)
-		return len(names) == 1 && names[0] == baseName(h.Path())
+		return len(names) == 1 && names[0] == baseName(h.Node())
 	}, 10*time.Second, 10*time.Millisecond, "only the holder's node")
 	assert.False(t, m.IsAcquiredInThisProcess())
 
@@ -183,7 +183,7 @@ func TestMutex_ParticipantsInQueueOrder(t *testing.T) {
 	got, err := m.Participants(ctx)
 	require.NoError(t, err)
 	require.Len(t, got, 2)
-	assert.Equal(t, h.Path(), got[0], "the holder first")
+	assert.Equal(t, h.Node(), got[0], "the holder first")
 	require.NoError(t, h.Release(ctx))
 	wg.Wait()
 }
@@ -215,11 +215,11 @@ func TestMutex_RevocationCallsTheHolder(t *testing.T) {
 	m := newMutex(t, c, path, mutex.WithRevocation(func(h *mutex.Hold) { revoked <- h }), mutex.WithData([]byte("ignored")))
 	h, err := m.Acquire(ctx)
 	require.NoError(t, err)
-	data, _, err := c.Get(ctx, h.Path())
+	data, _, err := c.Get(ctx, h.Node())
 	require.NoError(t, err)
 	assert.Empty(t, data, "revocable nodes start empty, as Curator's")
 
-	require.NoError(t, mutex.Revoke(ctx, connect(t, zktest.Servers(t)), h.Path()))
+	require.NoError(t, mutex.Revoke(ctx, connect(t, zktest.Servers(t)), h.Node()))
 	select {
 	case got := <-revoked:
 		assert.Same(t, h, got)

@@ -186,7 +186,7 @@ func TestMutex_RequeueAfterAMissingNodeIsBounded(t *testing.T) {
 	path := zktest.UniquePath(t)
 	holder, err := newMutex(t, c, path).Acquire(ctx)
 	require.NoError(t, err)
-	holderName := holder.Path()[len(path)+1:]
+	holderName := holder.Node()[len(path)+1:]
 
 	stop := make(chan struct{})
 	var deleter sync.WaitGroup

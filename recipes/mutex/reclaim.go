@@ -28,7 +28,7 @@ var errReclaimed = errors.New("mutex: node reclaimed by a later hold")
 // the owner's, and its release deletes the node as usual.
 func (m *Mutex) Reclaim(ctx context.Context, h *Hold) (*Hold, error) {
 	fail := func(err error) (*Hold, error) {
-		return nil, fmt.Errorf("%s: reclaim %s: %w", m.opts.name, h.Path(), err)
+		return nil, fmt.Errorf("%s: reclaim %s: %w", m.opts.name, h.Node(), err)
 	}
 	if err := m.reclaimable(h); err != nil {
 		return fail(err)

@@ -42,7 +42,7 @@ func TestMutex_ReclaimAfterABlipHoldsWithTheSameNode(t *testing.T) {
 	zktest.WaitClosed(t, lost, 10*time.Second, "the loss on suspension")
 	again, err := m.Reclaim(ctx, h)
 	require.NoError(t, err)
-	assert.Equal(t, h.Path(), again.Path())
+	assert.Equal(t, h.Node(), again.Node())
 	assert.NoError(t, again.Err())
 	assert.Same(t, again, m.Held(ctx), "the owner's hold is the new one")
 	require.ErrorIs(t, h.Release(ctx), mutex.ErrReleased)

@@ -32,7 +32,7 @@ func TestDowngrade_OntoADeletedWriteNodeFailsWithTheLoss(t *testing.T) {
 		require.NoError(t, err)
 		writer := start(newRW(t, connect(t, servers), path).WriteLock())
 		queued(t, operator, path, 2)
-		require.NoError(t, operator.Delete(ctx, w.Path(), -1))
+		require.NoError(t, operator.Delete(ctx, w.Node(), -1))
 		wh := writer.held(t, "the writer queued behind the deleted node")
 		if noticed {
 			waitClosed(t, w.Lost(), 10*time.Second, "the write hold's loss")
@@ -40,7 +40,7 @@ func TestDowngrade_OntoADeletedWriteNodeFailsWithTheLoss(t *testing.T) {
 
 		_, err = rw.ReadLock().AcquireTimeout(ctx, 2*time.Second)
 		require.ErrorIs(t, err, rwlock.ErrLost, "noticed %v", noticed)
-		assert.Equal(t, []string{zkpath.Base(wh.Path())}, children(t, operator, path),
+		assert.Equal(t, []string{zkpath.Base(wh.Node())}, children(t, operator, path),
 			"no read node beside the writer that holds (noticed %v)", noticed)
 		if err := w.Release(ctx); noticed {
 			require.ErrorIs(t, err, rwlock.ErrLost)
@@ -87,8 +87,8 @@ func TestDowngrade_ConcurrentReleaseByTheSameOwner(t *testing.T) {
 		select {
 		case r = <-read: // the downgrade came first
 			require.NoError(t, r.err)
-			require.Equal(t, sequence(w.Path()), sequence(r.h.Path()), "iteration %d: a reader that queued holds before the writer in front", i)
-			_, node, err := c.Get(ctx, r.h.Path())
+			require.Equal(t, sequence(w.Node()), sequence(r.h.Node()), "iteration %d: a reader that queued holds before the writer in front", i)
+			_, node, err := c.Get(ctx, r.h.Node())
 			require.NoError(t, err)
 			_, dir, err := c.Get(ctx, path)
 			require.NoError(t, err)
@@ -101,7 +101,7 @@ func TestDowngrade_ConcurrentReleaseByTheSameOwner(t *testing.T) {
 			close(writer.release)
 			r = <-read
 			require.NoError(t, r.err)
-			assert.NotEqual(t, sequence(w.Path()), sequence(r.h.Path()), "iteration %d", i)
+			assert.NotEqual(t, sequence(w.Node()), sequence(r.h.Node()), "iteration %d", i)
 			require.NoError(t, r.h.Release(job))
 		case <-time.After(20 * time.Second):
 			t.Fatalf("iteration %d: neither the downgrade nor the writer holds", i)
@@ -131,7 +131,7 @@ func TestDowngrade_LostAnswerToItsTransaction(t *testing.T) {
 	r, err := rw.ReadLock().Acquire(ctx)
 	require.NoError(t, err, "the transaction ran once, whatever the retry says")
 	require.Equal(t, 1, proxy.DroppedReplies())
-	assert.Equal(t, sequence(w.Path()), sequence(r.Path()))
+	assert.Equal(t, sequence(w.Node()), sequence(r.Node()))
 	assert.Len(t, children(t, observer, path), 3, "the write node, one read node, the writer behind")
 	require.NoError(t, w.Release(ctx))
 	writer.notHeld(t, 300*time.Millisecond, "a writer beside the downgraded reader")
@@ -225,14 +225,14 @@ func TestDowngrade_LostAnswerThenTheWriteNodeGoes(t *testing.T) {
 		read <- result{h, err}
 	}()
 	queued(t, observer, path, 3) // the first run is applied
-	require.NoError(t, observer.Delete(ctx, w.Path(), -1))
+	require.NoError(t, observer.Delete(ctx, w.Node(), -1))
 	proxy.Cut()
 	proxy.ReleaseReplies()
 
 	r := <-read
 	require.NoError(t, r.err, "the first run took the place")
 	require.EqualValues(t, 1, proxy.Requests(opMulti), "the lost run was found by its protection id, not sent again")
-	assert.Equal(t, sequence(w.Path()), sequence(r.h.Path()))
+	assert.Equal(t, sequence(w.Node()), sequence(r.h.Node()))
 	writer.notHeld(t, 300*time.Millisecond, "a writer beside the downgraded reader")
 	require.NoError(t, r.h.Release(ctx))
 	writer.held(t, "the writer")

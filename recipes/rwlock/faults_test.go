@@ -94,7 +94,7 @@ func TestFault_CancelledAndTimedWaitersLeaveNoNode(t *testing.T) {
 	// A create cut short is cleaned up just after.
 	require.Eventually(t, func() bool {
 		names := children(t, c, path)
-		return len(names) == 1 && path+"/"+names[0] == w.Path()
+		return len(names) == 1 && path+"/"+names[0] == w.Node()
 	}, 10*time.Second, 10*time.Millisecond, "only the holder's node")
 	require.NoError(t, w.Release(ctx))
 }
@@ -133,7 +133,7 @@ func TestFault_LostCreateAnswerLeavesNoDuplicate(t *testing.T) {
 	}
 	require.NoError(t, w.Release(ctx))
 	h := reader.held(t, "the reader")
-	assert.Equal(t, []string{h.Path()[len(path)+1:]}, children(t, holderClient, path))
+	assert.Equal(t, []string{h.Node()[len(path)+1:]}, children(t, holderClient, path))
 	reader.finish(t)
 	assert.Empty(t, children(t, holderClient, path))
 }

@@ -32,7 +32,7 @@ func TestGuard_ReadAndWriteHoldsGuardWrites(t *testing.T) {
 			require.NoError(t, h.Release(ctx))
 			_, err = c.Multi(ctx, taken, framework.SetOp(config, []byte("stale"), -1))
 			require.ErrorIs(t, err, rwlock.ErrLost)
-			assert.Contains(t, err.Error(), h.Path())
+			assert.Contains(t, err.Error(), h.Node())
 			data, _, err := c.Get(ctx, config)
 			require.NoError(t, err)
 			assert.Equal(t, name, string(data))

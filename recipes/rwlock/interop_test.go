@@ -139,7 +139,7 @@ func TestInterop_MixedQueueIsServedInSequenceOrder(t *testing.T) {
 	writers, err := holder.WriteLock().Participants(ctx)
 	require.NoError(t, err)
 	assert.Len(t, writers, 5)
-	assert.Equal(t, h.Path(), writers[0])
+	assert.Equal(t, h.Node(), writers[0])
 
 	require.NoError(t, h.Release(ctx))
 	wg.Wait()

@@ -21,7 +21,7 @@ func TestRWLock_WriteAcquireAfterALostReadHoldGivesTheLoss(t *testing.T) {
 	rw := newRW(t, connect(t, servers), path)
 	r, err := rw.ReadLock().Acquire(ctx)
 	require.NoError(t, err)
-	require.NoError(t, connect(t, servers).Delete(ctx, r.Path(), -1))
+	require.NoError(t, connect(t, servers).Delete(ctx, r.Node(), -1))
 	waitClosed(t, r.Lost(), 10*time.Second, "the read hold's loss")
 
 	_, err = rw.WriteLock().Acquire(ctx)

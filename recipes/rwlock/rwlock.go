@@ -93,7 +93,7 @@ func (rw *ReadWriteLock) writersPlace(ctx context.Context) (mutex.Spot, bool, er
 	case h.Err() != nil:
 		return mutex.Spot{}, false, fmt.Errorf("the write hold to downgrade from is lost; release it first: %w", h.Err())
 	}
-	return mutex.Spot{Node: h.Path(), Sequence: sortKey(zkpath.Base(h.Path())), Session: h.Session()}, true, nil
+	return mutex.Spot{Node: h.Node(), Sequence: sortKey(zkpath.Base(h.Node())), Session: h.Session()}, true, nil
 }
 
 // Acquire blocks until the owner in ctx (or the calling goroutine) holds

@@ -59,8 +59,8 @@ func TestRWLock_ReadersShareAndAWriterExcludesThem(t *testing.T) {
 
 	r1, err := rw.ReadLock().Acquire(ctx)
 	require.NoError(t, err)
-	assert.Regexp(t, `^`+path+`/_c_[0-9a-f-]{36}-__READ__\d{10}$`, r1.Path())
-	data, _, err := c.Get(ctx, r1.Path())
+	assert.Regexp(t, `^`+path+`/_c_[0-9a-f-]{36}-__READ__\d{10}$`, r1.Node())
+	data, _, err := c.Get(ctx, r1.Node())
 	require.NoError(t, err)
 	assert.Equal(t, []byte("host-1"), data)
 	r2, err := newRW(t, connect(t, servers), path).ReadLock().TryAcquire(ctx)
@@ -77,7 +77,7 @@ func TestRWLock_ReadersShareAndAWriterExcludesThem(t *testing.T) {
 	require.NoError(t, r1.Release(ctx))
 	require.NoError(t, r2.Release(ctx))
 	w := writer.held(t, "the writer")
-	assert.Regexp(t, `-__WRIT__\d{10}$`, w.Path())
+	assert.Regexp(t, `-__WRIT__\d{10}$`, w.Node())
 
 	_, err = rw.ReadLock().TryAcquire(ctx)
 	require.ErrorIs(t, err, rwlock.ErrNotAcquired, "a reader while a writer holds")
@@ -160,7 +160,7 @@ func TestRWLock_TwentyReadersHoldWhileEightWritersQueue(t *testing.T) {
 			return false
 		}, 20*time.Second, 5*time.Millisecond, "a writer holds")
 		h := <-next.holds
-		assert.Equal(t, order[0], h.Path(), "the head of the queue holds")
+		assert.Equal(t, order[0], h.Node(), "the head of the queue holds")
 		for _, w := range writers {
 			assert.Empty(t, w.holds, "a second writer holds")
 		}
@@ -224,8 +224,8 @@ func TestRWLock_DowngradeKeepsTheWritersPlace(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int64{before[0] + 1, before[1], before[2], before[3]}, sent(),
 		"a downgrade is one transaction (the check and the create), held at once")
-	assert.Regexp(t, `-__READ__`+w.Path()[len(w.Path())-10:]+`$`, r.Path(), "the read node keeps the writer's sequence")
-	_, stat, err := c.Get(ctx, r.Path())
+	assert.Regexp(t, `-__READ__`+w.Node()[len(w.Node())-10:]+`$`, r.Node(), "the read node keeps the writer's sequence")
+	_, stat, err := c.Get(ctx, r.Node())
 	require.NoError(t, err)
 	assert.Equal(t, c.Session().ID(), stat.EphemeralOwner, "ephemeral")
 	require.NoError(t, w.Release(ctx))
@@ -308,7 +308,7 @@ func TestRWLock_HoldsCarryFencingTokensAndLoss(t *testing.T) {
 	}
 	h, err := rw.WriteLock().Acquire(ctx)
 	require.NoError(t, err)
-	require.NoError(t, connect(t, zktest.Servers(t)).Delete(ctx, h.Path(), -1))
+	require.NoError(t, connect(t, zktest.Servers(t)).Delete(ctx, h.Node(), -1))
 	waitClosed(t, h.Lost(), 10*time.Second, "the loss channel after the node was deleted")
 	require.ErrorIs(t, h.Release(ctx), rwlock.ErrLost)
 }
@@ -356,7 +356,7 @@ func TestRWLock_OwnersConcurrentAcquiresNeverQueueBehindThemselves(t *testing.T)
 		}, 1},
 		{"write then read", write, read, func(t *testing.T, first *rwlock.Hold, second result) {
 			require.NoError(t, second.err, "the owner's reader downgrades")
-			assert.Equal(t, first.Path()[len(first.Path())-10:], second.h.Path()[len(second.h.Path())-10:], "at the writer's sequence")
+			assert.Equal(t, first.Node()[len(first.Node())-10:], second.h.Node()[len(second.h.Node())-10:], "at the writer's sequence")
 		}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

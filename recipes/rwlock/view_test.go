@@ -49,7 +49,7 @@ func TestInterop_ViewsAgreeWithADowngradeTie(t *testing.T) {
 		}
 		r, err := rw.ReadLock().Acquire(ctx)
 		require.NoError(t, err)
-		require.Equal(t, sortKey(zkpath.Base(w.Path())), sortKey(zkpath.Base(r.Path())), "a tie")
+		require.Equal(t, sortKey(zkpath.Base(w.Node())), sortKey(zkpath.Base(r.Node())), "a tie")
 
 		listed, _, err := c.Children(ctx, path)
 		require.NoError(t, err)
@@ -69,7 +69,7 @@ func TestInterop_ViewsAgreeWithADowngradeTie(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, curatorView, goView, "try %d: participants (write %v)", i, write)
 		}
-		wName, rName := zkpath.Base(w.Path()), zkpath.Base(r.Path())
+		wName, rName := zkpath.Base(w.Node()), zkpath.Base(r.Node())
 		if (slices.Index(listed, wName) < slices.Index(listed, rName)) != (wName < rName) {
 			againstNames++
 		}

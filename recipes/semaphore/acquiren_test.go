@@ -27,8 +27,8 @@ func TestAcquireN_CreatesAllLeasesInOneTransaction(t *testing.T) {
 	require.Len(t, ls, 3)
 	ids := map[string]bool{}
 	for _, l := range ls {
-		assert.Regexp(t, leaseNode, l.Name())
-		id, ok := zkpath.ProtectionID(l.Name())
+		assert.Regexp(t, leaseNode, zkpath.Base(l.Node()))
+		id, ok := zkpath.ProtectionID(zkpath.Base(l.Node()))
 		require.True(t, ok)
 		ids[id] = true
 	}

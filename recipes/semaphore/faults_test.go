@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
@@ -43,7 +44,7 @@ func TestFault_HolderSessionExpiresThenAWaiterGetsTheLease(t *testing.T) {
 	case r := <-got:
 		require.NoError(t, r.err)
 		assert.True(t, time.Now().After(signalled), "the holder was told before the waiter got the lease")
-		assert.Equal(t, []string{r.v.Name()}, children(t, waiterClient, path+"/leases"), "the holder's lease node is gone")
+		assert.Equal(t, []string{zkpath.Base(r.v.Node())}, children(t, waiterClient, path+"/leases"), "the holder's lease node is gone")
 		require.NoError(t, r.v.Return(ctx))
 	case <-time.After(20 * time.Second):
 		t.Fatal("the waiter did not get the lease after the holder's session expired")
@@ -78,7 +79,7 @@ func TestFault_WaiterSessionLostFailsTheAcquireWithoutOrphans(t *testing.T) {
 	}
 	proxy.Resume()
 	require.Eventually(t, func() bool {
-		return assert.ObjectsAreEqual([]string{held.Name()}, children(t, holderClient, path+"/leases"))
+		return assert.ObjectsAreEqual([]string{zkpath.Base(held.Node())}, children(t, holderClient, path+"/leases"))
 	}, 15*time.Second, 20*time.Millisecond, "the waiter's lease node died with its session")
 	require.NoError(t, held.Return(ctx))
 	l, err := s.AcquireTimeout(ctx, 10*time.Second)
@@ -106,7 +107,7 @@ func TestFault_LostCreateAnswersLeaveNoDuplicateNorOrphan(t *testing.T) {
 		proxy.DropNextCreateReply() // the lease node
 		l, err := s.Acquire(ctx)
 		require.NoError(t, err, "round %d", i)
-		assert.Equal(t, []string{l.Name()}, children(t, observer, path+"/leases"), "round %d", i)
+		assert.Equal(t, []string{zkpath.Base(l.Node())}, children(t, observer, path+"/leases"), "round %d", i)
 		require.NoError(t, l.Return(ctx))
 		assert.Equal(t, 0, nodeCount(t, observer, path), "round %d", i)
 	}
@@ -135,7 +136,7 @@ func TestFault_LostTransactionAnswerLeavesNoDuplicate(t *testing.T) {
 		require.NoError(t, err, "round %d", i)
 		names := make([]string, len(ls))
 		for j, l := range ls {
-			names[j] = l.Name()
+			names[j] = zkpath.Base(l.Node())
 		}
 		assert.ElementsMatch(t, names, children(t, observer, path+"/leases"), "round %d: only our three", i)
 		require.NoError(t, leases.ReturnAll(ctx, ls...))
@@ -191,8 +192,8 @@ func TestFault_CutsDuringAcquiresLeaveNoOrphan(t *testing.T) {
 	var leaseNodes, lockNodes []string
 	require.Eventually(t, func() bool {
 		leaseNodes, lockNodes = children(t, observer, path+"/leases"), children(t, observer, path+"/locks")
-		return assert.ObjectsAreEqual([]string{held.Name()}, leaseNodes) && len(lockNodes) == 0
-	}, 20*time.Second, 20*time.Millisecond, "only the holder's lease %s remains: leases %v, locks %v", held.Name(), &leaseNodes, &lockNodes)
+		return assert.ObjectsAreEqual([]string{zkpath.Base(held.Node())}, leaseNodes) && len(lockNodes) == 0
+	}, 20*time.Second, 20*time.Millisecond, "only the holder's lease %s remains: leases %v, locks %v", zkpath.Base(held.Node()), &leaseNodes, &lockNodes)
 	require.NoError(t, held.Return(ctx))
 	ls, err := s.AcquireNTimeout(context.Background(), 2, 10*time.Second)
 	require.NoError(t, err, "not deadlocked")

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
@@ -36,7 +37,7 @@ func TestSemaphore_LeaseAfterATakeOverHasAGreaterToken(t *testing.T) {
 	require.Eventually(t, func() bool { return len(children(t, observer, path+"/leases")) == 2 },
 		10*time.Second, 5*time.Millisecond, "the waiter's lease node")
 
-	resumed, err := sem().Resume(ctx, held.Name())
+	resumed, err := sem().Resume(ctx, zkpath.Base(held.Node()))
 	require.NoError(t, err)
 	resumedToken, err := resumed.FencingToken(ctx)
 	require.NoError(t, err)
@@ -88,7 +89,7 @@ func TestSemaphore_EveryGrantGivesATokenWithoutARequest(t *testing.T) {
 			assert.Equal(t, before, proxy.Sent(), "%s: known without a request", what)
 		}
 		for _, l := range ls {
-			_, stat, err := observer.Get(ctx, l.Path())
+			_, stat, err := observer.Get(ctx, l.Node())
 			require.NoError(t, err, what)
 			assert.GreaterOrEqual(t, first, stat.Czxid, "%s: not below the node's creation", what)
 		}

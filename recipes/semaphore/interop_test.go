@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
@@ -76,13 +77,13 @@ func assertParticipants(t *testing.T, s *semaphore.Semaphore, cur *zktest.Curato
 	for _, p := range ps {
 		names = append(names, p.Name)
 		assert.Regexp(t, leaseNode, p.Name)
-		if p.Name == mine.Name() {
+		if p.Name == zkpath.Base(mine.Node()) {
 			assert.Equal(t, []byte("go-host/1"), p.Data)
 		} else {
 			assert.NotEmpty(t, p.Data, "Curator writes its default data, the host's address")
 		}
 	}
-	assert.ElementsMatch(t, append([]string{mine.Name()}, curLeases...), names, "Go sees Curator's leases")
+	assert.ElementsMatch(t, append([]string{zkpath.Base(mine.Node())}, curLeases...), names, "Go sees Curator's leases")
 	curNames, err := cur.SemParticipants(ctx, s.Path(), 3)
 	require.NoError(t, err)
 	assert.ElementsMatch(t, names, curNames, "Curator sees Go's lease")

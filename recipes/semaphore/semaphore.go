@@ -142,7 +142,7 @@ func (s *Semaphore) Return(ctx context.Context, ls ...*leases.Lease) error {
 		if l == nil {
 			return fmt.Errorf("%w: return to the semaphore %s: nil lease", ErrInvalidArgument, s.path)
 		}
-		if l.Client() != s.client || zkpath.Parent(l.Path()) != s.leases {
+		if l.Client() != s.client || zkpath.Parent(l.Node()) != s.leases {
 			return fmt.Errorf("%w: the lease was not issued by the semaphore %s", ErrNotOwner, s.path)
 		}
 	}

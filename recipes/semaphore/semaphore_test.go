@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
@@ -24,13 +25,13 @@ func TestSemaphore_AcquireReturnLeavesNothing(t *testing.T) {
 
 	l, err := s.Acquire(ctx)
 	require.NoError(t, err)
-	assert.Regexp(t, leaseNode, l.Name())
-	assert.Equal(t, path+"/leases/"+l.Name(), l.Path())
+	assert.Regexp(t, leaseNode, zkpath.Base(l.Node()))
+	assert.Equal(t, path+"/leases", zkpath.Parent(l.Node()))
 	assert.Equal(t, []byte("host-1/42"), l.Data())
 	assert.NoError(t, l.Err())
 	ps, err := s.Participants(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, []semaphore.Participant{{Name: l.Name(), Data: []byte("host-1/42")}}, ps)
+	assert.Equal(t, []semaphore.Participant{{Name: zkpath.Base(l.Node()), Data: []byte("host-1/42")}}, ps)
 	assert.Empty(t, children(t, c, path+"/locks"), "the guard is released once the lease is held")
 
 	require.NoError(t, l.Return(ctx))
@@ -117,7 +118,7 @@ func TestSemaphore_TimedOutAcquireIsNotAcquiredAndLeavesNothing(t *testing.T) {
 	_, err = s.AcquireNTimeout(ctx, 1, 0)
 	require.ErrorIs(t, err, semaphore.ErrNotAcquired, "a zero timeout is an immediate try")
 	require.Eventually(t, func() bool {
-		return assert.ObjectsAreEqual([]string{held.Name()}, children(t, c, path+"/leases")) &&
+		return assert.ObjectsAreEqual([]string{zkpath.Base(held.Node())}, children(t, c, path+"/leases")) &&
 			len(children(t, c, path+"/locks")) == 0
 	}, 10*time.Second, 10*time.Millisecond, "only the holder's lease remains")
 	require.NoError(t, held.Return(ctx))
@@ -164,7 +165,7 @@ func TestSemaphore_LeaseLostWhenItsNodeIsDeleted(t *testing.T) {
 	l, err := s.Acquire(ctx)
 	require.NoError(t, err)
 	lost := l.Lost()
-	require.NoError(t, c.Delete(ctx, l.Path(), -1), "an operator deletes the lease node")
+	require.NoError(t, c.Delete(ctx, l.Node(), -1), "an operator deletes the lease node")
 	waitClosed(t, lost, 10*time.Second, "the lease's loss channel")
 	require.ErrorIs(t, l.Err(), semaphore.ErrLost)
 	require.ErrorIs(t, l.Return(ctx), semaphore.ErrLost, "the first return after a loss says so")
@@ -213,8 +214,8 @@ func TestMutex_NotReentrantAndReleasableByAnyGoroutine(t *testing.T) {
 	l, err := m.Acquire(ctx)
 	require.NoError(t, err)
 	assert.True(t, m.IsAcquiredInThisProcess())
-	assert.Regexp(t, leaseNode, l.Name())
-	assert.Equal(t, path+"/leases/"+l.Name(), l.Path())
+	assert.Regexp(t, leaseNode, zkpath.Base(l.Node()))
+	assert.Equal(t, path+"/leases", zkpath.Parent(l.Node()))
 
 	_, err = m.AcquireTimeout(ctx, 200*time.Millisecond)
 	require.ErrorIs(t, err, semaphore.ErrNotAcquired, "not reentrant: the same goroutine waits")
@@ -264,7 +265,7 @@ func TestSemaphore_WorksInANamespace(t *testing.T) {
 	ls, err := s.AcquireN(ctx, 2)
 	require.NoError(t, err)
 	for _, l := range ls {
-		assert.Equal(t, "/sem/leases/"+l.Name(), l.Path())
+		assert.Equal(t, "/sem/leases", zkpath.Parent(l.Node()))
 	}
 	assert.Len(t, children(t, root, ns+"/sem/leases"), 2, "the nodes live under the namespace")
 	_, err = s.AcquireTimeout(ctx, 100*time.Millisecond)

@@ -143,13 +143,13 @@ func (s *Semaphore) returnTTL(ls []*leases.Lease) {
 }
 
 // Resume takes over a TTL lease of this semaphore (WithTTL) that an earlier
-// run of the holder's process acquired, by the name of its node
-// (Lease.Name), which the process kept: see leases.Resume. The returned
-// lease replaces the earlier one, which is signalled lost (ErrTakenOver)
-// and has the lower fencing token; of Resumes that race, one wins. A
-// lease that is gone gives an error wrapping ErrLost; a name that is not a
-// lease node's, or a semaphore without WithTTL, ErrInvalidArgument, before
-// anything is sent.
+// run of the holder's process acquired, by the name of its node (the last
+// element of Lease.Node: path.Base), which the process kept: see
+// leases.Resume. The returned lease replaces the earlier one, which is
+// signalled lost (ErrTakenOver) and has the lower fencing token; of
+// Resumes that race, one wins. A lease that is gone gives an error
+// wrapping ErrLost; a name that is not a lease node's, or a semaphore
+// without WithTTL, ErrInvalidArgument, before anything is sent.
 func (s *Semaphore) Resume(ctx context.Context, name string) (*leases.Lease, error) {
 	switch {
 	case s.opts.ttl == 0:

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
@@ -55,9 +56,9 @@ func TestSemaphore_TTLLeaseSurvivesItsHoldersSessionAndIsReclaimed(t *testing.T)
 	require.NoError(t, err)
 	assert.Equal(t, leases.TTLMode, l.Mode())
 	assert.Equal(t, []byte("job-9"), l.Data())
-	name := l.Name()
+	name := zkpath.Base(l.Node())
 	assert.Regexp(t, leaseNode, name)
-	data, stat, err := observer.Get(ctx, l.Path())
+	data, stat, err := observer.Get(ctx, l.Node())
 	require.NoError(t, err)
 	assert.Zero(t, stat.EphemeralOwner, "not an ephemeral node")
 	stamp, own, ok := leases.ParseStamp(data)
@@ -69,7 +70,7 @@ func TestSemaphore_TTLLeaseSurvivesItsHoldersSessionAndIsReclaimed(t *testing.T)
 	session := first.Session()
 	proxy.Pause()
 	waitClosed(t, session.Lost(), 20*time.Second, "the first holder's session")
-	ok, _, err = observer.Exists(ctx, l.Path())
+	ok, _, err = observer.Exists(ctx, l.Node())
 	require.NoError(t, err)
 	require.True(t, ok, "the lease outlives its holder's session")
 
@@ -77,7 +78,7 @@ func TestSemaphore_TTLLeaseSurvivesItsHoldersSessionAndIsReclaimed(t *testing.T)
 	second := connect(t, servers)
 	resumed, err := newSemaphore(t, second, path, 1, semaphore.WithTTL(ttl)).Resume(ctx, name)
 	require.NoError(t, err)
-	assert.Equal(t, l.Path(), resumed.Path())
+	assert.Equal(t, l.Node(), resumed.Node())
 	assert.Equal(t, []byte("job-9"), resumed.Data())
 	assert.Equal(t, ttl, resumed.MaxHold())
 
@@ -88,7 +89,7 @@ func TestSemaphore_TTLLeaseSurvivesItsHoldersSessionAndIsReclaimed(t *testing.T)
 	require.ErrorIs(t, l.Err(), leases.ErrTakenOver)
 	require.ErrorIs(t, l.Renew(ctx), leases.ErrLost)
 	require.ErrorIs(t, l.Return(ctx), leases.ErrLost)
-	ok, _, err = observer.Exists(ctx, l.Path())
+	ok, _, err = observer.Exists(ctx, l.Node())
 	require.NoError(t, err)
 	require.True(t, ok, "the second holder's lease is untouched")
 	require.NoError(t, resumed.Err())
@@ -129,7 +130,7 @@ func TestSemaphore_TTLLeaseFencingTokenInALaterSession(t *testing.T) {
 	require.NoError(t, c.WaitConnected(ctx))
 	token, err := l.FencingToken(ctx)
 	require.NoError(t, err)
-	_, stat, err := c.Get(ctx, l.Path())
+	_, stat, err := c.Get(ctx, l.Node())
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, token, stat.Czxid, "the grant is not below the node's creation")
 	require.NoError(t, l.Return(ctx))
@@ -161,7 +162,7 @@ func TestSemaphore_TTLLeaseKeptByAKeeper(t *testing.T) {
 		t.Fatalf("acquired (err %v) while the keeper holds the lease", r.err)
 	default:
 	}
-	_, stat, err := c.Get(ctx, l.Path())
+	_, stat, err := c.Get(ctx, l.Node())
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, stat.Version, int32(3), "renewed every third of the TTL")
 
@@ -194,7 +195,7 @@ func TestSemaphore_ResumeBadInputAndGoneLease(t *testing.T) {
 	l, err := s.Acquire(ctx)
 	require.NoError(t, err)
 	require.NoError(t, l.Return(ctx))
-	_, err = s.Resume(ctx, l.Name())
+	_, err = s.Resume(ctx, zkpath.Base(l.Node()))
 	require.ErrorIs(t, err, semaphore.ErrLost, "a returned lease cannot be resumed")
 	require.ErrorIs(t, l.Renew(ctx), leases.ErrReleased)
 }
@@ -228,7 +229,7 @@ func TestSemaphore_TTLTimedOutAcquireLeavesNothing(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.AcquireTimeout(ctx, 300*time.Millisecond)
 	require.ErrorIs(t, err, semaphore.ErrNotAcquired)
-	assert.Equal(t, []string{held.Name()}, children(t, c, path+"/leases"))
+	assert.Equal(t, []string{zkpath.Base(held.Node())}, children(t, c, path+"/leases"))
 	require.NoError(t, held.Return(ctx))
 	assert.Equal(t, 0, nodeCount(t, c, path))
 }
@@ -285,14 +286,14 @@ func TestSemaphore_TTLRenewalAfterAnAbandonedOneKeepsTheLease(t *testing.T) {
 	require.Error(t, err)
 	require.NotErrorIs(t, err, leases.ErrLost, "an unanswered renewal is not a loss")
 	require.Eventually(t, func() bool {
-		_, stat, err := observer.Get(ctx, l.Path())
+		_, stat, err := observer.Get(ctx, l.Node())
 		return assert.NoError(t, err) && stat.Version == 1
 	}, 10*time.Second, 10*time.Millisecond, "the abandoned write was applied")
 	proxy.ReleaseReplies()
 
 	require.NoError(t, l.Renew(ctx), "the holder's own earlier write is no other holder's")
 	require.NoError(t, l.Err())
-	_, stat, err := observer.Get(ctx, l.Path())
+	_, stat, err := observer.Get(ctx, l.Node())
 	require.NoError(t, err)
 	assert.Equal(t, int32(2), stat.Version)
 	require.NoError(t, l.Return(ctx))

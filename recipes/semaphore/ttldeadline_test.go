@@ -68,7 +68,7 @@ func testTTLDeadline(t *testing.T, lose bool) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the acquire did not return")
 	}
-	_, stat, err = observer.Get(ctx, first.Path())
+	_, stat, err = observer.Get(ctx, first.Node())
 	require.NoError(t, err)
 	created := time.UnixMilli(stat.Ctime).Add(time.Millisecond) // the server's clock, in ms
 	assert.False(t, first.Deadline().After(created.Add(ttl)),

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
 )
@@ -113,7 +114,7 @@ func (r *TTLResumer) handOver(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rec := Hold{Recipe: r.Recipe, Holder: r.Holder, Node: first.Path(), Exclusive: true, Acquired: clock.Now()}
+	rec := Hold{Recipe: r.Recipe, Holder: r.Holder, Node: first.Node(), Exclusive: true, Acquired: clock.Now()}
 	rec.Token, _ = first.FencingToken(actx)
 	r.Resource.Write(r.Holder, rec.Token)
 	pause(ctx, minHoldTime)
@@ -121,7 +122,7 @@ func (r *TTLResumer) handOver(ctx context.Context) error {
 	if isClosed(first.Lost()) {
 		rec.Lost = true
 	}
-	second, err := r.Second.Resume(actx, first.Name())
+	second, err := r.Second.Resume(actx, zkpath.Base(first.Node()))
 	r.Ledger.Record(rec)
 	r.Stats.held(r.Recipe, r.Holder, rec.Lost)
 	if err != nil {
@@ -136,7 +137,7 @@ func (r *TTLResumer) handOver(ctx context.Context) error {
 func (r *TTLResumer) resumed(ctx context.Context, first, second *leases.Lease, firstToken int64) {
 	clock := r.Ledger.Clock()
 	holder := r.SecondHolder
-	rec := Hold{Recipe: r.Recipe, Holder: holder, Node: second.Path(), Exclusive: true, Acquired: clock.Now()}
+	rec := Hold{Recipe: r.Recipe, Holder: holder, Node: second.Node(), Exclusive: true, Acquired: clock.Now()}
 	tctx, cancel := context.WithTimeout(ctx, tokenTimeout)
 	rec.Token, _ = second.FencingToken(tctx)
 	cancel()

@@ -60,7 +60,7 @@ func (h *leasesHeld) Lost() <-chan struct{} { return h.lost }
 // FencingToken returns 0: leases carry no fencing token here.
 func (h *leasesHeld) FencingToken(context.Context) (int64, error) { return 0, nil }
 
-func (h *leasesHeld) Node() string { return h.ls[0].Path() }
+func (h *leasesHeld) Node() string { return h.ls[0].Node() }
 
 // Leases returns how many leases the hold takes.
 func (h *leasesHeld) Leases() int { return len(h.ls) }

@@ -46,6 +46,6 @@ func (h mutexHeld) Lost() <-chan struct{} { return h.h.Lost() }
 
 func (h mutexHeld) FencingToken(ctx context.Context) (int64, error) { return h.h.FencingToken(ctx) }
 
-func (h mutexHeld) Node() string { return h.h.Path() }
+func (h mutexHeld) Node() string { return h.h.Node() }
 
 func (h mutexHeld) Release(ctx context.Context) error { return h.h.Release(ctx) }

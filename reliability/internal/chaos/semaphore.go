@@ -51,7 +51,7 @@ func (h leaseHeld) Lost() <-chan struct{} { return h.l.Lost() }
 // FencingToken returns 0: leases carry no fencing token.
 func (h leaseHeld) FencingToken(context.Context) (int64, error) { return 0, nil }
 
-func (h leaseHeld) Node() string { return h.l.Path() }
+func (h leaseHeld) Node() string { return h.l.Node() }
 
 func (h leaseHeld) Release(ctx context.Context) error { return h.l.Return(ctx) }
 
