@@ -19,11 +19,11 @@ var (
 	// session was made before its deadline.
 	ErrUnreachable = errors.New("zkrecipes: server unreachable")
 	// ErrNotOwner is returned by a release from anyone but the owner of a
-	// hold, or with nothing held, and by a return of a lease that another
+	// hold, or with nothing held, and by a release of a lease that another
 	// recipe issued.
 	ErrNotOwner = errors.New("zkrecipes: not the owner")
-	// ErrReleased is returned by a second release of a hold, or a second
-	// return of a lease, that had already been released or returned.
+	// ErrReleased is returned by a second release of a hold that had
+	// already been released, and wrapped by the error of a released lease.
 	ErrReleased = errors.New("zkrecipes: already released")
 	// ErrLost says that a hold or lease ended without a release: the
 	// connection was suspended (standard error policy), the session was

@@ -149,7 +149,7 @@ func methodCases(t *testing.T, c *framework.Client, root string) []badCase {
 		{"Semaphore.AcquireN, negative", func() error { return errOf(s.AcquireN(ctx, -1)) }, invalid},
 		{"Semaphore.AcquireN, more than the maximum", func() error { return errOf(s.AcquireN(ctx, 3)) }, invalid},
 		{"Semaphore.AcquireNTimeout, 0 leases", func() error { return errOf(s.AcquireNTimeout(ctx, 0, time.Second)) }, invalid},
-		{"Semaphore.Return, nil lease", func() error { return s.Return(ctx, nil) }, invalid},
+		{"Semaphore.Release, nil lease", func() error { return s.Release(ctx, nil) }, invalid},
 		{"semaphore.Mutex.Release, nothing held", func() error { return sm.Release(ctx) }, notOwner},
 		{"mutex.Revoke, bad path", func() error { return mutex.Revoke(ctx, c, "/a//b") }, invalid},
 		{"rwlock.Lock.Acquire, owner not comparable", func() error {
@@ -172,8 +172,8 @@ func methodCases(t *testing.T, c *framework.Client, root string) []badCase {
 	}
 	lease, err := other.Acquire(ctx)
 	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, lease.Return(context.Background())) })
-	return append(cases, badCase{"Semaphore.Return, a lease of another semaphore", func() error { return s.Return(ctx, lease) }, notOwner})
+	t.Cleanup(func() { assert.NoError(t, lease.Release(context.Background())) })
+	return append(cases, badCase{"Semaphore.Release, a lease of another semaphore", func() error { return s.Release(ctx, lease) }, notOwner})
 }
 
 // clientCases are the client's calls with each bad path.

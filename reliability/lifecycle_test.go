@@ -46,7 +46,7 @@ func TestBadInput_CallsAfterCloseFail(t *testing.T) {
 		{"Hold.Release of a hold from before the close", func() error { return h.Release(ctx) }, closed},
 		{"Semaphore.Acquire", func() error { return errOf(s.Acquire(ctx)) }, []error{framework.ErrClosed}},
 		{"Semaphore.AcquireNTimeout", func() error { return errOf(s.AcquireNTimeout(ctx, 1, time.Second)) }, []error{framework.ErrClosed}},
-		{"Lease.Return of a lease from before the close", func() error { return lease.Return(ctx) }, closed},
+		{"Lease.Release of a lease from before the close", func() error { return lease.Release(ctx) }, closed},
 		{"semaphore.Mutex.Acquire", func() error { return errOf(sm.Acquire(ctx)) }, []error{framework.ErrClosed}},
 		{"SharedCount.Get", func() error { return errOf(count.Get(ctx)) }, []error{framework.ErrClosed}},
 		{"SharedCount.Set", func() error { return count.Set(ctx, 3) }, []error{framework.ErrClosed}},
@@ -71,7 +71,7 @@ func TestBadInput_CallsAfterCloseFail(t *testing.T) {
 	assert.NotContains(t, tree(t, observer, "/"), root+"/count", "no count node was created")
 }
 
-// A second release or return of the same hold changes nothing and says so
+// A second release of the same hold or lease changes nothing and says so
 // (ErrReleased; ErrNotOwner before the lead's change of the mutex), or is
 // harmless (nil) for a lease, as DESIGN section 5 allows.
 func TestBadInput_SecondReleaseChangesNothing(t *testing.T) {
@@ -96,11 +96,11 @@ func TestBadInput_SecondReleaseChangesNothing(t *testing.T) {
 
 	lease, err := s.Acquire(ctx)
 	require.NoError(t, err)
-	require.NoError(t, lease.Return(ctx))
-	if err := lease.Return(ctx); err != nil {
+	require.NoError(t, lease.Release(ctx))
+	if err := lease.Release(ctx); err != nil {
 		assert.ErrorIs(t, err, zkrecipes.ErrReleased, "lease")
 	}
-	if err := s.Return(ctx, lease); err != nil {
+	if err := s.Release(ctx, lease); err != nil {
 		assert.ErrorIs(t, err, zkrecipes.ErrReleased, "semaphore")
 	}
 

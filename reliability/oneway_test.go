@@ -63,7 +63,7 @@ var holdKinds = []holdKind{
 		l, err := s.Acquire(ctx)
 		require.NoError(t, err)
 		if holder {
-			_, err := leases.Keep(ctx, l, l.Return)
+			_, err := leases.Keep(ctx, l, l.Release)
 			require.NoError(t, err)
 		}
 		return l.Lost()

@@ -130,7 +130,7 @@ func TestSecurity_CreatorOnlyACLKeepsOtherCredentialsOut(t *testing.T) {
 		framework.WithLogger(logs.logger()))
 	require.NoError(t, mutex.Revoke(ctx, aliceAgain, h.Node()), "the same identity may write")
 	require.NoError(t, h.Release(ctx))
-	require.NoError(t, lease.Return(ctx))
+	require.NoError(t, lease.Release(ctx))
 
 	_, err = framework.New([]string{servers}, framework.WithAuth("", []byte("alice:"+alicePassword)))
 	require.ErrorIs(t, err, framework.ErrInvalidOption)
@@ -200,8 +200,8 @@ func TestSecurity_NamespacesNeverSeeEachOthersLocks(t *testing.T) {
 	require.ErrorIs(t, err, framework.ErrInvalidPath, "no way out of a namespace")
 	require.NoError(t, h1.Release(ctx))
 	require.NoError(t, h2.Release(ctx))
-	require.NoError(t, l1.Return(ctx))
-	require.NoError(t, l2.Return(ctx))
+	require.NoError(t, l1.Release(ctx))
+	require.NoError(t, l2.Release(ctx))
 }
 
 // assertNoCredentials checks that neither the log nor any error holds a

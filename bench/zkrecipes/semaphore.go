@@ -22,7 +22,7 @@ func (l *semLocker) Acquire() error {
 	return err
 }
 
-func (l *semLocker) Release() error { return l.lease.Return(context.Background()) }
+func (l *semLocker) Release() error { return l.lease.Release(context.Background()) }
 
 func newSemaphore(c *framework.Client, path string, maxLeases int) gokit.Locker {
 	s, err := semaphore.New(c, path, maxLeases)

@@ -100,10 +100,10 @@ func semaphoreRecipe(cfg demoConfig) demoRecipe {
 				}
 				token, err := l.FencingToken(ctx)
 				if err != nil {
-					_ = l.Return(ctx)
+					_ = l.Release(ctx)
 					return demoHold{}, err
 				}
-				return demoHold{kind: kind, lost: l.Lost(), err: l.Err, token: token, release: l.Return}, nil
+				return demoHold{kind: kind, lost: l.Lost(), err: l.Err, token: token, release: l.Release}, nil
 			}, nil
 		},
 	}

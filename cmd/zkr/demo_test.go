@@ -45,7 +45,7 @@ func TestDemo_FinishesWithoutViolationsAndLeavesNothing(t *testing.T) {
 	semRow := summaryRow(t, out, "semaphore")
 	assert.Equal(t, []string{"50", "1"}, semRow[1:3])
 	assert.Regexp(t, `^[123]/3$`, semRow[5])
-	assert.Equal(t, []string{"50", "of", "50"}, semRow[6:9], "every lease's token above those returned before it")
+	assert.Equal(t, []string{"50", "of", "50"}, semRow[6:9], "every lease's token above those released before it")
 	assert.Equal(t, []string{"0", "0"}, semRow[len(semRow)-2:])
 
 	readRow, writeRow := summaryRow(t, out, "rwlock/read"), summaryRow(t, out, "rwlock/write")

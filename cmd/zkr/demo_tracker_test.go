@@ -32,7 +32,7 @@ func TestTracker_CountsViolationsAndTokensOutOfOrder(t *testing.T) {
 	hold(tr, 1, lease, 10)
 	hold(tr, 2, lease, 12)
 	end(tr, 2)
-	hold(tr, 3, lease, 11) // below the returned 12, while 10 still holds
+	hold(tr, 3, lease, 11) // below the released 12, while 10 still holds
 	hold(tr, 4, lease, 13) // a third lease of two
 	assert.Equal(t, kindStats{acquired: 4, peak: 3, violations: 1, tokens: 4, outOfOrder: 1}, withoutWaits(tr.stats[lease]))
 

@@ -18,7 +18,7 @@ func TestInspect_DecodesTheStampOfATTLLease(t *testing.T) {
 	require.NoError(t, err)
 	l, err := s.Acquire(ctxOf(t))
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = l.Return(ctxOf(t)) })
+	t.Cleanup(func() { _ = l.Release(ctxOf(t)) })
 
 	r := inspectJSON(t, path)
 	require.Len(t, r.Holders, 1)
@@ -46,13 +46,13 @@ func TestInspect_WithoutMaxALeaseOfTheGuardHolderIsAcquiring(t *testing.T) {
 	require.NoError(t, err)
 	l, err := s.Acquire(ctxOf(t))
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = l.Return(ctxOf(t)) })
+	t.Cleanup(func() { _ = l.Release(ctxOf(t)) })
 	s2, err := semaphore.New(acquirer, path, 1)
 	require.NoError(t, err)
 	// Ends when the lease is given at the end of the test, or the client closes.
 	go func() {
 		if l, err := s2.Acquire(ctxOf(t)); err == nil {
-			_ = l.Return(ctxOf(t))
+			_ = l.Release(ctxOf(t))
 		}
 	}()
 	require.Eventually(t, func() bool { return len(zktest.Children(t, holder, path+"/leases")) == 2 },

@@ -102,14 +102,14 @@ func TestInspect_JSONListsASemaphoresLeasesAndQueue(t *testing.T) {
 		require.NoError(t, err)
 		l, err := s.Acquire(ctxOf(t))
 		require.NoError(t, err)
-		t.Cleanup(func() { _ = l.Return(ctx) })
+		t.Cleanup(func() { _ = l.Release(ctx) })
 	}
 	s, err := semaphore.New(clients[2], path, 2)
 	require.NoError(t, err)
-	// Ends when a lease is returned at the end of the test, or the client closes.
+	// Ends when a lease is released at the end of the test, or the client closes.
 	go func() {
 		if l, err := s.Acquire(ctxOf(t)); err == nil {
-			_ = l.Return(ctxOf(t))
+			_ = l.Release(ctxOf(t))
 		}
 	}()
 	require.Eventually(t, func() bool { return len(zktest.Children(t, clients[0], path+"/leases")) == 3 },

@@ -52,14 +52,14 @@ func setupSemaphore(fs *flag.FlagSet, conn *connFlags) runFunc {
 				return sem.AcquireTimeout(ctx, timeout)
 			}
 			return sem.Acquire(ctx)
-		}, func(ctx context.Context, l *leases.Lease) error { return l.Return(ctx) })
+		}, func(ctx context.Context, l *leases.Lease) error { return l.Release(ctx) })
 		if err != nil {
 			return err
 		}
 		h := held{
 			what: "semaphore " + args[0], lost: lease.Lost(), err: lease.Err,
 			env:     []string{"ZKR_LEASE_NODE=" + lease.Node()},
-			release: lease.Return,
+			release: lease.Release,
 		}
 		return runWithToken(ctx, e, h, lease.FencingToken, child, a.childFlags)
 	}

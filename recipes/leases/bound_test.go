@@ -102,8 +102,8 @@ func TestBound_HolderThatStopsRenewingLosesTheLeaseToTheNextWaiter(t *testing.T)
 		bound, lostAfter, handOver, renewed.Sub(start))
 	assert.GreaterOrEqual(t, a.at.Sub(renewing), bound, "the lease is not lost before its bound")
 	require.ErrorIs(t, l.Renew(ctx), leases.ErrExpired, "a renewal after the loss says so")
-	require.ErrorIs(t, l.Return(ctx), leases.ErrExpired)
-	require.NoError(t, a.lease.Return(ctx))
+	require.ErrorIs(t, l.Release(ctx), leases.ErrExpired)
+	require.NoError(t, a.lease.Release(ctx))
 }
 
 // A holder that renews keeps its lease across several bounds while another
@@ -137,15 +137,15 @@ func TestBound_RenewingHolderKeepsTheLeaseAcrossSeveralBounds(t *testing.T) {
 	assert.Equal(t, renewals, stamp.Renewals)
 	assert.WithinDuration(t, time.Now(), stamp.Renewed, time.Minute)
 
-	require.NoError(t, l.Return(ctx))
-	a := waitAcquired(t, next, 10*time.Second, "the other acquirer, after the return")
-	require.NoError(t, a.lease.Return(ctx))
-	require.ErrorIs(t, l.Renew(ctx), leases.ErrReleased, "a renewal after the return says so")
+	require.NoError(t, l.Release(ctx))
+	a := waitAcquired(t, next, 10*time.Second, "the other acquirer, after the release")
+	require.NoError(t, a.lease.Release(ctx))
+	require.ErrorIs(t, l.Renew(ctx), leases.ErrReleased, "a renewal after the release says so")
 }
 
 // A keeper renews while its context lives; when the context ends, it stops
 // and returns the lease, and the next waiter gets it.
-func TestKeeper_StopsWhenItsContextEndsAndReturnsTheLease(t *testing.T) {
+func TestKeeper_StopsWhenItsContextEndsAndReleasesTheLease(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	const bound = 2 * time.Second
@@ -154,7 +154,7 @@ func TestKeeper_StopsWhenItsContextEndsAndReturnsTheLease(t *testing.T) {
 	l, err := s.Acquire(ctx)
 	require.NoError(t, err)
 	jobCtx, stopJob := context.WithCancel(ctx)
-	k, err := leases.Keep(jobCtx, l, l.Return)
+	k, err := leases.Keep(jobCtx, l, l.Release)
 	require.NoError(t, err)
 	next := acquireInBackground(ctx, s)
 
@@ -170,9 +170,9 @@ func TestKeeper_StopsWhenItsContextEndsAndReturnsTheLease(t *testing.T) {
 	stopJob()
 	waitClosed(t, k.Done(), 10*time.Second, "the keeper")
 	require.NoError(t, k.Err())
-	require.ErrorIs(t, l.Err(), leases.ErrReleased, "the keeper returned the lease")
+	require.ErrorIs(t, l.Err(), leases.ErrReleased, "the keeper released the lease")
 	a := waitAcquired(t, next, 10*time.Second, "the other acquirer")
-	require.NoError(t, a.lease.Return(ctx))
+	require.NoError(t, a.lease.Release(ctx))
 }
 
 // A keeper stops when its lease is lost, and says why.
@@ -180,7 +180,7 @@ func TestKeeper_StopsWhenTheLeaseIsLost(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	l := newLease(t, c, zktest.UniquePath(t), leases.WithMaxHold(time.Minute))
-	k, err := leases.Keep(ctx, l, l.Return)
+	k, err := leases.Keep(ctx, l, l.Release)
 	require.NoError(t, err)
 	require.NoError(t, c.Delete(ctx, l.Node(), -1))
 	waitClosed(t, k.Done(), 10*time.Second, "the keeper")
@@ -193,9 +193,9 @@ func TestBound_BadInput(t *testing.T) {
 	ctx := testContext(t)
 	unbounded := newLease(t, c, zktest.UniquePath(t))
 	require.ErrorIs(t, unbounded.Renew(ctx), leases.ErrInvalidArgument, "a lease without a bound")
-	_, err := leases.Keep(ctx, unbounded, unbounded.Return)
+	_, err := leases.Keep(ctx, unbounded, unbounded.Release)
 	require.ErrorIs(t, err, leases.ErrInvalidArgument, "a keeper of a lease without a bound")
-	_, err = leases.Keep(ctx, nil, unbounded.Return)
+	_, err = leases.Keep(ctx, nil, unbounded.Release)
 	require.ErrorIs(t, err, leases.ErrInvalidArgument)
 	_, err = leases.Keep(ctx, unbounded, nil)
 	require.ErrorIs(t, err, leases.ErrInvalidArgument)
@@ -221,5 +221,5 @@ func TestBound_BadInput(t *testing.T) {
 	_, err = leases.Resume(ctx, c, "no/path")
 	require.ErrorIs(t, err, leases.ErrInvalidArgument)
 	require.NoError(t, unbounded.Err(), "a refused renewal changes nothing")
-	require.NoError(t, unbounded.Return(ctx))
+	require.NoError(t, unbounded.Release(ctx))
 }

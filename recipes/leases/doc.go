@@ -5,12 +5,12 @@
 //
 // Guarantees:
 //
-//   - Return deletes the lease node once: returning again, from any
+//   - Release deletes the lease node once: releasing again, from any
 //     goroutine, is harmless and returns nil. A node whose delete fails is
 //     deleted in the background once the client is connected again, so a
-//     returned lease never keeps its permit.
+//     released lease never keeps its permit.
 //   - Loss is signalled: Lost is closed when the lease ends without a
-//     return. Under the default framework.StandardErrorPolicy a suspended
+//     release. Under the default framework.StandardErrorPolicy a suspended
 //     connection already ends the lease, before the server can expire the
 //     session and give the permit to someone else; the node is then deleted
 //     once connected. Session loss, and the end of the session's lease
@@ -45,7 +45,7 @@
 //     holder's monotonic clock; no process ever deletes another's node on a
 //     comparison of clocks. A renewal writes the node's Stamp (bound, last
 //     renewal) for operators, and never creates a node, so a renewal after
-//     a loss or a return fails (ErrLost, ErrReleased) and brings nothing
+//     a loss or a release fails (ErrLost, ErrReleased) and brings nothing
 //     back. A bounded lease that is never renewed ends its bound after its
 //     acquire.
 //   - A TTL lease (NewTTL; package semaphore's WithTTL) outlives its
@@ -73,7 +73,7 @@
 // renewal is local: the lock node's data carries revocation requests, so a
 // hold never writes it.
 //
-// Not guaranteed: holding is never certain until the return, since the
+// Not guaranteed: holding is never certain until the release, since the
 // server may have expired the session already. The bound of a session
 // lease is enforced by the holder's process, so a process that is stopped
 // as a whole (not just a goroutine) keeps the lease until its session

@@ -10,7 +10,7 @@ import (
 // Sentinel errors. All but ErrTTLUnsupported are the zkrecipes package's,
 // so that errors.Is works with the same names across the recipes.
 var (
-	// ErrLost says that a lease ended without a return: the connection was
+	// ErrLost says that a lease ended without a release: the connection was
 	// suspended (standard error policy), the session was lost, the lease
 	// node was deleted by someone else, or its maximum hold time passed.
 	ErrLost = zkrecipes.ErrLost
@@ -19,7 +19,7 @@ var (
 	// (WithMaxHold), or the time to live of a TTL lease, on the holder's
 	// own clock. The holder's process gave the lease up itself.
 	ErrExpired = zkrecipes.ErrExpired
-	// ErrReleased is wrapped by the error of a renewal of a returned lease.
+	// ErrReleased is wrapped by the error of a renewal of a released lease.
 	ErrReleased = zkrecipes.ErrReleased
 	// ErrTTLUnsupported is returned when the server refuses TTL nodes: it
 	// runs without extendedTypesEnabled=true (a ZooKeeper 3.5.3 or later
@@ -36,5 +36,5 @@ var (
 	ErrTakenOver = fmt.Errorf("%w: taken over by another holder", ErrLost)
 )
 
-// errReturned is the Err of a returned lease.
-var errReturned = fmt.Errorf("leases: %w: returned", ErrReleased)
+// errReleased is the Err of a released lease.
+var errReleased = fmt.Errorf("leases: %w: released", ErrReleased)

@@ -36,7 +36,7 @@ func ExampleLease() {
 		fmt.Println(err)
 		return
 	}
-	defer lease.Return(ctx)
+	defer lease.Release(ctx)
 
 	select {
 	case <-lease.Lost(): // a long job outlives its lease
@@ -75,7 +75,7 @@ func ExampleKeep() {
 	saved := path.Base(lease.Node()) // the job keeps it where a restart finds it
 	jobCtx, jobDone := context.WithCancel(ctx)
 	defer jobDone()
-	keeper, err := leases.Keep(jobCtx, lease, lease.Return)
+	keeper, err := leases.Keep(jobCtx, lease, lease.Release)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -105,16 +105,16 @@ func ExampleKeep() {
 	// The resumed job runs under a keeper of its own, and finishes.
 	work, finish := context.WithCancel(ctx)
 	defer finish()
-	k, err := leases.Keep(work, resumed, resumed.Return)
+	k, err := leases.Keep(work, resumed, resumed.Release)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	finish() // the job is done: the keeper returns the lease
 	<-k.Done()
-	fmt.Println("returned:", k.Err())
+	fmt.Println("released:", k.Err())
 	// Output:
 	// held by job 42, renewed every 1s
 	// old keeper stopped, lease lost: true
-	// returned: <nil>
+	// released: <nil>
 }

@@ -24,13 +24,13 @@ func TestGrant_FixesTheTokenOnce(t *testing.T) {
 	token, err := l.FencingToken(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, int64(1<<40), token)
-	require.NoError(t, l.Return(ctx))
+	require.NoError(t, l.Release(ctx))
 
 	asked := newLease(t, c, zktest.UniquePath(t))
 	_, err = asked.FencingToken(ctx)
 	require.NoError(t, err)
 	require.ErrorIs(t, asked.Grant(1<<40), leases.ErrInvalidArgument, "the token was asked for")
-	require.NoError(t, asked.Return(ctx))
+	require.NoError(t, asked.Release(ctx))
 }
 
 // A lease that is lost gives ErrLost for its token, granted or not.

@@ -41,8 +41,8 @@ func newConfig(t testing.TB, c *framework.Client, path string) string {
 }
 
 // A semaphore's lease guards writes while it is held, its renewals
-// (which write into its node) included, and nothing once returned.
-func TestGuard_SemaphoreLeaseGuardsWritesUntilReturned(t *testing.T) {
+// (which write into its node) included, and nothing once released.
+func TestGuard_SemaphoreLeaseGuardsWritesUntilReleased(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)
@@ -56,7 +56,7 @@ func TestGuard_SemaphoreLeaseGuardsWritesUntilReturned(t *testing.T) {
 	require.NoError(t, l.Renew(ctx))
 	require.NoError(t, guardedWrite(t, c, taken, config, "v2"), "a renewal does not end the lease")
 
-	require.NoError(t, l.Return(ctx))
+	require.NoError(t, l.Release(ctx))
 	for _, guard := range []framework.Op{taken, l.Guard()} {
 		requireGuardLost(t, guardedWrite(t, c, guard, config, "stale"), l, c, config, "v2")
 	}
@@ -88,7 +88,7 @@ func TestGuard_TTLLeaseGuardFailsAfterATakeOver(t *testing.T) {
 	requireGuardLost(t, guardedWrite(t, first, old.Guard(), config, "stale"), old, first, config, "v2")
 
 	require.NoError(t, guardedWrite(t, second, resumed.Guard(), config, "v3"))
-	require.NoError(t, resumed.Return(ctx))
+	require.NoError(t, resumed.Release(ctx))
 	requireGuardLost(t, guardedWrite(t, second, resumed.Guard(), config, "stale"), resumed, second, config, "v3")
 }
 
@@ -124,5 +124,5 @@ func TestGuard_TTLLeaseGuardTakenDuringARenewal(t *testing.T) {
 	}
 	require.NoError(t, err)
 	require.NoError(t, guardedWrite(t, observer, l.Guard(), config, "v1"))
-	require.NoError(t, l.Return(ctx))
+	require.NoError(t, l.Release(ctx))
 }

@@ -32,7 +32,7 @@ type Keeper struct {
 // Keep starts a keeper that renews r every third of its bound (and, after
 // a renewal that failed, every tenth, until one succeeds or the bound
 // passes) while ctx lives. When ctx ends, the keeper stops renewing and
-// gives the permit back with release (such as Lease.Return or
+// gives the permit back with release (such as Lease.Release or
 // Hold.Release), under a context of its own bounded by 5 s; when the
 // permit ends otherwise, it stops. r must have a bound (ErrInvalidArgument
 // otherwise, and for a nil r or release). The keeper is one goroutine;

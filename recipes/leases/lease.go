@@ -15,7 +15,7 @@ import (
 // Lease is one held permit: an ephemeral lease node of the holder's
 // session (New), or a TTL lease node that outlives it (NewTTL, Resume).
 // Its methods are safe for concurrent use, and any goroutine may renew or
-// return it.
+// release it.
 type Lease struct {
 	client *framework.Client
 	node   framework.Node
@@ -90,7 +90,7 @@ func (l *Lease) Client() *framework.Client { return l.client }
 // made with New or NewTTL and never granted, the lease node's creation
 // zxid, read from the server on the first call only. A holder's renewals
 // never change its token; a take-over always gives a higher one. A lease
-// of a semaphore handed out after another lease ended (returned, lost,
+// of a semaphore handed out after another lease ended (released, lost,
 // taken over) has a greater token than that lease's: a resource that
 // allows as many users as the semaphore has leases can refuse a token
 // below those of the users it admitted since, and one that keeps the
@@ -145,7 +145,7 @@ func (l *Lease) FencingToken(ctx context.Context) (int64, error) {
 // holder's, and no node is created again at its path (its name, too, is
 // unique to one create).
 //
-// A guard taken once the lease has ended (Err is not nil: returned, lost,
+// A guard taken once the lease has ended (Err is not nil: released, lost,
 // or past its deadline) fails the transaction even while the node is still
 // there.
 //
@@ -185,7 +185,7 @@ func (l *Lease) Grant(zxid int64) error {
 }
 
 // Lost returns a channel that is closed when the lease ends without a
-// return: see the package doc. For a session lease, the first call starts
+// release: see the package doc. For a session lease, the first call starts
 // watching the node (one request); loss of the connection or session, and
 // the end of the maximum hold time, are signalled whether or not Lost was
 // called. A TTL lease watches its node from the start, for a take-over
@@ -198,7 +198,7 @@ func (l *Lease) Lost() <-chan struct{} {
 }
 
 // Err returns nil while the lease is held; after a loss, an error that
-// wraps ErrLost and says why; after a return, an error saying so.
+// wraps ErrLost and says why; after a release, an error saying so.
 func (l *Lease) Err() error {
 	if l.ttl != nil {
 		return l.ttl.Err()
@@ -206,26 +206,26 @@ func (l *Lease) Err() error {
 	return l.watch.Err()
 }
 
-// Return deletes the lease node, freeing its permit. Like every release of
-// the library, it finishes after ctx has ended (a deferred Return after a
+// Release deletes the lease node, freeing its permit. Like every release of
+// the library, it finishes after ctx has ended (a deferred Release after a
 // timeout): it keeps ctx's values, not its end, and waits for the server
 // at most 5 s, bounded by the client's retry policy. If the
-// delete fails, the lease is returned all the same and the node is deleted
-// in the background once connected; the error says so. Returning a lease
+// delete fails, the lease is released all the same and the node is deleted
+// in the background once connected; the error says so. Releasing a lease
 // that was lost gives an error wrapping ErrLost (its node is gone, or being
-// deleted). Returning again does nothing and returns nil. A TTL lease's
+// deleted). Releasing again does nothing and returns nil. A TTL lease's
 // node is deleted only while its version is the holder's; one that cannot
 // be deleted is left to the server's TTL, and the error says so.
-func (l *Lease) Return(ctx context.Context) error {
+func (l *Lease) Release(ctx context.Context) error {
 	if l.ttl != nil {
-		return l.returnTTL(ctx)
+		return l.releaseTTL(ctx)
 	}
-	prior, first := l.watch.Finish(errReturned)
+	prior, first := l.watch.Finish(errReleased)
 	switch {
 	case !first:
 		return nil
 	case prior != nil:
-		return fmt.Errorf("leases: return %s: %w", l.node.Path, prior)
+		return fmt.Errorf("leases: release %s: %w", l.node.Path, prior)
 	}
 	return l.delete(ctx)
 }
@@ -237,8 +237,8 @@ func (l *Lease) delete(ctx context.Context) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, framework.ErrSessionChanged):
-		return recipe.Errorf("leases: return %s: %w: session lost: %w", l.node.Path, ErrLost, err)
+		return recipe.Errorf("leases: release %s: %w: session lost: %w", l.node.Path, ErrLost, err)
 	default:
-		return fmt.Errorf("leases: return %s: deletion continues in the background: %w", l.node.Path, err)
+		return fmt.Errorf("leases: release %s: deletion continues in the background: %w", l.node.Path, err)
 	}
 }

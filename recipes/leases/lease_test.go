@@ -39,7 +39,7 @@ func TestNew_RejectsBadInput(t *testing.T) {
 	}
 }
 
-func TestLease_ReturnDeletesTheNodeOnce(t *testing.T) {
+func TestLease_ReleaseDeletesTheNodeOnce(t *testing.T) {
 	servers, requests := zktest.Counted(t)
 	c := connect(t, servers)
 	ctx := testContext(t)
@@ -52,26 +52,26 @@ func TestLease_ReturnDeletesTheNodeOnce(t *testing.T) {
 	assert.NoError(t, l.Err())
 
 	before := requests()
-	require.NoError(t, l.Return(ctx))
+	require.NoError(t, l.Release(ctx))
 	assert.Equal(t, before+1, requests(), "one delete, and no watch was ever set")
 	assert.False(t, exists(t, c, l.Node()))
-	require.NoError(t, l.Return(ctx), "returning twice is harmless")
-	require.NoError(t, leases.ReturnAll(ctx, l), "and so is returning it among others")
-	assert.Error(t, l.Err(), "a returned lease says so")
+	require.NoError(t, l.Release(ctx), "releasing twice is harmless")
+	require.NoError(t, leases.ReleaseAll(ctx, l), "and so is releasing it among others")
+	assert.Error(t, l.Err(), "a released lease says so")
 	select {
 	case <-l.Lost():
-		t.Fatal("a returned lease is not lost")
+		t.Fatal("a released lease is not lost")
 	default:
 	}
 }
 
-// A deferred Return works after the acquire's context has ended.
-func TestLease_ReturnWithAnEndedContext(t *testing.T) {
+// A deferred Release works after the acquire's context has ended.
+func TestLease_ReleaseWithAnEndedContext(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	l := newLease(t, c, zktest.UniquePath(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	require.NoError(t, l.Return(ctx))
+	require.NoError(t, l.Release(ctx))
 	assert.False(t, exists(t, c, l.Node()))
 }
 
@@ -83,8 +83,8 @@ func TestLease_LostWhenSomeoneDeletesTheNode(t *testing.T) {
 	require.NoError(t, c.Delete(ctx, l.Node(), -1))
 	waitClosed(t, lost, 10*time.Second, "the loss channel")
 	require.ErrorIs(t, l.Err(), leases.ErrLost)
-	require.ErrorIs(t, l.Return(ctx), leases.ErrLost, "the first return after a loss says so")
-	require.NoError(t, l.Return(ctx))
+	require.ErrorIs(t, l.Release(ctx), leases.ErrLost, "the first release after a loss says so")
+	require.NoError(t, l.Release(ctx))
 }
 
 func TestLease_FencingTokenIsTheNodesCreationZxid(t *testing.T) {
@@ -96,7 +96,7 @@ func TestLease_FencingTokenIsTheNodesCreationZxid(t *testing.T) {
 	token, err := l.FencingToken(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, stat.Czxid, token)
-	require.NoError(t, l.Return(ctx))
+	require.NoError(t, l.Release(ctx))
 }
 
 func TestLease_FencingTokenOfAGoneNodeIsLost(t *testing.T) {
@@ -140,7 +140,7 @@ func TestLease_LostWhenTheConnectionIsSuspended(t *testing.T) {
 		"a lease given up on suspension is deleted once connected")
 	assert.True(t, exists(t, observer, patient.Node()), "the session policy's lease survives a short disconnect")
 	assert.NoError(t, patient.Err())
-	require.NoError(t, patient.Return(ctx))
+	require.NoError(t, patient.Release(ctx))
 }
 
 func TestLease_LostWhenTheSessionExpires(t *testing.T) {
@@ -156,7 +156,7 @@ func TestLease_LostWhenTheSessionExpires(t *testing.T) {
 	proxy.Resume()
 }
 
-func TestLease_MaxHoldReturnsTheLease(t *testing.T) {
+func TestLease_MaxHoldReleasesTheLease(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	l := newLease(t, c, zktest.UniquePath(t), leases.WithMaxHold(200*time.Millisecond))
@@ -167,10 +167,10 @@ func TestLease_MaxHoldReturnsTheLease(t *testing.T) {
 	require.ErrorIs(t, l.Err(), leases.ErrLost)
 	require.Eventually(t, func() bool { return !exists(t, c, l.Node()) }, 10*time.Second, 10*time.Millisecond,
 		"the node is deleted")
-	require.ErrorIs(t, l.Return(ctx), leases.ErrExpired)
+	require.ErrorIs(t, l.Release(ctx), leases.ErrExpired)
 }
 
-func TestReturnAll_OneRequestForLeasesOfOneSession(t *testing.T) {
+func TestReleaseAll_OneRequestForLeasesOfOneSession(t *testing.T) {
 	servers, requests := zktest.Counted(t)
 	c := connect(t, servers)
 	other := connect(t, servers)
@@ -179,16 +179,16 @@ func TestReturnAll_OneRequestForLeasesOfOneSession(t *testing.T) {
 	ls := []*leases.Lease{newLease(t, c, dir), newLease(t, c, dir), newLease(t, c, dir)}
 
 	before := requests()
-	require.NoError(t, leases.ReturnAll(ctx, append(ls, nil)...))
+	require.NoError(t, leases.ReleaseAll(ctx, append(ls, nil)...))
 	assert.Equal(t, before+1, requests(), "one transaction")
 	for _, l := range ls {
 		assert.False(t, exists(t, c, l.Node()))
 	}
 
-	// Leases of two sessions, one of them gone already: each is returned.
+	// Leases of two sessions, one of them gone already: each is released.
 	a, b := newLease(t, c, dir), newLease(t, other, dir)
 	require.NoError(t, other.Delete(ctx, b.Node(), -1))
-	require.NoError(t, leases.ReturnAll(ctx, a, b))
+	require.NoError(t, leases.ReleaseAll(ctx, a, b))
 	assert.False(t, exists(t, c, a.Node()))
 }
 

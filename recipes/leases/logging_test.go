@@ -74,7 +74,7 @@ func TestBound_ExpiryIsLoggedAtInfoAndNamesTheLibraryOnce(t *testing.T) {
 			waitClosed(t, l.Lost(), 10*time.Second, "the loss channel")
 			require.ErrorIs(t, l.Err(), leases.ErrExpired)
 			require.ErrorIs(t, l.Err(), leases.ErrLost)
-			for _, err := range []error{l.Err(), l.Renew(ctx), l.Return(ctx)} {
+			for _, err := range []error{l.Err(), l.Renew(ctx), l.Release(ctx)} {
 				assert.Equal(t, 1, strings.Count(err.Error(), "zkrecipes:"), "%q", err.Error())
 				assert.Contains(t, err.Error(), "zkrecipes: lost: bound passed without renewal")
 			}

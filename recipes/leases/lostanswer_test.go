@@ -45,13 +45,13 @@ func TestRenew_LostAnswerToItsWriteIsStillARenewal(t *testing.T) {
 	_, stat, err := observer.Get(ctx, l.Node())
 	require.NoError(t, err)
 	assert.Equal(t, int32(2), stat.Version)
-	require.NoError(t, l.Return(ctx))
+	require.NoError(t, l.Release(ctx))
 }
 
-// A return whose delete the server applied but whose answer was lost
+// A release whose delete the server applied but whose answer was lost
 // returns the lease: its retry finds the node gone, which a read shows,
 // and the node is not reported as left to the server.
-func TestReturn_LostAnswerToItsDeleteReturnsTheLease(t *testing.T) {
+func TestRelease_LostAnswerToItsDeleteReleasesTheLease(t *testing.T) {
 	const opDelete int32 = 2
 	servers := zktest.Servers(t)
 	proxy := zktest.NewProxy(t, servers)
@@ -62,19 +62,19 @@ func TestReturn_LostAnswerToItsDeleteReturnsTheLease(t *testing.T) {
 	require.NoError(t, err)
 
 	proxy.HoldRepliesFrom(opDelete)
-	returned := make(chan error, 1)
-	go func() { returned <- l.Return(ctx) }() // ends when the return returns
+	released := make(chan error, 1)
+	go func() { released <- l.Release(ctx) }() // ends when the release returns
 	require.Eventually(t, func() bool {
 		ok, _, err := observer.Exists(ctx, l.Node())
 		return assert.NoError(t, err) && !ok
-	}, 10*time.Second, 5*time.Millisecond, "the return's delete was applied")
+	}, 10*time.Second, 5*time.Millisecond, "the release's delete was applied")
 	proxy.Cut() // the answer is lost with its connection
 	proxy.ReleaseReplies()
 
 	select {
-	case err = <-returned:
+	case err = <-released:
 	case <-time.After(30 * time.Second):
-		t.Fatal("the return did not return")
+		t.Fatal("the release did not return")
 	}
-	require.NoError(t, err, "the node is gone: the lease is returned")
+	require.NoError(t, err, "the node is gone: the lease is released")
 }

@@ -32,7 +32,7 @@ func WithErrorPolicy(p framework.ErrorPolicy) Option {
 }
 
 // WithMaxHold bounds how long the lease may be held: once d has passed
-// since it was issued, a timer of the holder's process returns it (deletes
+// since it was issued, a timer of the holder's process releases it (deletes
 // the node) and signals it lost with an error wrapping ErrExpired, so that
 // a holder stuck in a goroutine cannot keep the permit for ever. Default:
 // no bound.

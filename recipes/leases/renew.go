@@ -54,7 +54,7 @@ func (l *Lease) Mode() Mode {
 //
 // A write never creates a node, so a renewal cannot bring back a lease that
 // has ended: Renew of a lost lease returns an error wrapping ErrLost (and
-// ErrExpired if its bound passed), of a returned lease one wrapping
+// ErrExpired if its bound passed), of a released lease one wrapping
 // ErrReleased, of a lease without a bound ErrInvalidArgument, all without a
 // request. Renewals of one lease run one at a time. For a TTL lease see
 // also NewTTL.

@@ -38,7 +38,7 @@ var errRenewedMeanwhile = errors.New("renewed by its holder meanwhile")
 // earlier holder once the new one has used it. The earlier Lease, if its
 // process still runs, watches its node: it sees the other holder's stamp,
 // closes Lost and reports ErrTakenOver (an ErrLost) at once, and fails its
-// renewals and returns from then on, deleting nothing.
+// renewals and releases from then on, deleting nothing.
 //
 // At most one Resume of a node wins: one that finds the node written by
 // another holder between its read and its write (another Resume won the
@@ -52,7 +52,7 @@ var errRenewedMeanwhile = errors.New("renewed by its holder meanwhile")
 // The node's name is a capability: whoever has it can take the lease.
 // Keep it where only the job's own restarts find it.
 //
-// A node that is gone (expired on the server, or returned) gives an error
+// A node that is gone (expired on the server, or released) gives an error
 // wrapping ErrLost: the permit has to be acquired again. A node that is
 // not a TTL lease gives ErrInvalidArgument. Resume takes no guard: the
 // node counts as a lease all along.

@@ -85,7 +85,7 @@ func TestResume_TakeOverGivesAHigherTokenAndTheEarlierHolderLosesAtOnce(t *testi
 	require.NoError(t, err)
 	assert.Equal(t, newToken, token, "a renewal keeps the new holder's token")
 	require.NoError(t, taken.Err())
-	require.NoError(t, taken.Return(ctx))
+	require.NoError(t, taken.Release(ctx))
 }
 
 // Resumes of one lease that read it at once race for it: exactly one takes
@@ -141,7 +141,7 @@ func TestResume_ConcurrentResumesLeaveOneLiveLease(t *testing.T) {
 		require.NoError(t, live.Err(), "round %d", round)
 	}
 	require.NoError(t, live.Renew(ctx))
-	require.NoError(t, live.Return(ctx))
+	require.NoError(t, live.Release(ctx))
 }
 
 // A Resume whose write the server applied but whose answer was lost
@@ -189,7 +189,7 @@ func TestResume_LostAnswerToItsWriteStillTakesTheLease(t *testing.T) {
 	assert.Equal(t, stat.Mzxid, token, "the token is the take-over's zxid")
 	waitClosed(t, old.Lost(), 10*time.Second, "the earlier holder's loss")
 	require.NoError(t, r.l.Renew(context.WithoutCancel(ctx)))
-	require.NoError(t, r.l.Return(ctx))
+	require.NoError(t, r.l.Release(ctx))
 }
 
 // A Resume whose write meets a renewal by the holder it takes the lease
@@ -231,5 +231,5 @@ func TestResume_TriesAgainWhenItsHolderRenewedMeanwhile(t *testing.T) {
 	assert.Equal(t, int64(4), proxy.Requests(opSetData), "the Resume's first write was refused, its second applied")
 	waitClosed(t, old.Lost(), 10*time.Second, "the earlier holder's loss")
 	require.ErrorIs(t, old.Err(), leases.ErrTakenOver)
-	require.NoError(t, r.l.Return(ctx))
+	require.NoError(t, r.l.Release(ctx))
 }

@@ -19,7 +19,7 @@ import (
 type ttlHold struct {
 	bound time.Duration
 	lost  chan struct{} // closed on loss
-	ended chan struct{} // closed by a return; stops run
+	ended chan struct{} // closed by a release; stops run
 
 	mu       sync.Mutex // guards the fields below
 	err      error
@@ -35,7 +35,7 @@ type ttlHold struct {
 // from the holder's clock before that (a create retried, or whose answer
 // came late or was found later, counts from its first attempt). The lease
 // is bound to no session: it survives the loss of the session that created
-// it, and any session of client may renew or return it. It is for recipes
+// it, and any session of client may renew or release it. It is for recipes
 // that issue leases, such as package semaphore (see its WithTTL); a
 // process that restarts takes such a lease over with Resume.
 //
@@ -151,9 +151,9 @@ func (h *ttlHold) lose(err error) bool {
 
 // startTTL starts the goroutines of a TTL lease that is handed out.
 func (l *Lease) startTTL() {
-	// Ends on a return, or when the deadline passes.
+	// Ends on a release, or when the deadline passes.
 	go l.runTTL()
-	// Ends on a return or a loss, or when the client is closed.
+	// Ends on a release or a loss, or when the client is closed.
 	go l.watchTTL()
 }
 

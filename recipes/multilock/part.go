@@ -94,7 +94,7 @@ func SemaphoreMutex(m *semaphore.Mutex) Part {
 	if m == nil {
 		return part[*leases.Lease]{}
 	}
-	return part[*leases.Lease]{path: m.Path(), lock: m, free: (*leases.Lease).Return}
+	return part[*leases.Lease]{path: m.Path(), lock: m, free: (*leases.Lease).Release}
 }
 
 func (p part[H]) Path() string { return p.path }

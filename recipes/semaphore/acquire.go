@@ -266,7 +266,7 @@ func (s *Semaphore) issue(nodes []framework.Node, grant int64) ([]*leases.Lease,
 			err = l.Grant(grant) // see waitForRoom
 		}
 		if err != nil {
-			_ = leases.ReturnAll(context.Background(), ls[:made]...)
+			_ = leases.ReleaseAll(context.Background(), ls[:made]...)
 			s.discard(nodes[made:])
 			return nil, s.fail(err)
 		}

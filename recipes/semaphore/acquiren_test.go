@@ -33,14 +33,14 @@ func TestAcquireN_CreatesAllLeasesInOneTransaction(t *testing.T) {
 		ids[id] = true
 	}
 	assert.Len(t, ids, 3, "each lease node has a protection id of its own")
-	require.NoError(t, s.Return(ctx, ls...))
+	require.NoError(t, s.Release(ctx, ls...))
 	assert.Equal(t, 0, nodeCount(t, c, path))
 
 	keepDirectories(t, path, 4)
 	before := requests()
 	ls, err = s.AcquireN(ctx, 3)
 	require.NoError(t, err)
-	require.NoError(t, leases.ReturnAll(ctx, ls...))
+	require.NoError(t, leases.ReleaseAll(ctx, ls...))
 	// guard create and list, one transaction, guard delete, and one
 	// transaction returning all three.
 	assert.Equal(t, int64(5), requests()-before)
@@ -62,7 +62,7 @@ func TestAcquireN_TimeoutTakesNothing(t *testing.T) {
 		"only the holder's leases remain")
 	one, err := s.AcquireTimeout(ctx, 5*time.Second)
 	require.NoError(t, err, "the free lease is still free")
-	require.NoError(t, leases.ReturnAll(ctx, append(held, one)...))
+	require.NoError(t, leases.ReleaseAll(ctx, append(held, one)...))
 	assert.Equal(t, 0, nodeCount(t, c, path))
 }
 
@@ -89,7 +89,7 @@ func TestAcquireN_TwoClientsAskingForTwoOfThreeNeverDeadlock(t *testing.T) {
 				raise(&peak, now)
 				assert.LessOrEqual(t, now, int64(3), "more leases held than the maximum")
 				holding.Add(-2)
-				if !assert.NoError(t, leases.ReturnAll(ctx, ls...)) {
+				if !assert.NoError(t, leases.ReleaseAll(ctx, ls...)) {
 					return
 				}
 			}

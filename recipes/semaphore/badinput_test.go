@@ -62,7 +62,7 @@ func TestAcquire_RejectsBadCountsWithoutARequest(t *testing.T) {
 	assert.Equal(t, before, requests(), "nothing reached the server")
 }
 
-func TestReturn_RejectsALeaseOfAnotherSemaphore(t *testing.T) {
+func TestRelease_RejectsALeaseOfAnotherSemaphore(t *testing.T) {
 	servers, requests := zktest.Counted(t)
 	c := connect(t, servers)
 	ctx := testContext(t)
@@ -72,12 +72,12 @@ func TestReturn_RejectsALeaseOfAnotherSemaphore(t *testing.T) {
 	require.NoError(t, err)
 
 	before := requests()
-	require.ErrorIs(t, b.Return(ctx, l), semaphore.ErrNotOwner)
-	require.ErrorIs(t, b.Return(ctx, nil), semaphore.ErrInvalidArgument, "a nil lease says so")
+	require.ErrorIs(t, b.Release(ctx, l), semaphore.ErrNotOwner)
+	require.ErrorIs(t, b.Release(ctx, nil), semaphore.ErrInvalidArgument, "a nil lease says so")
 	assert.Equal(t, before, requests(), "nothing reached the server")
 	assert.NoError(t, l.Err(), "the lease is still held")
 
-	require.NoError(t, a.Return(ctx, l))
+	require.NoError(t, a.Release(ctx, l))
 	assert.Empty(t, children(t, c, a.Path()+"/leases"))
 }
 

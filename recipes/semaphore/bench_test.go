@@ -9,7 +9,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
 )
 
-// BenchmarkSemaphore_Uncontended measures one acquire+return with nobody
+// BenchmarkSemaphore_Uncontended measures one acquire+release with nobody
 // else on the semaphore, and the ZooKeeper requests it costs.
 func BenchmarkSemaphore_Uncontended(b *testing.B) {
 	servers := zktest.Servers(b)
@@ -19,7 +19,7 @@ func BenchmarkSemaphore_Uncontended(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := warm.Return(ctx); err != nil {
+	if err := warm.Release(ctx); err != nil {
 		b.Fatal(err)
 	}
 	before := zktest.PacketsReceived(b, servers)
@@ -29,7 +29,7 @@ func BenchmarkSemaphore_Uncontended(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := l.Return(ctx); err != nil {
+		if err := l.Release(ctx); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -38,7 +38,7 @@ func BenchmarkSemaphore_Uncontended(b *testing.B) {
 	b.ReportMetric(float64(requests)/float64(b.N), "requests/op")
 }
 
-// BenchmarkSemaphore_16Clients3Leases measures acquire+return throughput
+// BenchmarkSemaphore_16Clients3Leases measures acquire+release throughput
 // with 16 clients, each its own session, on a semaphore of 3 leases, as
 // the anchors' "semaphore" scenario does. An op is one acquisition.
 func BenchmarkSemaphore_16Clients3Leases(b *testing.B) {
@@ -60,7 +60,7 @@ func BenchmarkSemaphore_16Clients3Leases(b *testing.B) {
 					b.Error(err)
 					return
 				}
-				if err := l.Return(ctx); err != nil {
+				if err := l.Release(ctx); err != nil {
 					b.Error(err)
 					return
 				}

@@ -40,11 +40,11 @@ func TestCounted_RaisingTheCountWakesAWaiter(t *testing.T) {
 	select {
 	case r := <-got:
 		require.NoError(t, r.err)
-		require.NoError(t, r.v.Return(ctx))
+		require.NoError(t, r.v.Release(ctx))
 	case <-time.After(10 * time.Second):
 		t.Fatal("raising the count did not wake the waiter")
 	}
-	require.NoError(t, held.Return(ctx))
+	require.NoError(t, held.Release(ctx))
 }
 
 // With a shared maximum, asking for more leases than the count allows
@@ -76,7 +76,7 @@ func TestCounted_AskingAboveTheCountWaitsForARaise(t *testing.T) {
 	case r := <-got:
 		require.NoError(t, r.err)
 		assert.Len(t, r.v, 2)
-		require.NoError(t, leases.ReturnAll(ctx, r.v...))
+		require.NoError(t, leases.ReleaseAll(ctx, r.v...))
 	case <-time.After(10 * time.Second):
 		t.Fatal("raising the count to 2 did not wake the waiter")
 	}
@@ -84,7 +84,7 @@ func TestCounted_AskingAboveTheCountWaitsForARaise(t *testing.T) {
 }
 
 // Lowering the count takes no lease back, but holds back acquirers until
-// enough leases are returned.
+// enough leases are released.
 func TestCounted_LoweringTheCountHoldsBackNewcomers(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
@@ -97,13 +97,13 @@ func TestCounted_LoweringTheCountHoldsBackNewcomers(t *testing.T) {
 	require.NoError(t, count.Set(ctx, 1))
 	assert.NoError(t, ls[0].Err(), "held leases stay held")
 
-	require.NoError(t, ls[0].Return(ctx))
+	require.NoError(t, ls[0].Release(ctx))
 	_, err = s.AcquireTimeout(ctx, 200*time.Millisecond)
 	require.ErrorIs(t, err, semaphore.ErrNotAcquired, "one lease held, count 1")
-	require.NoError(t, ls[1].Return(ctx))
+	require.NoError(t, ls[1].Release(ctx))
 	l, err := s.AcquireTimeout(ctx, 5*time.Second)
 	require.NoError(t, err)
-	require.NoError(t, l.Return(ctx))
+	require.NoError(t, l.Release(ctx))
 }
 
 // A waiter sets one watch on the leases directory at a time: a change of
@@ -151,10 +151,10 @@ func TestCounted_CountChangesDoNotPileWatchesOnTheLeases(t *testing.T) {
 	select {
 	case r := <-got:
 		require.NoError(t, r.err)
-		require.NoError(t, r.v.Return(ctx))
+		require.NoError(t, r.v.Release(ctx))
 	case <-time.After(10 * time.Second):
 		t.Fatal("raising the count did not wake the waiter")
 	}
 	assert.Equal(t, listings, proxy.Requests(zktest.OpGetChildren2), "the leases were listed again on a count change")
-	require.NoError(t, held.Return(ctx))
+	require.NoError(t, held.Release(ctx))
 }

@@ -20,7 +20,7 @@
 //
 //   - At most the maximum leases are held at once, by Go and Curator
 //     processes together. A lowered maximum takes no lease back: it holds
-//     back acquirers until enough leases are returned.
+//     back acquirers until enough leases are released.
 //   - All or nothing, atomically: AcquireN creates its n lease nodes in one
 //     transaction, so two processes that each want several leases never
 //     hold part of them while waiting (Curator takes them one at a time,
@@ -44,7 +44,7 @@
 //     child created or deleted) in the stat of the transaction that
 //     created the lease, or of the listing a waiter made, known at hand-out
 //     without a request. It is at least the lease node's creation zxid,
-//     and a lease handed out after another ended (returned, lost, or taken
+//     and a lease handed out after another ended (released, lost, or taken
 //     over with Resume, whose token is the take-over's write) has the
 //     greater token: the ended lease's node was deleted before that read.
 //     A node's creation zxid would not do: a waiter creates its node first,
@@ -55,7 +55,7 @@
 //     the server applies a write in the same transaction only while the
 //     lease is held (see leases.Lease.Guard).
 //
-// Cost: an uncontended acquire and return take 5 requests: the guard's
+// Cost: an uncontended acquire and release take 5 requests: the guard's
 // create and list; one transaction that creates the lease node(s) and
 // writes the leases directory, whose returned stat counts the leases, so
 // that counting needs no list of its own; the guard's delete; and the
@@ -77,7 +77,7 @@
 // since a TTL create cannot be part of a transaction.
 //
 // Not guaranteed: fairness beyond the guard's first-come order; holding is
-// never certain until the return (see package leases). Mutex is not
+// never certain until the release (see package leases). Mutex is not
 // reentrant, unlike package mutex.
 //
 // Errors: the sentinels that every recipe shares live in the root package

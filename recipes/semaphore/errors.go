@@ -14,7 +14,7 @@ var (
 	// ErrNotAcquired is returned by a timed acquire whose time ran out. It
 	// is not a failure: nothing is held and no lease node is left behind.
 	ErrNotAcquired = zkrecipes.ErrNotAcquired
-	// ErrNotOwner is returned when returning a lease that another semaphore
+	// ErrNotOwner is returned when releasing a lease that another semaphore
 	// issued, or releasing a Mutex that holds nothing.
 	ErrNotOwner = zkrecipes.ErrNotOwner
 	// ErrUnreachable is returned by a timed acquire whose time ran out while

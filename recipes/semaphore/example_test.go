@@ -37,7 +37,7 @@ func ExampleSemaphore() {
 		if err != nil {
 			return err // semaphore.ErrNotAcquired when the time ran out
 		}
-		defer lease.Return(ctx)
+		defer lease.Release(ctx)
 
 		work := time.After(10 * time.Millisecond) // the call to the service
 		select {
@@ -81,11 +81,11 @@ func ExampleSemaphore_AcquireN() {
 	fmt.Println("leases held:", len(ls))
 	_, err = sem.AcquireNTimeout(ctx, 2, 100*time.Millisecond)
 	fmt.Println("two more:", errors.Is(err, semaphore.ErrNotAcquired))
-	fmt.Println("returned:", sem.Return(ctx, ls...) == nil)
+	fmt.Println("released:", sem.Release(ctx, ls...) == nil)
 	// Output:
 	// leases held: 2
 	// two more: true
-	// returned: true
+	// released: true
 }
 
 // The maximum comes from a shared count (Curator's SharedCount): raising it
@@ -117,12 +117,12 @@ func ExampleNewCounted() {
 		fmt.Println(err)
 		return
 	}
-	defer first.Return(ctx)
+	defer first.Release(ctx)
 	second := make(chan error, 1)
 	go func() { // ends when the acquire returns, after the raise below
 		l, err := sem.AcquireTimeout(ctx, 10*time.Second)
 		if err == nil {
-			err = l.Return(ctx)
+			err = l.Release(ctx)
 		}
 		second <- err
 	}()

@@ -45,12 +45,12 @@ func TestFault_HolderSessionExpiresThenAWaiterGetsTheLease(t *testing.T) {
 		require.NoError(t, r.err)
 		assert.True(t, time.Now().After(signalled), "the holder was told before the waiter got the lease")
 		assert.Equal(t, []string{zkpath.Base(r.v.Node())}, children(t, waiterClient, path+"/leases"), "the holder's lease node is gone")
-		require.NoError(t, r.v.Return(ctx))
+		require.NoError(t, r.v.Release(ctx))
 	case <-time.After(20 * time.Second):
 		t.Fatal("the waiter did not get the lease after the holder's session expired")
 	}
 	proxy.Resume()
-	require.ErrorIs(t, held.Return(ctx), semaphore.ErrLost, "returning a lost lease says so")
+	require.ErrorIs(t, held.Release(ctx), semaphore.ErrLost, "returning a lost lease says so")
 	require.Eventually(t, func() bool { return nodeCount(t, waiterClient, path) == 0 }, 15*time.Second, 20*time.Millisecond)
 }
 
@@ -81,15 +81,15 @@ func TestFault_WaiterSessionLostFailsTheAcquireWithoutOrphans(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return assert.ObjectsAreEqual([]string{zkpath.Base(held.Node())}, children(t, holderClient, path+"/leases"))
 	}, 15*time.Second, 20*time.Millisecond, "the waiter's lease node died with its session")
-	require.NoError(t, held.Return(ctx))
+	require.NoError(t, held.Release(ctx))
 	l, err := s.AcquireTimeout(ctx, 10*time.Second)
 	require.NoError(t, err, "the waiter's client works in its new session")
-	require.NoError(t, l.Return(ctx))
+	require.NoError(t, l.Release(ctx))
 }
 
 // The answers to the guard's create and to the lease's create are lost
 // (the proxy cuts the connection after forwarding each): the acquire must
-// still hold exactly one lease node, its own, and leave nothing on return.
+// still hold exactly one lease node, its own, and leave nothing on release.
 func TestFault_LostCreateAnswersLeaveNoDuplicateNorOrphan(t *testing.T) {
 	rounds := 20
 	if testing.Short() {
@@ -108,7 +108,7 @@ func TestFault_LostCreateAnswersLeaveNoDuplicateNorOrphan(t *testing.T) {
 		l, err := s.Acquire(ctx)
 		require.NoError(t, err, "round %d", i)
 		assert.Equal(t, []string{zkpath.Base(l.Node())}, children(t, observer, path+"/leases"), "round %d", i)
-		require.NoError(t, l.Return(ctx))
+		require.NoError(t, l.Release(ctx))
 		assert.Equal(t, 0, nodeCount(t, observer, path), "round %d", i)
 	}
 	assert.Equal(t, 2*rounds, proxy.DroppedReplies())
@@ -139,7 +139,7 @@ func TestFault_LostTransactionAnswerLeavesNoDuplicate(t *testing.T) {
 			names[j] = zkpath.Base(l.Node())
 		}
 		assert.ElementsMatch(t, names, children(t, observer, path+"/leases"), "round %d: only our three", i)
-		require.NoError(t, leases.ReturnAll(ctx, ls...))
+		require.NoError(t, leases.ReleaseAll(ctx, ls...))
 		assert.Equal(t, 0, nodeCount(t, observer, path), "round %d", i)
 	}
 	assert.Equal(t, 2*rounds, proxy.DroppedReplies())
@@ -183,7 +183,7 @@ func TestFault_CutsDuringAcquiresLeaveNoOrphan(t *testing.T) {
 		ls, err := s.AcquireNTimeout(ctx, 1+i%2, 100*time.Millisecond)
 		outcomes[err == nil]++
 		if err == nil {
-			_ = leases.ReturnAll(ctx, ls...) // may fail with the cut: the nodes go in the background
+			_ = leases.ReleaseAll(ctx, ls...) // may fail with the cut: the nodes go in the background
 		}
 	}
 	close(stop)
@@ -194,10 +194,10 @@ func TestFault_CutsDuringAcquiresLeaveNoOrphan(t *testing.T) {
 		leaseNodes, lockNodes = children(t, observer, path+"/leases"), children(t, observer, path+"/locks")
 		return assert.ObjectsAreEqual([]string{zkpath.Base(held.Node())}, leaseNodes) && len(lockNodes) == 0
 	}, 20*time.Second, 20*time.Millisecond, "only the holder's lease %s remains: leases %v, locks %v", zkpath.Base(held.Node()), &leaseNodes, &lockNodes)
-	require.NoError(t, held.Return(ctx))
+	require.NoError(t, held.Release(ctx))
 	ls, err := s.AcquireNTimeout(context.Background(), 2, 10*time.Second)
 	require.NoError(t, err, "not deadlocked")
-	require.NoError(t, leases.ReturnAll(ctx, ls...))
+	require.NoError(t, leases.ReleaseAll(ctx, ls...))
 }
 
 // Every request is slowed down, and acquires time out at every step in
@@ -212,7 +212,7 @@ func TestFault_TimeoutsAtEveryStepLeaveNothing(t *testing.T) {
 	s := newSemaphore(t, c, path, 2)
 	warm, err := s.AcquireN(ctx, 2) // make the directories
 	require.NoError(t, err)
-	require.NoError(t, leases.ReturnAll(ctx, warm...))
+	require.NoError(t, leases.ReleaseAll(ctx, warm...))
 
 	const step = 20 * time.Millisecond
 	proxy.SetDelay(step / 2) // each request takes at least one step
@@ -221,7 +221,7 @@ func TestFault_TimeoutsAtEveryStepLeaveNothing(t *testing.T) {
 		ls, err := s.AcquireNTimeout(ctx, 1+i%2, time.Duration(i)*step/2)
 		if err == nil {
 			acquired++
-			require.NoError(t, leases.ReturnAll(ctx, ls...))
+			require.NoError(t, leases.ReleaseAll(ctx, ls...))
 			continue
 		}
 		// Free leases behind a slow link: the time runs out before an
@@ -247,7 +247,7 @@ func TestFault_SessionLostWhileReleasingTheGuardIsNoLease(t *testing.T) {
 	s := newSemaphore(t, c, path, 1)
 	warm, err := s.Acquire(ctx)
 	require.NoError(t, err)
-	require.NoError(t, warm.Return(ctx))
+	require.NoError(t, warm.Release(ctx))
 
 	deletes := proxy.Requests(zktest.OpDelete)
 	proxy.HoldRepliesFrom(zktest.OpDelete) // the guard's release gets no answer

@@ -41,7 +41,7 @@ func TestSemaphore_LeaseAfterATakeOverHasAGreaterToken(t *testing.T) {
 	require.NoError(t, err)
 	resumedToken, err := resumed.FencingToken(ctx)
 	require.NoError(t, err)
-	require.NoError(t, resumed.Return(ctx))
+	require.NoError(t, resumed.Release(ctx))
 
 	var r result[*leases.Lease]
 	select {
@@ -53,8 +53,8 @@ func TestSemaphore_LeaseAfterATakeOverHasAGreaterToken(t *testing.T) {
 	next, err := r.v.FencingToken(ctx)
 	require.NoError(t, err)
 	assert.Greater(t, next, resumedToken, "the next holder's token is above the take-over's")
-	require.ErrorIs(t, held.Return(ctx), leases.ErrLost, "the earlier holder was taken over")
-	require.NoError(t, r.v.Return(ctx))
+	require.ErrorIs(t, held.Release(ctx), leases.ErrLost, "the earlier holder was taken over")
+	require.NoError(t, r.v.Release(ctx))
 }
 
 // Every way a lease is granted gives it its token at hand-out, without a
@@ -108,20 +108,20 @@ func TestSemaphore_EveryGrantGivesATokenWithoutARequest(t *testing.T) {
 	}()
 	require.Eventually(t, func() bool { return len(children(t, observer, path+"/leases")) == 3 },
 		10*time.Second, 5*time.Millisecond, "the waiter's lease node")
-	require.NoError(t, a.Return(ctx))
+	require.NoError(t, a.Release(ctx))
 	w := <-got
 	require.NoError(t, w.err)
 	token := tokens("wait", true, w.v)
 	assert.Greater(t, token, last, "wait: above the lease returned before")
 	last = token
-	require.NoError(t, leases.ReturnAll(ctx, b, w.v))
+	require.NoError(t, leases.ReleaseAll(ctx, b, w.v))
 
 	ls, err := s.AcquireN(ctx, 2)
 	require.NoError(t, err)
 	token = tokens("several", true, ls...)
 	assert.Greater(t, token, last, "several: above the leases returned before")
 	last = token
-	require.NoError(t, leases.ReturnAll(ctx, ls...))
+	require.NoError(t, leases.ReleaseAll(ctx, ls...))
 
 	proxy.DropNextCreateReply() // the guard's node
 	proxy.DropNextCreateReply() // the transaction
@@ -130,5 +130,5 @@ func TestSemaphore_EveryGrantGivesATokenWithoutARequest(t *testing.T) {
 	assert.Equal(t, 2, proxy.DroppedReplies())
 	token = tokens("lost answer", false, l)
 	assert.Greater(t, token, last, "lost answer: above the leases returned before")
-	require.NoError(t, l.Return(ctx))
+	require.NoError(t, l.Release(ctx))
 }

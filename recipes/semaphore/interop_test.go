@@ -44,22 +44,22 @@ func TestCurator_SharesTheLeasesAndSeesEachOthersParticipants(t *testing.T) {
 	assertParticipants(t, s, cur, mine, curLeases)
 
 	got := make(chan result[bool], 1)
-	go func() { // ends when Curator's acquire answers: after Go's return
+	go func() { // ends when Curator's acquire answers: after Go's release
 		_, ok, err := cur.SemAcquire(ctx, "c", path, 3, 1, 20*time.Second)
 		got <- result[bool]{ok, err}
 	}()
-	require.NoError(t, mine.Return(ctx))
+	require.NoError(t, mine.Release(ctx))
 	select {
 	case r := <-got:
 		require.NoError(t, r.err)
-		assert.True(t, r.v, "Curator gets the lease Go returned")
+		assert.True(t, r.v, "Curator gets the lease Go released")
 	case <-time.After(20 * time.Second):
-		t.Fatal("Curator did not get the returned lease")
+		t.Fatal("Curator did not get the released lease")
 	}
 	require.NoError(t, cur.SemRelease(ctx, "a"))
 	ls, err := s.AcquireNTimeout(ctx, 1, 10*time.Second)
-	require.NoError(t, err, "Go gets the lease Curator returned")
-	require.NoError(t, leases.ReturnAll(ctx, ls...))
+	require.NoError(t, err, "Go gets the lease Curator released")
+	require.NoError(t, leases.ReleaseAll(ctx, ls...))
 	for _, h := range []string{"b", "c"} {
 		require.NoError(t, cur.SemRelease(ctx, h))
 	}
@@ -119,7 +119,7 @@ func TestCurator_MixedClientsNeverHoldMoreThanTheMaximum(t *testing.T) {
 					return
 				}
 				hold()
-				if !assert.NoError(t, l.Return(ctx)) {
+				if !assert.NoError(t, l.Release(ctx)) {
 					return
 				}
 			}
@@ -193,7 +193,7 @@ func TestCurator_SharedCountChangesWakeWaitersOnEitherSide(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("Go's raise did not wake the Curator waiter")
 	}
-	require.NoError(t, goLease.Return(ctx))
+	require.NoError(t, goLease.Release(ctx))
 	for _, h := range []string{"holder", "waiter"} {
 		require.NoError(t, cur.SemRelease(ctx, h))
 	}

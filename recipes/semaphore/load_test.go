@@ -44,7 +44,7 @@ func TestLoad_SixteenClientsNeverHoldMoreThanThree(t *testing.T) {
 				assert.LessOrEqual(t, now, int64(maxLeases), "more holders than leases")
 				time.Sleep(time.Duration(rand.IntN(4000)) * time.Microsecond) // work, so holders overlap
 				holders.Add(-1)
-				if !assert.NoError(t, l.Return(ctx)) {
+				if !assert.NoError(t, l.Release(ctx)) {
 					return
 				}
 			}

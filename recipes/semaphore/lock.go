@@ -58,20 +58,20 @@ func (m *Mutex) AcquireTimeout(ctx context.Context, timeout time.Duration) (*lea
 
 // hold records l as the lock's lease. A lease still recorded is one that
 // was lost without a release (the lock could not be acquired otherwise):
-// returning it only records that, without a request.
+// releasing it only records that, without a request.
 func (m *Mutex) hold(ctx context.Context, l *leases.Lease) {
 	m.mu.Lock()
 	old := m.lease
 	m.lease = l
 	m.mu.Unlock()
 	if old != nil {
-		_ = old.Return(ctx)
+		_ = old.Release(ctx)
 	}
 }
 
 // Release returns the lease, whichever goroutine acquired it. It returns
 // ErrNotOwner if the lock is not held through this Mutex, and an error
-// wrapping ErrLost if the lease was lost meanwhile. As Lease.Return, it
+// wrapping ErrLost if the lease was lost meanwhile. As Lease.Release, it
 // works with a ctx that has ended.
 func (m *Mutex) Release(ctx context.Context) error {
 	m.mu.Lock()
@@ -81,7 +81,7 @@ func (m *Mutex) Release(ctx context.Context) error {
 	if l == nil {
 		return fmt.Errorf("%w: semaphore mutex %s is not held", ErrNotOwner, m.sem.path)
 	}
-	return l.Return(ctx)
+	return l.Release(ctx)
 }
 
 // IsAcquiredInThisProcess reports whether the lock is held through this

@@ -74,5 +74,5 @@ func keepDirectories(t *testing.T, path string, max int) {
 	require.NoError(t, err)
 	l, err := newSemaphore(t, c, path, max).Acquire(ctx)
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = l.Return(context.Background()) })
+	t.Cleanup(func() { _ = l.Release(context.Background()) })
 }

@@ -133,20 +133,20 @@ func (s *Semaphore) AcquireNTimeout(ctx context.Context, n int, timeout time.Dur
 	return ls, recipe.TimeoutError(ctx, s.client, err, "semaphore: acquire "+s.path)
 }
 
-// Return returns leases that this semaphore issued (Lease.Return each, in
-// one request where they share a session). A nil lease fails the call with
-// ErrInvalidArgument, a lease of another semaphore with ErrNotOwner, before
-// anything is returned.
-func (s *Semaphore) Return(ctx context.Context, ls ...*leases.Lease) error {
+// Release gives back leases that this semaphore issued (Lease.Release
+// each, in one request where they share a session). A nil lease fails the
+// call with ErrInvalidArgument, a lease of another semaphore with
+// ErrNotOwner, before anything is released.
+func (s *Semaphore) Release(ctx context.Context, ls ...*leases.Lease) error {
 	for _, l := range ls {
 		if l == nil {
-			return fmt.Errorf("%w: return to the semaphore %s: nil lease", ErrInvalidArgument, s.path)
+			return fmt.Errorf("%w: release to the semaphore %s: nil lease", ErrInvalidArgument, s.path)
 		}
 		if l.Client() != s.client || zkpath.Parent(l.Node()) != s.leases {
 			return fmt.Errorf("%w: the lease was not issued by the semaphore %s", ErrNotOwner, s.path)
 		}
 	}
-	return leases.ReturnAll(ctx, ls...)
+	return leases.ReleaseAll(ctx, ls...)
 }
 
 // Participants returns the lease nodes of the semaphore, its holders and
@@ -166,7 +166,7 @@ func (s *Semaphore) Participants(ctx context.Context) ([]Participant, error) {
 		data, _, err := s.client.Get(ctx, zkpath.Join(s.leases, name))
 		switch {
 		case recipe.IsNoNode(err):
-			continue // returned since the listing
+			continue // released since the listing
 		case err != nil:
 			return nil, fmt.Errorf("semaphore: participants of %s: %w", s.path, err)
 		}

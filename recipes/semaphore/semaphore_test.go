@@ -16,7 +16,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
 )
 
-func TestSemaphore_AcquireReturnLeavesNothing(t *testing.T) {
+func TestSemaphore_AcquireReleaseLeavesNothing(t *testing.T) {
 	servers := zktest.Servers(t)
 	c := connect(t, servers)
 	ctx := testContext(t)
@@ -34,19 +34,19 @@ func TestSemaphore_AcquireReturnLeavesNothing(t *testing.T) {
 	assert.Equal(t, []semaphore.Participant{{Name: zkpath.Base(l.Node()), Data: []byte("host-1/42")}}, ps)
 	assert.Empty(t, children(t, c, path+"/locks"), "the guard is released once the lease is held")
 
-	require.NoError(t, l.Return(ctx))
-	require.NoError(t, l.Return(ctx), "returning twice is harmless")
-	assert.Error(t, l.Err(), "a returned lease says so")
+	require.NoError(t, l.Release(ctx))
+	require.NoError(t, l.Release(ctx), "releasing twice is harmless")
+	assert.Error(t, l.Err(), "a released lease says so")
 	assert.Equal(t, 0, nodeCount(t, c, path))
 	ps, err = s.Participants(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, ps)
 }
 
-// An uncontended acquire and return cost 5 requests: guard create and
+// An uncontended acquire and release cost 5 requests: guard create and
 // list, the lease transaction (create and count), guard delete, and the
 // lease's delete.
-func TestSemaphore_UncontendedAcquireReturnCostsFiveRequests(t *testing.T) {
+func TestSemaphore_UncontendedAcquireReleaseCostsFiveRequests(t *testing.T) {
 	servers, requests := zktest.Counted(t)
 	c := connect(t, servers)
 	ctx := testContext(t)
@@ -59,12 +59,12 @@ func TestSemaphore_UncontendedAcquireReturnCostsFiveRequests(t *testing.T) {
 	for range cycles {
 		l, err := s.Acquire(ctx)
 		require.NoError(t, err)
-		require.NoError(t, l.Return(ctx))
+		require.NoError(t, l.Release(ctx))
 	}
 	assert.Equal(t, int64(5*cycles), requests()-before, "requests for %d cycles", cycles)
 }
 
-func TestSemaphore_ThirdAcquirerWaitsUntilAReturn(t *testing.T) {
+func TestSemaphore_ThirdAcquirerWaitsUntilARelease(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	other := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
@@ -88,16 +88,16 @@ func TestSemaphore_ThirdAcquirerWaitsUntilAReturn(t *testing.T) {
 		t.Fatalf("a third lease was granted with a maximum of 2: %+v", r)
 	default:
 	}
-	require.NoError(t, first.Return(ctx))
+	require.NoError(t, first.Release(ctx))
 	select {
 	case r := <-got:
 		require.NoError(t, r.err)
 		assert.Len(t, children(t, c, path+"/leases"), 2)
-		require.NoError(t, r.v.Return(ctx))
+		require.NoError(t, r.v.Release(ctx))
 	case <-time.After(10 * time.Second):
-		t.Fatal("the waiter did not get the returned lease")
+		t.Fatal("the waiter did not get the released lease")
 	}
-	require.NoError(t, second.Return(ctx))
+	require.NoError(t, second.Release(ctx))
 	assert.Equal(t, 0, nodeCount(t, c, path))
 }
 
@@ -121,7 +121,7 @@ func TestSemaphore_TimedOutAcquireIsNotAcquiredAndLeavesNothing(t *testing.T) {
 		return assert.ObjectsAreEqual([]string{zkpath.Base(held.Node())}, children(t, c, path+"/leases")) &&
 			len(children(t, c, path+"/locks")) == 0
 	}, 10*time.Second, 10*time.Millisecond, "only the holder's lease remains")
-	require.NoError(t, held.Return(ctx))
+	require.NoError(t, held.Release(ctx))
 }
 
 // Curator's CURATOR-462: an acquire interrupted while it waits left an
@@ -152,10 +152,10 @@ func TestSemaphore_CancelledWaitLeavesNoOrphan(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return len(children(t, c, path+"/leases")) == 1 && len(children(t, c, path+"/locks")) == 0
 	}, 10*time.Second, 10*time.Millisecond, "the waiter's lease and guard nodes are gone")
-	require.NoError(t, held.Return(ctx))
+	require.NoError(t, held.Release(ctx))
 	l, err := s.AcquireTimeout(ctx, 5*time.Second)
 	require.NoError(t, err, "the semaphore is not deadlocked by an orphan")
-	require.NoError(t, l.Return(ctx))
+	require.NoError(t, l.Release(ctx))
 }
 
 func TestSemaphore_LeaseLostWhenItsNodeIsDeleted(t *testing.T) {
@@ -168,14 +168,14 @@ func TestSemaphore_LeaseLostWhenItsNodeIsDeleted(t *testing.T) {
 	require.NoError(t, c.Delete(ctx, l.Node(), -1), "an operator deletes the lease node")
 	waitClosed(t, lost, 10*time.Second, "the lease's loss channel")
 	require.ErrorIs(t, l.Err(), semaphore.ErrLost)
-	require.ErrorIs(t, l.Return(ctx), semaphore.ErrLost, "the first return after a loss says so")
-	require.NoError(t, l.Return(ctx))
+	require.ErrorIs(t, l.Release(ctx), semaphore.ErrLost, "the first release after a loss says so")
+	require.NoError(t, l.Release(ctx))
 	l2, err := s.AcquireTimeout(ctx, 5*time.Second)
 	require.NoError(t, err)
-	require.NoError(t, l2.Return(ctx))
+	require.NoError(t, l2.Release(ctx))
 }
 
-// A lease handed out after another was returned has a greater fencing
+// A lease handed out after another was released has a greater fencing
 // token, and a lease reads its token once.
 func TestLease_FencingTokenGrowsFromLeaseToLease(t *testing.T) {
 	servers, requests := zktest.Counted(t)
@@ -198,11 +198,11 @@ func TestLease_FencingTokenGrowsFromLeaseToLease(t *testing.T) {
 	assert.Equal(t, before, requests(), "a second read sends nothing")
 	assert.Greater(t, secondToken, firstToken)
 
-	require.NoError(t, first.Return(ctx))
+	require.NoError(t, first.Release(ctx))
 	third, err := s.Acquire(ctx)
 	require.NoError(t, err)
 	assert.Greater(t, token(third), secondToken, "above every lease handed out before")
-	require.NoError(t, leases.ReturnAll(ctx, second, third))
+	require.NoError(t, leases.ReleaseAll(ctx, second, third))
 }
 
 func TestMutex_NotReentrantAndReleasableByAnyGoroutine(t *testing.T) {
@@ -251,7 +251,7 @@ func TestSemaphore_CountsByListingWhereTheDirectoryIsReadOnly(t *testing.T) {
 		require.NoError(t, err)
 		_, err = s.AcquireTimeout(ctx, 100*time.Millisecond)
 		require.ErrorIs(t, err, semaphore.ErrNotAcquired)
-		require.NoError(t, l.Return(ctx))
+		require.NoError(t, l.Release(ctx))
 	}
 	require.NoError(t, c.Delete(ctx, path+"/leases", -1))
 }
@@ -270,6 +270,6 @@ func TestSemaphore_WorksInANamespace(t *testing.T) {
 	assert.Len(t, children(t, root, ns+"/sem/leases"), 2, "the nodes live under the namespace")
 	_, err = s.AcquireTimeout(ctx, 100*time.Millisecond)
 	require.ErrorIs(t, err, semaphore.ErrNotAcquired)
-	require.NoError(t, s.Return(ctx, ls...))
+	require.NoError(t, s.Release(ctx, ls...))
 	assert.Empty(t, children(t, root, ns+"/sem/leases"))
 }

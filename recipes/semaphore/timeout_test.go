@@ -23,7 +23,7 @@ func TestSemaphore_ZeroTimeoutIsOneAttempt(t *testing.T) {
 	for _, timeout := range []time.Duration{0, -time.Second} {
 		l, err := s.AcquireTimeout(ctx, timeout)
 		require.NoError(t, err, "a free lease is taken with timeout %v", timeout)
-		require.NoError(t, s.Return(ctx, l))
+		require.NoError(t, s.Release(ctx, l))
 	}
 	held, err := s.Acquire(ctx)
 	require.NoError(t, err)
@@ -32,7 +32,7 @@ func TestSemaphore_ZeroTimeoutIsOneAttempt(t *testing.T) {
 	require.ErrorIs(t, err, semaphore.ErrNotAcquired)
 	assert.Len(t, children(t, c, path+"/leases"), 1, "the attempt left no lease node")
 	assert.Empty(t, children(t, c, path+"/locks"), "nor a guard node")
-	require.NoError(t, s.Return(ctx, held))
+	require.NoError(t, s.Release(ctx, held))
 }
 
 // A timed acquire that waited on held leases is not acquired; one that
@@ -55,5 +55,5 @@ func TestSemaphore_TimeoutTellsContentionFromAnOutage(t *testing.T) {
 	_, err = s.AcquireTimeout(ctx, 500*time.Millisecond)
 	require.ErrorIs(t, err, semaphore.ErrUnreachable)
 	assert.NotErrorIs(t, err, semaphore.ErrNotAcquired)
-	require.NoError(t, held.Return(ctx))
+	require.NoError(t, held.Release(ctx))
 }

@@ -35,13 +35,13 @@ func (s *Semaphore) acquireTTL(ctx context.Context, n int, once bool) ([]*leases
 
 // createTTLAndWait creates the TTL lease nodes in session, the guard's,
 // and waits until they fit under the maximum. Leases that are not handed
-// out are returned. A node that vanishes while we wait is created again,
+// out are released. A node that vanishes while we wait is created again,
 // as Curator does.
 func (s *Semaphore) createTTLAndWait(ctx context.Context, session *framework.Session, n int, once bool) ([]*leases.Lease, error) {
 	for {
 		ls, nodes, err := s.createTTL(framework.BindSession(ctx, session), n)
 		if err != nil {
-			s.returnTTL(ls)
+			s.releaseTTL(ls)
 			return nil, createError(err)
 		}
 		stop := s.renewWhileWaiting(ls)
@@ -58,7 +58,7 @@ func (s *Semaphore) createTTLAndWait(ctx context.Context, session *framework.Ses
 		if err == nil {
 			return ls, nil
 		}
-		s.returnTTL(ls)
+		s.releaseTTL(ls)
 		if !errors.Is(err, errNodeMissing) || ctx.Err() != nil {
 			return nil, err
 		}
@@ -68,7 +68,7 @@ func (s *Semaphore) createTTLAndWait(ctx context.Context, session *framework.Ses
 // createTTL creates n TTL lease nodes, protected as every lease node is: a
 // create whose answer was lost is found by its protection id, and one
 // abandoned is deleted in the background. On failure it returns the
-// leases made so far, for the caller to return.
+// leases made so far, for the caller to release.
 func (s *Semaphore) createTTL(ctx context.Context, n int) ([]*leases.Lease, []framework.Node, error) {
 	ls := make([]*leases.Lease, 0, n)
 	nodes := make([]framework.Node, 0, n)
@@ -129,16 +129,16 @@ func (s *Semaphore) renewWhileWaiting(ls []*leases.Lease) (stop func()) {
 	return func() { cancel(); wg.Wait() }
 }
 
-// returnTTL returns leases that were not handed out, under a context of
+// releaseTTL releases leases that were not handed out, under a context of
 // its own.
-func (s *Semaphore) returnTTL(ls []*leases.Lease) {
+func (s *Semaphore) releaseTTL(ls []*leases.Lease) {
 	if len(ls) == 0 {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), recipe.CleanupTimeout)
 	defer cancel()
-	if err := leases.ReturnAll(ctx, ls...); err != nil {
-		s.client.Logger().Debug("semaphore TTL lease return", "path", s.path, "err", err)
+	if err := leases.ReleaseAll(ctx, ls...); err != nil {
+		s.client.Logger().Debug("semaphore TTL lease release", "path", s.path, "err", err)
 	}
 }
 

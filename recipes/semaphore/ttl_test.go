@@ -88,7 +88,7 @@ func TestSemaphore_TTLLeaseSurvivesItsHoldersSessionAndIsReclaimed(t *testing.T)
 	waitClosed(t, l.Lost(), 20*time.Second, "the first holder's loss, seen from its new session")
 	require.ErrorIs(t, l.Err(), leases.ErrTakenOver)
 	require.ErrorIs(t, l.Renew(ctx), leases.ErrLost)
-	require.ErrorIs(t, l.Return(ctx), leases.ErrLost)
+	require.ErrorIs(t, l.Release(ctx), leases.ErrLost)
 	ok, _, err = observer.Exists(ctx, l.Node())
 	require.NoError(t, err)
 	require.True(t, ok, "the second holder's lease is untouched")
@@ -109,7 +109,7 @@ func TestSemaphore_TTLLeaseSurvivesItsHoldersSessionAndIsReclaimed(t *testing.T)
 		handOver := time.Since(renewed)
 		t.Logf("TTL %v, check interval 1 s: next holder %v after the last renewal", ttl, handOver)
 		assert.GreaterOrEqual(t, handOver, ttl, "the server keeps the node for its TTL")
-		require.NoError(t, r.v.Return(ctx))
+		require.NoError(t, r.v.Release(ctx))
 	case <-time.After(ttl + time.Second + ttlMargin):
 		t.Fatal("the lease was not reclaimed within its bound")
 	}
@@ -133,7 +133,7 @@ func TestSemaphore_TTLLeaseFencingTokenInALaterSession(t *testing.T) {
 	_, stat, err := c.Get(ctx, l.Node())
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, token, stat.Czxid, "the grant is not below the node's creation")
-	require.NoError(t, l.Return(ctx))
+	require.NoError(t, l.Release(ctx))
 }
 
 // A keeper keeps a TTL lease across several TTLs; when its context ends,
@@ -147,7 +147,7 @@ func TestSemaphore_TTLLeaseKeptByAKeeper(t *testing.T) {
 	l, err := s.Acquire(ctx)
 	require.NoError(t, err)
 	jobCtx, stopJob := context.WithCancel(ctx)
-	k, err := leases.Keep(jobCtx, l, l.Return)
+	k, err := leases.Keep(jobCtx, l, l.Release)
 	require.NoError(t, err)
 	next := make(chan result[*leases.Lease], 1)
 	go func() { // ends when the acquire returns, at the latest with ctx
@@ -172,9 +172,9 @@ func TestSemaphore_TTLLeaseKeptByAKeeper(t *testing.T) {
 	select {
 	case r := <-next:
 		require.NoError(t, r.err)
-		require.NoError(t, r.v.Return(ctx))
+		require.NoError(t, r.v.Release(ctx))
 	case <-time.After(10 * time.Second):
-		t.Fatal("the returned lease was not passed on")
+		t.Fatal("the released lease was not passed on")
 	}
 	assert.Equal(t, 0, nodeCount(t, c, path))
 }
@@ -194,7 +194,7 @@ func TestSemaphore_ResumeBadInputAndGoneLease(t *testing.T) {
 	}
 	l, err := s.Acquire(ctx)
 	require.NoError(t, err)
-	require.NoError(t, l.Return(ctx))
+	require.NoError(t, l.Release(ctx))
 	_, err = s.Resume(ctx, zkpath.Base(l.Node()))
 	require.ErrorIs(t, err, semaphore.ErrLost, "a returned lease cannot be resumed")
 	require.ErrorIs(t, l.Renew(ctx), leases.ErrReleased)
@@ -212,10 +212,10 @@ func TestCurator_CountsTTLLeases(t *testing.T) {
 	_, ok, err := cur.SemAcquire(ctx, "a", path, 1, 1, 300*time.Millisecond)
 	require.NoError(t, err)
 	assert.False(t, ok, "Curator sees the permit taken")
-	require.NoError(t, l.Return(ctx))
+	require.NoError(t, l.Release(ctx))
 	_, ok, err = cur.SemAcquire(ctx, "a", path, 1, 1, 10*time.Second)
 	require.NoError(t, err)
-	assert.True(t, ok, "and free once returned")
+	assert.True(t, ok, "and free once released")
 	require.NoError(t, cur.SemRelease(ctx, "a"))
 }
 
@@ -230,7 +230,7 @@ func TestSemaphore_TTLTimedOutAcquireLeavesNothing(t *testing.T) {
 	_, err = s.AcquireTimeout(ctx, 300*time.Millisecond)
 	require.ErrorIs(t, err, semaphore.ErrNotAcquired)
 	assert.Equal(t, []string{zkpath.Base(held.Node())}, children(t, c, path+"/leases"))
-	require.NoError(t, held.Return(ctx))
+	require.NoError(t, held.Release(ctx))
 	assert.Equal(t, 0, nodeCount(t, c, path))
 }
 
@@ -259,7 +259,7 @@ func TestSemaphore_TTLLeaseNotRenewedIsGivenUpByItsHolder(t *testing.T) {
 	case r := <-next:
 		require.NoError(t, r.err)
 		t.Logf("TTL %v: next holder %v after the acquire", ttl, time.Since(start))
-		require.NoError(t, r.v.Return(ctx))
+		require.NoError(t, r.v.Release(ctx))
 	case <-time.After(ttlMargin):
 		t.Fatal("the lease given up was not passed on")
 	}
@@ -296,6 +296,6 @@ func TestSemaphore_TTLRenewalAfterAnAbandonedOneKeepsTheLease(t *testing.T) {
 	_, stat, err := observer.Get(ctx, l.Node())
 	require.NoError(t, err)
 	assert.Equal(t, int32(2), stat.Version)
-	require.NoError(t, l.Return(ctx))
+	require.NoError(t, l.Release(ctx))
 	assert.Empty(t, children(t, observer, path+"/leases"))
 }

@@ -79,5 +79,5 @@ func testTTLDeadline(t *testing.T, lose bool) {
 	r, err := newSemaphore(t, observer, path, 1, semaphore.WithTTL(ttl)).Acquire(ctx)
 	require.NoError(t, err)
 	require.ErrorIs(t, first.Err(), leases.ErrExpired, "the first holder must not believe it holds")
-	require.NoError(t, r.Return(ctx))
+	require.NoError(t, r.Release(ctx))
 }

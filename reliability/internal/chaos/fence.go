@@ -126,7 +126,7 @@ func (r *TTLResumer) handOver(ctx context.Context) error {
 	r.Ledger.Record(rec)
 	r.Stats.held(r.Recipe, r.Holder, rec.Lost)
 	if err != nil {
-		return errors.Join(err, ignoreLost(first.Return(context.WithoutCancel(ctx))))
+		return errors.Join(err, ignoreLost(first.Release(context.WithoutCancel(ctx))))
 	}
 	r.resumed(ctx, first, second, rec.Token)
 	return nil
@@ -153,10 +153,10 @@ func (r *TTLResumer) resumed(ctx context.Context, first, second *leases.Lease, f
 	rec.Lost = isClosed(second.Lost())
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseBound)
 	defer cancel()
-	err := second.Return(rctx)
+	err := second.Release(rctx)
 	r.Ledger.Record(rec)
 	r.Stats.held(r.Recipe, holder, rec.Lost)
-	if err = errors.Join(err, ignoreLost(first.Return(rctx))); err != nil {
+	if err = errors.Join(err, ignoreLost(first.Release(rctx))); err != nil {
 		r.Stats.releaseError(r.Recipe, err)
 	}
 }

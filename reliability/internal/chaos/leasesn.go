@@ -67,7 +67,7 @@ func (h *leasesHeld) Leases() int { return len(h.ls) }
 
 func (h *leasesHeld) Release(ctx context.Context) error {
 	close(h.done)
-	return h.s.Return(ctx, h.ls...)
+	return h.s.Release(ctx, h.ls...)
 }
 
 // waitAny returns when one of chs, or done, is closed.

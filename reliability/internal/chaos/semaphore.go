@@ -53,7 +53,7 @@ func (h leaseHeld) FencingToken(context.Context) (int64, error) { return 0, nil 
 
 func (h leaseHeld) Node() string { return h.l.Node() }
 
-func (h leaseHeld) Release(ctx context.Context) error { return h.l.Return(ctx) }
+func (h leaseHeld) Release(ctx context.Context) error { return h.l.Release(ctx) }
 
 // CountedSemaphore is the Recipe of recipes/semaphore whose maximum is read
 // from a shared count (recipes/sharedcount) at CountPath, seeded with Max

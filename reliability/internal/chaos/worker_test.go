@@ -201,7 +201,7 @@ func TestErrorClass_TellsATimeoutFromContention(t *testing.T) {
 		want string
 	}{
 		{fmt.Errorf("mutex: acquire /p: %w", zkrecipes.ErrNotAcquired), "not acquired in time"},
-		{fmt.Errorf("leases: return /p/l: deletion continues in the background: %w", context.DeadlineExceeded), "timed out"},
+		{fmt.Errorf("leases: release /p/l: deletion continues in the background: %w", context.DeadlineExceeded), "timed out"},
 		{fmt.Errorf("x: %w", zkrecipes.ErrLost), "lost"},
 		{errors.New("broken pipe"), "other"},
 	} {

@@ -11,9 +11,9 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 )
 
-// returnTTL returns a TTL lease: the node is deleted if its version is
+// releaseTTL releases a TTL lease: the node is deleted if its version is
 // still the holder's.
-func (l *Lease) returnTTL(ctx context.Context) error {
+func (l *Lease) releaseTTL(ctx context.Context) error {
 	h := l.ttl
 	h.mu.Lock()
 	if h.finished {
@@ -24,17 +24,17 @@ func (l *Lease) returnTTL(ctx context.Context) error {
 	h.expireLocked()
 	prior, version := h.err, h.version
 	if prior == nil {
-		h.err = errReturned
+		h.err = errReleased
 	}
 	close(h.ended)
 	h.mu.Unlock()
 	if prior != nil {
-		return fmt.Errorf("leases: return %s: %w", l.node.Path, prior)
+		return fmt.Errorf("leases: release %s: %w", l.node.Path, prior)
 	}
 	ctx, cancel := recipe.FinishContext(ctx)
 	defer cancel()
 	if err := l.deleteTTL(ctx, version); err != nil {
-		return fmt.Errorf("leases: return %s: %w", l.node.Path, err)
+		return fmt.Errorf("leases: release %s: %w", l.node.Path, err)
 	}
 	return nil
 }

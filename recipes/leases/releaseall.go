@@ -9,11 +9,11 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 )
 
-// ReturnAll returns every lease given (nil entries are skipped), as Return
-// does each. Leases of one client and session (not TTL leases) are deleted in one
+// ReleaseAll releases every lease given (nil entries are skipped), as
+// Release does each. Leases of one client and session (not TTL leases) are deleted in one
 // transaction (one request), falling back to one delete each if that
 // fails. The error joins the errors of the leases that had one.
-func ReturnAll(ctx context.Context, ls ...*Lease) error {
+func ReleaseAll(ctx context.Context, ls ...*Lease) error {
 	var errs []error
 	batch := make([]*Lease, 0, len(ls))
 	for _, l := range ls {
@@ -21,16 +21,16 @@ func ReturnAll(ctx context.Context, ls ...*Lease) error {
 			continue
 		}
 		if l.ttl != nil {
-			if err := l.returnTTL(ctx); err != nil {
+			if err := l.releaseTTL(ctx); err != nil {
 				errs = append(errs, err)
 			}
 			continue
 		}
-		prior, first := l.watch.Finish(errReturned)
+		prior, first := l.watch.Finish(errReleased)
 		switch {
 		case !first:
 		case prior != nil:
-			errs = append(errs, fmt.Errorf("leases: return %s: %w", l.node.Path, prior))
+			errs = append(errs, fmt.Errorf("leases: release %s: %w", l.node.Path, prior))
 		default:
 			batch = append(batch, l)
 		}
