@@ -182,8 +182,8 @@ func TestSecurity_NamespacesNeverSeeEachOthersLocks(t *testing.T) {
 	require.NoError(t, err)
 	p2, err := m2.Participants(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, []string{h1.Node()}, p1)
-	assert.Equal(t, []string{h2.Node()}, p2)
+	assert.Equal(t, []mutex.Participant{{Node: h1.Node()}}, p1)
+	assert.Equal(t, []mutex.Participant{{Node: h2.Node()}}, p2)
 	assert.Len(t, zktest.Children(t, observer, base+"/one/locks/shared"), 1)
 	assert.Len(t, zktest.Children(t, observer, base+"/two/locks/shared"), 1)
 

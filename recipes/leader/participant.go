@@ -3,7 +3,6 @@ package leader
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
@@ -40,66 +39,10 @@ type election struct {
 	lockName string
 }
 
-// member is one node of an election, read.
-type member struct {
-	node  string // path
-	id    string
-	czxid int64
-}
-
 // list returns the paths of the election's nodes in Curator's order
 // (LockInternals.getParticipantNodes): none when the path does not exist.
 func (e election) list(ctx context.Context) ([]string, error) {
-	names, _, err := e.client.Children(ctx, e.path)
-	if err != nil {
-		if recipe.IsNoNode(err) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	zkpath.SortNodes(names, e.lockName)
-	paths := make([]string, len(names))
-	for i, name := range names {
-		paths[i] = zkpath.Join(e.path, name)
-	}
-	return paths, nil
-}
-
-// read reads the data of every node of paths, keeping their order and
-// leaving out those gone by then, as Curator's participantForPath does.
-// go-zookeeper has no multi-read: the reads are sent together, each on its
-// own goroutine, so that they share one round trip.
-func (e election) read(ctx context.Context, paths []string) ([]member, error) {
-	type answer struct {
-		m   member
-		ok  bool
-		err error
-	}
-	answers := make([]answer, len(paths))
-	var wg sync.WaitGroup
-	for i, p := range paths {
-		// Ends with the read's answer or ctx.
-		wg.Go(func() {
-			data, stat, err := e.client.Get(ctx, p)
-			switch {
-			case err == nil:
-				answers[i] = answer{m: member{node: p, id: string(data), czxid: stat.Czxid}, ok: true}
-			case !recipe.IsNoNode(err):
-				answers[i].err = err
-			}
-		})
-	}
-	wg.Wait()
-	members := make([]member, 0, len(paths))
-	for _, a := range answers {
-		if a.err != nil {
-			return nil, a.err
-		}
-		if a.ok {
-			members = append(members, a.m)
-		}
-	}
-	return members, nil
+	return recipe.Queue(ctx, e.client, e.path, func(names []string) { zkpath.SortNodes(names, e.lockName) }, nil)
 }
 
 // participants lists the election as Curator's getParticipants does: in
@@ -109,13 +52,13 @@ func (e election) participants(ctx context.Context) ([]Participant, error) {
 	if err != nil {
 		return nil, fmt.Errorf("leader: participants of %s: %w", e.path, err)
 	}
-	members, err := e.read(ctx, paths)
+	members, err := recipe.ReadMembers(ctx, e.client, paths)
 	if err != nil {
 		return nil, fmt.Errorf("leader: participants of %s: %w", e.path, err)
 	}
 	ps := make([]Participant, len(members))
 	for i, m := range members {
-		ps[i] = Participant{ID: m.id, Node: m.node, Leader: i == 0}
+		ps[i] = Participant{ID: string(m.Data), Node: m.Path, Leader: i == 0}
 	}
 	return ps, nil
 }

@@ -119,11 +119,11 @@ func TestHandOff_WaiterWhoseNodeIsDeletedQueuesAgain(t *testing.T) {
 	participants, err := lister.Participants(testContext(t))
 	require.NoError(t, err)
 	require.Len(t, participants, 3)
-	require.NoError(t, operator.Delete(testContext(t), participants[1], -1))
+	require.NoError(t, operator.Delete(testContext(t), participants[1].Node, -1))
 	// The victim notices and queues again, behind the third waiter.
 	require.Eventually(t, func() bool {
 		p, err := lister.Participants(testContext(t))
-		return err == nil && len(p) == 3 && p[1] == participants[2]
+		return err == nil && len(p) == 3 && p[1].Node == participants[2].Node
 	}, 10*time.Second, 5*time.Millisecond, "the victim queued a new node")
 
 	require.NoError(t, holder.Release(testContext(t)))

@@ -20,6 +20,15 @@ var (
 	waitClosed  = zktest.WaitClosed
 )
 
+// participantNodes returns the participants' nodes, in order.
+func participantNodes(ps []mutex.Participant) []string {
+	nodes := make([]string, len(ps))
+	for i, p := range ps {
+		nodes[i] = p.Node
+	}
+	return nodes
+}
+
 func newMutex(t testing.TB, c *framework.Client, path string, opts ...mutex.Option) *mutex.Mutex {
 	t.Helper()
 	m, err := mutex.New(c, path, opts...)

@@ -249,22 +249,17 @@ func (m *Mutex) IsAcquiredInThisProcess() bool {
 	return m.owners.held()
 }
 
-// Participants returns the paths of the lock nodes queued on the lock, in
-// queue order: the holder first. Nodes of Curator processes are included.
-func (m *Mutex) Participants(ctx context.Context) ([]string, error) {
-	children, _, err := m.client.Children(ctx, m.engine.dir)
+// Participants returns the lock nodes queued on the lock, in queue order:
+// the holder first, each with its data as the participant's id. Nodes of
+// Curator processes are included. The nodes are listed, then read
+// together (one round trip more); a node gone in between is left out.
+func (m *Mutex) Participants(ctx context.Context) ([]Participant, error) {
+	sort := func(children []string) { m.engine.driver.Sort(children, m.engine.lockName) }
+	members, err := recipe.Participants(ctx, m.client, m.engine.dir, sort, nil)
 	if err != nil {
-		if recipe.IsNoNode(err) {
-			return nil, nil
-		}
 		return nil, fmt.Errorf("%s: participants of %s: %w", m.opts.name, m.engine.dir, err)
 	}
-	m.engine.driver.Sort(children, m.engine.lockName)
-	paths := make([]string, 0, len(children))
-	for _, name := range children {
-		paths = append(paths, zkpath.Join(m.engine.dir, name))
-	}
-	return paths, nil
+	return participants(members), nil
 }
 
 // Path returns the lock's path.

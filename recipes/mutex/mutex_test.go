@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 )
@@ -169,7 +170,7 @@ func TestMutex_ParticipantsInQueueOrder(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)
-	m := newMutex(t, c, path)
+	m := newMutex(t, c, path, mutex.WithData([]byte("host-a")))
 	h, err := m.Acquire(ctx)
 	require.NoError(t, err)
 	var wg sync.WaitGroup
@@ -183,7 +184,9 @@ func TestMutex_ParticipantsInQueueOrder(t *testing.T) {
 	got, err := m.Participants(ctx)
 	require.NoError(t, err)
 	require.Len(t, got, 2)
-	assert.Equal(t, h.Node(), got[0], "the holder first")
+	assert.Equal(t, mutex.Participant{Node: h.Node(), ID: "host-a"}, got[0], "the holder first, its data as its id")
+	assert.Empty(t, got[1].ID, "a node without data has no id")
+	assert.Equal(t, path, zkpath.Parent(got[1].Node))
 	require.NoError(t, h.Release(ctx))
 	wg.Wait()
 }

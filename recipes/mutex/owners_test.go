@@ -160,7 +160,7 @@ func TestMutex_RevocationWrittenWhileWaitingReachesTheHolder(t *testing.T) {
 		if err != nil || len(ps) != 2 {
 			return false
 		}
-		node = ps[1]
+		node = ps[1].Node
 		return true
 	}, 10*time.Second, 5*time.Millisecond)
 	time.Sleep(100 * time.Millisecond) // let the waiter arm its own node's watch

@@ -22,6 +22,15 @@ var (
 	waitClosed  = zktest.WaitClosed
 )
 
+// participantNodes returns the participants' nodes, in order.
+func participantNodes(ps []rwlock.Participant) []string {
+	nodes := make([]string, len(ps))
+	for i, p := range ps {
+		nodes[i] = p.Node
+	}
+	return nodes
+}
+
 func newRW(t testing.TB, c *framework.Client, path string, opts ...rwlock.Option) *rwlock.ReadWriteLock {
 	t.Helper()
 	rw, err := rwlock.New(c, path, opts...)

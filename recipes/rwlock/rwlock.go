@@ -2,14 +2,11 @@ package rwlock
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
@@ -42,6 +39,10 @@ type Lock struct {
 // Hold is one owner's hold on the read or the write lock: a mutex.Hold,
 // with its loss signal, path and fencing token.
 type Hold = mutex.Hold
+
+// Participant is one node queued on the read or the write lock: its path
+// and its data as the participant's id, as for a mutex.
+type Participant = mutex.Participant
 
 // New returns a read/write lock on path, whose nodes are
 // path/_c_<uuid>-__READ__<sequence> and path/_c_<uuid>-__WRIT__<sequence>.
@@ -144,25 +145,21 @@ func (l *Lock) Held(ctx context.Context) *Hold { return l.m.Held(ctx) }
 // through this ReadWriteLock.
 func (l *Lock) IsAcquiredInThisProcess() bool { return l.m.IsAcquiredInThisProcess() }
 
-// Participants returns the paths of the nodes of this lock's kind (read or
-// write) queued on the lock, Curator's included, in queue order: the
-// holders first.
-func (l *Lock) Participants(ctx context.Context) ([]string, error) {
-	children, _, err := l.rw.client.Children(ctx, l.rw.path)
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil, nil
-	}
+// Participants returns the nodes of this lock's kind (read or write)
+// queued on the lock, Curator's included, in queue order: the holders
+// first, each with its data as the participant's id (see
+// mutex.Mutex.Participants).
+func (l *Lock) Participants(ctx context.Context) ([]Participant, error) {
+	keep := func(name string) bool { return strings.Contains(name, l.name) }
+	members, err := recipe.Participants(ctx, l.rw.client, l.rw.path, sortQueue, keep)
 	if err != nil {
 		return nil, fmt.Errorf("rwlock: participants of %s: %w", l.rw.path, err)
 	}
-	sortQueue(children)
-	paths := make([]string, 0, len(children))
-	for _, name := range children {
-		if strings.Contains(name, l.name) {
-			paths = append(paths, zkpath.Join(l.rw.path, name))
-		}
+	ps := make([]Participant, len(members))
+	for i, m := range members {
+		ps[i] = Participant{Node: m.Path, ID: string(m.Data)}
 	}
-	return paths, nil
+	return ps, nil
 }
 
 // acquire runs acquire in the owner's turn (takeTurn, waiting at most

@@ -137,7 +137,7 @@ func TestRWLock_TwentyReadersHoldWhileEightWritersQueue(t *testing.T) {
 	assert.Len(t, reading, 20)
 	assert.Len(t, writing, 8)
 	for _, p := range append(reading, writing...) {
-		assert.Equal(t, path, p[:len(path)], "participants are full paths")
+		assert.Equal(t, path, p.Node[:len(path)], "participants are full paths")
 	}
 	for _, w := range writers {
 		w.notHeld(t, 10*time.Millisecond, "a writer while readers hold")
@@ -160,7 +160,7 @@ func TestRWLock_TwentyReadersHoldWhileEightWritersQueue(t *testing.T) {
 			return false
 		}, 20*time.Second, 5*time.Millisecond, "a writer holds")
 		h := <-next.holds
-		assert.Equal(t, order[0], h.Node(), "the head of the queue holds")
+		assert.Equal(t, order[0].Node, h.Node(), "the head of the queue holds")
 		for _, w := range writers {
 			assert.Empty(t, w.holds, "a second writer holds")
 		}

@@ -75,12 +75,13 @@ func assertParticipants(t *testing.T, s *semaphore.Semaphore, cur *zktest.Curato
 	require.NoError(t, err)
 	var names []string
 	for _, p := range ps {
-		names = append(names, p.Name)
-		assert.Regexp(t, leaseNode, p.Name)
-		if p.Name == zkpath.Base(mine.Node()) {
-			assert.Equal(t, []byte("go-host/1"), p.Data)
+		names = append(names, zkpath.Base(p.Node))
+		assert.Regexp(t, leaseNode, zkpath.Base(p.Node))
+		assert.Equal(t, s.Path()+"/leases", zkpath.Parent(p.Node))
+		if p.Node == mine.Node() {
+			assert.Equal(t, "go-host/1", p.ID)
 		} else {
-			assert.NotEmpty(t, p.Data, "Curator writes its default data, the host's address")
+			assert.NotEmpty(t, p.ID, "Curator writes its default data, the host's address")
 		}
 	}
 	assert.ElementsMatch(t, append([]string{zkpath.Base(mine.Node())}, curLeases...), names, "Go sees Curator's leases")

@@ -151,35 +151,30 @@ func (s *Semaphore) Release(ctx context.Context, ls ...*leases.Lease) error {
 
 // Participants returns the lease nodes of the semaphore, its holders and
 // the node of the one acquirer counting under the guard, in sequence order,
-// with each node's data. Curator processes' leases are included.
+// each with its data as the participant's id. Curator processes' leases
+// are included. The nodes are listed, then read together (one round trip
+// more); a node gone in between is left out.
 func (s *Semaphore) Participants(ctx context.Context) ([]Participant, error) {
-	children, _, err := s.client.Children(ctx, s.leases)
+	sort := func(children []string) { zkpath.SortNodes(children, zkpath.LeaseName) }
+	members, err := recipe.Participants(ctx, s.client, s.leases, sort, nil)
 	if err != nil {
-		if recipe.IsNoNode(err) {
-			return nil, nil
-		}
 		return nil, fmt.Errorf("semaphore: participants of %s: %w", s.path, err)
 	}
-	zkpath.SortNodes(children, zkpath.LeaseName)
-	ps := make([]Participant, 0, len(children))
-	for _, name := range children {
-		data, _, err := s.client.Get(ctx, zkpath.Join(s.leases, name))
-		switch {
-		case recipe.IsNoNode(err):
-			continue // released since the listing
-		case err != nil:
-			return nil, fmt.Errorf("semaphore: participants of %s: %w", s.path, err)
-		}
-		ps = append(ps, Participant{Name: name, Data: data})
+	ps := make([]Participant, len(members))
+	for i, m := range members {
+		ps[i] = Participant{Node: m.Path, ID: string(m.Data)}
 	}
 	return ps, nil
 }
 
 // Participant is one lease node of a semaphore.
 type Participant struct {
-	// Name is the lease node's name, "_c_<uuid>-lease-<sequence>".
-	Name string
-	// Data is the node's data (see WithData; Curator writes the client's
-	// default data, its IP address).
-	Data []byte
+	// Node is the path of the lease node, relative to the client's
+	// namespace: path/leases/_c_<uuid>-lease-<sequence>.
+	Node string
+	// ID is the node's data, as text: the participant's id (see WithData;
+	// Curator writes the client's default data, its IP address), empty if
+	// none. The data of a time-bounded lease begins with its stamp
+	// (leases.ParseStamp).
+	ID string
 }

@@ -31,7 +31,7 @@ func TestSemaphore_AcquireReleaseLeavesNothing(t *testing.T) {
 	assert.NoError(t, l.Err())
 	ps, err := s.Participants(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, []semaphore.Participant{{Name: zkpath.Base(l.Node()), Data: []byte("host-1/42")}}, ps)
+	assert.Equal(t, []semaphore.Participant{{Node: l.Node(), ID: "host-1/42"}}, ps)
 	assert.Empty(t, children(t, c, path+"/locks"), "the guard is released once the lease is held")
 
 	require.NoError(t, l.Release(ctx))
