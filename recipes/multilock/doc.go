@@ -46,10 +46,10 @@
 //     and Hold.Err names the part.
 //   - Fencing: Hold.FencingTokens gives one token per part, in order; each
 //     grows from one holder of its lock to the next.
-//   - Guarded writes: Hold.Guard gives every part's guard for
-//     framework.Client.Multi, so a transaction is applied only while every
-//     part is still held as handed out, checked by the server; otherwise it
-//     fails with ErrLost, naming the lost part.
+//   - Guarded writes: Hold.Guards gives one guard per part, all to go in
+//     the same framework.Client.Multi, so a transaction is applied only
+//     while every part is still held as handed out, checked by the server;
+//     otherwise it fails with ErrLost, naming the lost part.
 //
 // Cost: the sum of the parts' costs, one part after the other: an
 // uncontended acquire and release of n mutex parts take 3n requests in 2n
@@ -60,5 +60,5 @@
 // Not guaranteed: the parts are not taken atomically. While the multi-lock
 // waits for a later part, it holds the earlier ones, so others wait for
 // those meanwhile; and holding is never certain until release, as with any
-// one lock: use the guard or the fencing tokens where that matters.
+// one lock: use the guards or the fencing tokens where that matters.
 package multilock

@@ -27,14 +27,14 @@ func TestHold_GuardChecksEveryPart(t *testing.T) {
 		h, err := newLocks(t, c, base).multi(t).Acquire(ctx)
 		require.NoError(t, err)
 
-		guard := h.Guard()
+		guard := h.Guards()
 		require.Len(t, guard, len(h.Parts()))
 		_, err = c.Multi(ctx, append(guard, framework.SetOp(config, []byte("v1"), -1))...)
 		require.NoError(t, err, "every part holds")
 
 		victim := h.Parts()[i].Node()
 		require.NoError(t, operator.Delete(ctx, victim, -1))
-		_, err = c.Multi(ctx, append(h.Guard(), framework.SetOp(config, []byte("v2"), -1))...)
+		_, err = c.Multi(ctx, append(h.Guards(), framework.SetOp(config, []byte("v2"), -1))...)
 		require.ErrorIs(t, err, multilock.ErrLost, "part %d is gone", i)
 		require.ErrorIs(t, err, zk.ErrNoNode)
 		assert.Contains(t, err.Error(), victim)

@@ -115,21 +115,21 @@ func (h *Hold) FencingTokens(ctx context.Context) ([]int64, error) {
 	return tokens, nil
 }
 
-// Guard returns every part's guard (see mutex.Hold.Guard and
-// leases.Lease.Guard), in the order of the parts, for Client.Multi: a
-// transaction that carries them applies its other operations only while
-// every part is still held as handed out, checked by the server together
-// with those operations, and otherwise fails with an error wrapping ErrLost
-// that names the part's node:
+// Guards returns every part's guard (see mutex.Hold.Guard and
+// leases.Lease.Guard), one per part, in the order of the parts, all to go
+// in the same Client.Multi: a transaction that carries them applies its
+// other operations only while every part is still held as handed out,
+// checked by the server together with those operations, and otherwise
+// fails with an error wrapping ErrLost that names the part's node:
 //
-//	ops := append(hold.Guard(), framework.SetOp("/config", data, -1))
+//	ops := append(hold.Guards(), framework.SetOp("/config", data, -1))
 //	_, err := client.Multi(ctx, ops...)
 //
 // Any client may run the transaction: a guard checks the part's node, not
 // the session of the client that sends it. A transaction whose answer was
 // lost follows Client.Multi's rule: never applied twice, and
 // ErrOutcomeUnknown when the client cannot prove whether it ran.
-func (h *Hold) Guard() []framework.Op {
+func (h *Hold) Guards() []framework.Op {
 	ops := make([]framework.Op, len(h.parts))
 	for i, p := range h.parts {
 		ops[i] = p.Guard()
