@@ -43,6 +43,13 @@ func (m *Mutex) Acquire(ctx context.Context) (*leases.Lease, error) {
 	return l, nil
 }
 
+// TryAcquire makes one attempt, as Semaphore.TryAcquire: it returns the
+// lease if the lock is free, and ErrNotAcquired if someone else holds it,
+// leaving nothing behind.
+func (m *Mutex) TryAcquire(ctx context.Context) (*leases.Lease, error) {
+	return m.AcquireTimeout(ctx, 0)
+}
+
 // AcquireTimeout is Acquire bounded by timeout, as
 // Semaphore.AcquireTimeout: ErrNotAcquired when the lock was seen held,
 // ErrUnreachable when the server could not be reached, nothing left behind
@@ -69,7 +76,7 @@ func (m *Mutex) hold(ctx context.Context, l *leases.Lease) {
 	}
 }
 
-// Release returns the lease, whichever goroutine acquired it. It returns
+// Release gives back the lease, whichever goroutine acquired it. It returns
 // ErrNotOwner if the lock is not held through this Mutex, and an error
 // wrapping ErrLost if the lease was lost meanwhile. As Lease.Release, it
 // works with a ctx that has ended.

@@ -105,6 +105,20 @@ func (s *Semaphore) AcquireN(ctx context.Context, n int) ([]*leases.Lease, error
 	return s.acquire(ctx, n, false)
 }
 
+// TryAcquire makes one attempt, as AcquireTimeout with a zero timeout: it
+// returns a lease if the guard is free and a lease is free, and
+// ErrNotAcquired if either is held by others, leaving nothing behind.
+func (s *Semaphore) TryAcquire(ctx context.Context) (*leases.Lease, error) {
+	return s.AcquireTimeout(ctx, 0)
+}
+
+// TryAcquireN makes one attempt at n leases at once, as AcquireNTimeout
+// with a zero timeout: all n or none, ErrNotAcquired when the guard or too
+// many leases are held by others, and nothing left behind.
+func (s *Semaphore) TryAcquireN(ctx context.Context, n int) ([]*leases.Lease, error) {
+	return s.AcquireNTimeout(ctx, n, 0)
+}
+
 // AcquireTimeout is Acquire bounded by timeout. When the time runs out
 // while the leases are seen held by others, it returns ErrNotAcquired, not
 // an error of the context; when it runs out while the server cannot be
