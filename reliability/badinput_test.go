@@ -17,6 +17,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/multilock"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex/lockdriver"
 	"github.com/zkrecipes/zkrecipes/recipes/rwlock"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
 	"github.com/zkrecipes/zkrecipes/recipes/sharedcount"
@@ -55,7 +56,7 @@ func constructorCases(c *framework.Client, count *sharedcount.SharedCount) []bad
 	ctors := map[string]func(c *framework.Client, path string) error{
 		"mutex.New": func(c *framework.Client, p string) error { return errOf(mutex.New(c, p)) },
 		"mutex.NewWithDriver": func(c *framework.Client, p string) error {
-			return errOf(mutex.NewWithDriver(c, p, zkpath.LockName, mutex.StandardDriver(1)))
+			return errOf(mutex.NewWithDriver(c, p, zkpath.LockName, lockdriver.StandardDriver(1)))
 		},
 		"semaphore.New":        func(c *framework.Client, p string) error { return errOf(semaphore.New(c, p, 2)) },
 		"semaphore.NewCounted": func(c *framework.Client, p string) error { return errOf(semaphore.NewCounted(c, p, count)) },
@@ -80,13 +81,13 @@ func constructorCases(c *framework.Client, count *sharedcount.SharedCount) []bad
 		badCase{"mutex.New, nil revocation handler", func() error { return errOf(mutex.New(c, "/ok", mutex.WithRevocation(nil))) }, invalid},
 		badCase{"mutex.NewWithDriver, nil driver", func() error { return errOf(mutex.NewWithDriver(c, "/ok", "lock-", nil)) }, invalid},
 		badCase{"mutex.NewWithDriver, empty lock name", func() error {
-			return errOf(mutex.NewWithDriver(c, "/ok", "", mutex.StandardDriver(1)))
+			return errOf(mutex.NewWithDriver(c, "/ok", "", lockdriver.StandardDriver(1)))
 		}, invalid},
 		badCase{"mutex.NewWithDriver, lock name with a slash", func() error {
-			return errOf(mutex.NewWithDriver(c, "/ok", "a/b-", mutex.StandardDriver(1)))
+			return errOf(mutex.NewWithDriver(c, "/ok", "a/b-", lockdriver.StandardDriver(1)))
 		}, invalid},
 		badCase{"mutex.NewWithDriver, lock name with NUL", func() error {
-			return errOf(mutex.NewWithDriver(c, "/ok", "lock\x00-", mutex.StandardDriver(1)))
+			return errOf(mutex.NewWithDriver(c, "/ok", "lock\x00-", lockdriver.StandardDriver(1)))
 		}, invalid},
 		badCase{"semaphore.New, maximum 0", func() error { return errOf(semaphore.New(c, "/ok", 0)) }, invalid},
 		badCase{"semaphore.New, negative maximum", func() error { return errOf(semaphore.New(c, "/ok", -1)) }, invalid},

@@ -1,6 +1,6 @@
 package leader
 
-import "github.com/zkrecipes/zkrecipes/recipes/mutex"
+import "github.com/zkrecipes/zkrecipes/recipes/mutex/lockdriver"
 
 // electionDriver judges an election's queue, a latch's or a selector's,
 // as Curator's LeaderLatch does: the first node in sort order leads, and
@@ -18,19 +18,21 @@ import "github.com/zkrecipes/zkrecipes/recipes/mutex"
 // no part of the protocol.
 type electionDriver struct{}
 
-func (electionDriver) Sort(children []string, lockName string) { mutex.SortQueue(children, lockName) }
+func (electionDriver) Sort(children []string, lockName string) {
+	lockdriver.SortQueue(children, lockName)
+}
 
-func (electionDriver) Decide(children []string, ours, lockName string) (mutex.Decision, error) {
-	in, near := 0, mutex.NewNearest(1)
-	err := mutex.InFront(children, ours, []string{lockName}, func(q mutex.Queued) {
+func (electionDriver) Decide(children []string, ours, lockName string) (lockdriver.Decision, error) {
+	in, near := 0, lockdriver.NewNearest(1)
+	err := lockdriver.InFront(children, ours, []string{lockName}, func(q lockdriver.Queued) {
 		in++
 		near.Add(q)
 	})
 	switch {
 	case err != nil:
-		return mutex.Decision{}, err
+		return lockdriver.Decision{}, err
 	case in == 0:
-		return mutex.Decision{Held: true}, nil
+		return lockdriver.Decision{Held: true}, nil
 	}
-	return mutex.Decision{Watch: near.Names(), HeldWhenGone: in == 1}, nil
+	return lockdriver.Decision{Watch: near.Names(), HeldWhenGone: in == 1}, nil
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex/lockdriver"
 )
 
 func TestElectionDriver_JudgesAsCuratorsLeaderLatch(t *testing.T) {
@@ -24,14 +24,14 @@ func TestElectionDriver_JudgesAsCuratorsLeaderLatch(t *testing.T) {
 		name     string
 		children []string
 		ours     string
-		want     mutex.Decision
+		want     lockdriver.Decision
 	}{
-		{"alone", []string{a}, a, mutex.Decision{Held: true}},
-		{"first of three, listed out of order", []string{c, a, b}, a, mutex.Decision{Held: true}},
-		{"next in line", []string{c, b, a}, b, mutex.Decision{Watch: []string{a}, HeldWhenGone: true}},
-		{"third: watches only the node in front", []string{a, b, c}, c, mutex.Decision{Watch: []string{b}}},
-		{"the protection id does not sort", []string{d, a, b, c}, d, mutex.Decision{Watch: []string{c}}},
-		{"a foreign name sorts last", []string{odd, a}, a, mutex.Decision{Held: true}},
+		{"alone", []string{a}, a, lockdriver.Decision{Held: true}},
+		{"first of three, listed out of order", []string{c, a, b}, a, lockdriver.Decision{Held: true}},
+		{"next in line", []string{c, b, a}, b, lockdriver.Decision{Watch: []string{a}, HeldWhenGone: true}},
+		{"third: watches only the node in front", []string{a, b, c}, c, lockdriver.Decision{Watch: []string{b}}},
+		{"the protection id does not sort", []string{d, a, b, c}, d, lockdriver.Decision{Watch: []string{c}}},
+		{"a foreign name sorts last", []string{odd, a}, a, lockdriver.Decision{Held: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := electionDriver{}.Decide(tc.children, tc.ours, "latch-")
@@ -40,5 +40,5 @@ func TestElectionDriver_JudgesAsCuratorsLeaderLatch(t *testing.T) {
 		})
 	}
 	_, err := electionDriver{}.Decide([]string{a}, b, "latch-")
-	require.ErrorIs(t, err, mutex.ErrNodeMissing)
+	require.ErrorIs(t, err, lockdriver.ErrNodeMissing)
 }

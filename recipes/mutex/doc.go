@@ -11,18 +11,14 @@
 // them and hold the lock as soon as the last of those is deleted, without
 // reading the directory again; a waiter further back reads it again when
 // the farther of its two goes, while the nearer one holds, so that its own
-// hand-off needs no read either. The queue logic is a Driver, a pure
-// function over the children; NewWithDriver builds other locks (the
-// read/write lock) on the same engine.
+// hand-off needs no read either.
 //
-// The engine's five exported names (Driver, Decision, MaxWatch,
-// StandardDriver, NewWithDriver) live here, beside the Mutex, as Curator
-// keeps LockInternalsDriver beside InterProcessMutex: a lock built with
-// NewWithDriver is a Mutex, with its owners, reentrancy, Hold, loss and
-// fencing, and a package of its own for the engine would have to export
-// all of those to give them back. A Driver orders the queue by the lock's
-// own name, which NewWithDriver passes to it, and never judges a node
-// without that name to hold.
+// The queue logic is a pure judgement over the children, which lives with
+// the other names only recipe authors need in package lockdriver
+// (Curator's LockInternalsDriver); NewWithDriver, with WithName, WithPlace
+// and WithTurn, builds other locks on this mutex's engine (the read/write
+// lock, the leader election), whose holds are then this package's Hold.
+// A user of the mutex needs none of them.
 //
 // Guarantees:
 //

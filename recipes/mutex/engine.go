@@ -13,20 +13,22 @@ import (
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex/lockdriver"
 )
 
 // engine is the lock queue of one directory, Curator's LockInternals: it
-// creates the caller's protected ephemeral-sequential node, lets a Driver
-// judge the children, and waits on the few nodes the Driver names.
+// creates the caller's protected ephemeral-sequential node, lets a
+// lockdriver.Driver judge the children, and waits on the few nodes the
+// Driver names.
 // It keeps no state between calls, so any number of goroutines may wait
 // through it at once without sharing a monitor.
 type engine struct {
 	client   *framework.Client
 	dir      string
 	lockName string
-	driver   Driver
+	driver   lockdriver.Driver
 	data     []byte
-	place    Place // or nil
+	place    lockdriver.Place // or nil
 	// prefix is dir/lockName, the path every node is created under.
 	prefix string
 }
@@ -94,8 +96,8 @@ func (e *engine) wait(ctx context.Context, node framework.Node, children []strin
 			return acquired{node: node, ownWatch: w.own}, nil
 		case once:
 			return acquired{}, ErrNotAcquired
-		case len(d.Watch) == 0 || len(d.Watch) > MaxWatch:
-			return acquired{}, fmt.Errorf("mutex: the driver named %d nodes to watch, not 1 to %d", len(d.Watch), MaxWatch)
+		case len(d.Watch) == 0 || len(d.Watch) > lockdriver.MaxWatch:
+			return acquired{}, fmt.Errorf("mutex: the driver named %d nodes to watch, not 1 to %d", len(d.Watch), lockdriver.MaxWatch)
 		}
 		next, err := e.arm(bind(), node, d, &w)
 		for next == keepWaiting && err == nil {
@@ -113,11 +115,11 @@ func (e *engine) wait(ctx context.Context, node framework.Node, children []strin
 // judge lets the driver judge the children, listing them first (under the
 // context ctx returns) unless given. It does not sort them: the driver sorts no more than the nodes in
 // front of ours.
-func (e *engine) judge(ctx func() context.Context, node framework.Node, children []string) (Decision, error) {
+func (e *engine) judge(ctx func() context.Context, node framework.Node, children []string) (lockdriver.Decision, error) {
 	if children == nil {
 		var err error
 		if children, _, err = e.client.Children(ctx(), e.dir); err != nil && !recipe.IsNoNode(err) {
-			return Decision{}, err
+			return lockdriver.Decision{}, err
 		}
 	}
 	return e.driver.Decide(children, node.Name, e.lockName)
@@ -141,7 +143,7 @@ type watched struct {
 // watchSet is what a waiter watches: the nodes its Decision names that
 // have not gone yet, and its own node, from the first wait on.
 type watchSet struct {
-	nodes [MaxWatch]watched
+	nodes [lockdriver.MaxWatch]watched
 	own   <-chan zk.Event
 }
 
@@ -150,9 +152,9 @@ type watchSet struct {
 // HeldWhenGone and every node in the way has gone already). It sends the
 // requests together, so that arming costs one round trip however many
 // watches it sets: behind a busy server, each round trip is a wait.
-func (e *engine) arm(ctx context.Context, node framework.Node, d Decision, w *watchSet) (outcome, error) {
+func (e *engine) arm(ctx context.Context, node framework.Node, d lockdriver.Decision, w *watchSet) (outcome, error) {
 	previous := w.nodes
-	w.nodes = [MaxWatch]watched{}
+	w.nodes = [lockdriver.MaxWatch]watched{}
 	var paths []string
 	var fresh []int // indexes into d.Watch of the nodes in paths
 	for i, name := range d.Watch {
@@ -244,7 +246,7 @@ func (w *watchSet) count() int {
 // sleep waits for a watched node to change, and says what to do next. A
 // deletion that the Decision said makes us the holder is taken as the
 // hand-off, with no second look at the directory (DESIGN section 6).
-func (e *engine) sleep(ctx context.Context, node framework.Node, d Decision, w *watchSet) (outcome, error) {
+func (e *engine) sleep(ctx context.Context, node framework.Node, d lockdriver.Decision, w *watchSet) (outcome, error) {
 	var (
 		slot int
 		ev   zk.Event

@@ -1,9 +1,8 @@
 package mutex
 
 import (
-	"errors"
-
 	"github.com/zkrecipes/zkrecipes"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex/lockdriver"
 )
 
 // Sentinel errors: those every recipe shares are the zkrecipes package's,
@@ -33,7 +32,8 @@ var (
 	// ErrInvalidArgument is returned for a nil client, a bad path, owner or
 	// option, before anything is sent to the server.
 	ErrInvalidArgument = zkrecipes.ErrInvalidArgument
-	// ErrNodeMissing is returned by a Driver when the caller's own node is
-	// not among the children, or carries none of the lock's names.
-	ErrNodeMissing = errors.New("mutex: own lock node is missing")
+	// ErrNodeMissing is wrapped by the error of an acquire whose lock node
+	// was deleted while it waited, once the client's retry policy allows
+	// no more queueing again (lockdriver.ErrNodeMissing).
+	ErrNodeMissing = lockdriver.ErrNodeMissing
 )

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex/lockdriver"
 )
 
 // A lock named other than "lock-" queues by the sequence after its own
@@ -17,12 +18,12 @@ func TestMutex_OwnLockNameOrdersTheQueue(t *testing.T) {
 	servers := zktest.Servers(t)
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)
-	holder, err := mutex.NewWithDriver(connect(t, servers), path, "foo-", mutex.StandardDriver(1))
+	holder, err := mutex.NewWithDriver(connect(t, servers), path, "foo-", lockdriver.StandardDriver(1))
 	require.NoError(t, err)
 	h, err := holder.Acquire(ctx)
 	require.NoError(t, err)
 
-	other, err := mutex.NewWithDriver(connect(t, servers), path, "foo-", mutex.StandardDriver(1))
+	other, err := mutex.NewWithDriver(connect(t, servers), path, "foo-", lockdriver.StandardDriver(1))
 	require.NoError(t, err)
 	for try := range 20 {
 		_, err := other.TryAcquire(ctx)

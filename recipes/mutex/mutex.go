@@ -10,6 +10,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/recipes/internal/holdwatch"
 	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex/lockdriver"
 )
 
 // Mutex is an inter-process lock on one ZooKeeper path, compatible with
@@ -29,7 +30,7 @@ type Mutex struct {
 // New returns a Mutex on path, whose lock nodes are
 // path/_c_<uuid>-lock-<sequence>. It checks its arguments and does no I/O.
 func New(client *framework.Client, path string, opts ...Option) (*Mutex, error) {
-	return NewWithDriver(client, path, zkpath.LockName, StandardDriver(1), opts...)
+	return NewWithDriver(client, path, zkpath.LockName, lockdriver.StandardDriver(1), opts...)
 }
 
 // NewWithDriver returns a lock whose nodes are named lockName and judged by
@@ -37,7 +38,7 @@ func New(client *framework.Client, path string, opts ...Option) (*Mutex, error) 
 // read/write lock builds its two locks this way. The driver is given
 // lockName, and orders the queue by what follows it in each name, as
 // Curator's fixForSorting(child, lockName).
-func NewWithDriver(client *framework.Client, path, lockName string, driver Driver, opts ...Option) (*Mutex, error) {
+func NewWithDriver(client *framework.Client, path, lockName string, driver lockdriver.Driver, opts ...Option) (*Mutex, error) {
 	if err := recipe.CheckPath(client, path, ErrInvalidArgument); err != nil {
 		return nil, err
 	}

@@ -1,12 +1,12 @@
 package mutex
 
 import (
-	"context"
 	"fmt"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex/lockdriver"
 )
 
 // Option configures a Mutex.
@@ -16,35 +16,13 @@ type options struct {
 	data   []byte
 	policy framework.ErrorPolicy
 	revoke func(*Hold)
-	place  Place
-	turn   Turn
+	place  lockdriver.Place
+	turn   lockdriver.Turn
 	// maxHold bounds a hold between renewals (WithMaxHold, bound.go).
 	maxHold time.Duration
 	name    string // begins the lock's error messages (WithName)
 	keep    bool   // a lost hold's node waits for the release (WithNodeKeptOnLoss)
 }
-
-// Place says where an acquire of the owner in ctx queues. With ok, the
-// acquire takes the place of a node the same owner holds on another lock in
-// the same directory (see Spot). Without ok, the acquire queues as usual.
-// An error fails the acquire.
-type Place func(ctx context.Context) (at Spot, ok bool, err error)
-
-// Spot is the place of a node that an acquire takes (see WithPlace).
-type Spot struct {
-	// Node is the path of the node whose place is taken: the new node is
-	// created only while it exists.
-	Node string
-	// Sequence is Node's sort key, which the new node's name ends with.
-	Sequence string
-	// Session is Node's session; the new node is created in it.
-	Session *framework.Session
-}
-
-// Turn makes an owner's release wait for whatever else the owner does on
-// a group of locks (see WithTurn), and returns the function that ends the
-// release's turn.
-type Turn func(owner any) (end func())
 
 // WithData sets the data of the lock nodes, shown to operators and to
 // other participants. Ignored when WithRevocation is given: revocable lock
@@ -126,11 +104,11 @@ func WithName(name string) Option {
 // transaction with a check that the node whose place it takes still
 // exists, so no place is taken after that node is gone (and someone queued
 // behind it may hold); then Acquire fails with an error wrapping ErrLost.
-// Only a lock whose Driver lets that place hold may use it: the read/write
+// Only a lock whose lockdriver.Driver lets that place hold may use it: the read/write
 // lock's downgrade, where the write holder's read node keeps the writer's
 // place, so that no writer queued behind can get in. Default: every
 // acquire queues.
-func WithPlace(place Place) Option {
+func WithPlace(place lockdriver.Place) Option {
 	return func(o *options) error {
 		if place == nil {
 			return fmt.Errorf("%w: nil place", ErrInvalidArgument)
@@ -146,7 +124,7 @@ func WithPlace(place Place) Option {
 // once the release is done. Locks that act together for one owner (the
 // read/write lock's two) use it so that an owner's release and its other
 // calls do not interleave. Default: releases take no turn.
-func WithTurn(turn Turn) Option {
+func WithTurn(turn lockdriver.Turn) Option {
 	return func(o *options) error {
 		if turn == nil {
 			return fmt.Errorf("%w: nil turn", ErrInvalidArgument)

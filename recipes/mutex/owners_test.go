@@ -12,6 +12,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex/lockdriver"
 )
 
 // Concurrent acquires by one explicit owner count up on one hold: none is
@@ -21,7 +22,7 @@ func TestMutex_ConcurrentAcquiresByOneOwnerShareOneHold(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)
-	m, err := mutex.NewWithDriver(c, path, "lock-", mutex.StandardDriver(2))
+	m, err := mutex.NewWithDriver(c, path, "lock-", lockdriver.StandardDriver(2))
 	require.NoError(t, err)
 	owner := mutex.WithOwner(ctx, "job-1")
 

@@ -10,6 +10,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex/lockdriver"
 )
 
 // takePlace creates the node that keeps the place of at.Node (see
@@ -17,7 +18,7 @@ import (
 // runs in one transaction with a check that at.Node still exists: a place
 // is never taken after its node is gone, since a waiter behind it may hold
 // by then.
-func (e *engine) takePlace(ctx context.Context, at Spot) (acquired, error) {
+func (e *engine) takePlace(ctx context.Context, at lockdriver.Spot) (acquired, error) {
 	if at.Session.IsLost() {
 		return acquired{}, fmt.Errorf("%w: the session of the node whose place to take is lost", ErrLost)
 	}
@@ -45,7 +46,7 @@ func (e *engine) takePlace(ctx context.Context, at Spot) (acquired, error) {
 
 // placeError is what a failed takePlace returns: the loss when the node
 // whose place to take is gone, or its session.
-func placeError(err error, at Spot) error {
+func placeError(err error, at lockdriver.Spot) error {
 	if errors.Is(err, zk.ErrNoNode) {
 		return fmt.Errorf("%w: %s, whose place to take, is gone: %w", ErrLost, at.Node, err)
 	}

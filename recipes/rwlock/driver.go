@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
-	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex/lockdriver"
 )
 
 // The names of the two kinds of node, which share one directory and one
@@ -33,13 +33,13 @@ func sortKey(name string) string { return zkpath.SortKey(name, lockNames...) }
 func isWriter(name string) bool { return strings.Contains(name, writeName) }
 
 // sortQueue sorts children as the queue, in place, exactly as Curator
-// does (mutex.SortQueue).
-func sortQueue(children []string) { mutex.SortQueue(children, lockNames...) }
+// does (lockdriver.SortQueue).
+func sortQueue(children []string) { lockdriver.SortQueue(children, lockNames...) }
 
 // front is what lies in front of a node in the queue.
 type front struct {
 	nodes, writers        int
-	nearNodes, nearWriter *mutex.Nearest
+	nearNodes, nearWriter *lockdriver.Nearest
 }
 
 // look finds what lies in front of ours. It selects rather than sorts: a
@@ -48,8 +48,8 @@ func look(children []string, ours, kind string) (front, error) {
 	if !strings.Contains(ours, kind) {
 		return front{}, fmt.Errorf("%w: node %s does not carry the lock name %q", ErrInvalidArgument, ours, kind)
 	}
-	f := front{nearNodes: mutex.NewNearest(handOffDepth), nearWriter: mutex.NewNearest(handOffDepth)}
-	err := mutex.InFront(children, ours, lockNames, func(q mutex.Queued) {
+	f := front{nearNodes: lockdriver.NewNearest(handOffDepth), nearWriter: lockdriver.NewNearest(handOffDepth)}
+	err := lockdriver.InFront(children, ours, lockNames, func(q lockdriver.Queued) {
 		f.nodes++
 		f.nearNodes.Add(q)
 		if isWriter(q.Name) {
@@ -70,15 +70,15 @@ type readDriver struct{}
 
 func (readDriver) Sort(children []string, _ string) { sortQueue(children) }
 
-func (readDriver) Decide(children []string, ours, _ string) (mutex.Decision, error) {
+func (readDriver) Decide(children []string, ours, _ string) (lockdriver.Decision, error) {
 	f, err := look(children, ours, readName)
 	switch {
 	case err != nil:
-		return mutex.Decision{}, err
+		return lockdriver.Decision{}, err
 	case f.writers == 0:
-		return mutex.Decision{Held: true}, nil
+		return lockdriver.Decision{Held: true}, nil
 	}
-	return mutex.Decision{Watch: f.nearWriter.Names(), HeldWhenGone: f.writers <= handOffDepth}, nil
+	return lockdriver.Decision{Watch: f.nearWriter.Names(), HeldWhenGone: f.writers <= handOffDepth}, nil
 }
 
 // writeDriver judges a write-lock node: it holds when first in the queue.
@@ -93,13 +93,13 @@ type writeDriver struct{}
 
 func (writeDriver) Sort(children []string, _ string) { sortQueue(children) }
 
-func (writeDriver) Decide(children []string, ours, _ string) (mutex.Decision, error) {
+func (writeDriver) Decide(children []string, ours, _ string) (lockdriver.Decision, error) {
 	f, err := look(children, ours, writeName)
 	switch {
 	case err != nil:
-		return mutex.Decision{}, err
+		return lockdriver.Decision{}, err
 	case f.nodes == 0:
-		return mutex.Decision{Held: true}, nil
+		return lockdriver.Decision{Held: true}, nil
 	}
-	return mutex.Decision{Watch: f.nearNodes.Names(), HeldWhenGone: f.nodes <= handOffDepth && f.writers == 0}, nil
+	return lockdriver.Decision{Watch: f.nearNodes.Names(), HeldWhenGone: f.nodes <= handOffDepth && f.writers == 0}, nil
 }

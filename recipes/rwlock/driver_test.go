@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex/lockdriver"
 )
 
 func node(uuidDigit byte, name string, seq int) string {
@@ -37,22 +37,22 @@ func TestDrivers_Decide(t *testing.T) {
 	all := []string{r9, w8, w7, r6, w5, r4, w3, r2, r1}
 	tests := []struct {
 		name     string
-		driver   mutex.Driver
+		driver   lockdriver.Driver
 		children []string
 		ours     string
-		want     mutex.Decision
+		want     lockdriver.Decision
 	}{
-		{"readers before any writer hold", readDriver{}, all, r2, mutex.Decision{Held: true}},
-		{"a reader behind a writer watches it and holds when it goes", readDriver{}, all, r4, mutex.Decision{Watch: []string{w3}, HeldWhenGone: true}},
-		{"a reader behind two writers watches both", readDriver{}, all, r6, mutex.Decision{Watch: []string{w3, w5}, HeldWhenGone: true}},
-		{"a reader behind four writers watches the nearest two and looks again", readDriver{}, all, r9, mutex.Decision{Watch: []string{w7, w8}}},
-		{"a writer at the head holds", writeDriver{}, []string{w3, r4}, w3, mutex.Decision{Held: true}},
-		{"a writer behind readers holds when they go", writeDriver{}, []string{w3, r2, r1}, w3, mutex.Decision{Watch: []string{r1, r2}, HeldWhenGone: true}},
-		{"a writer behind a writer looks again when it goes", writeDriver{}, all, w5, mutex.Decision{Watch: []string{w3, r4}}},
-		{"a writer deep in the queue watches the two nodes in front", writeDriver{}, all, w8, mutex.Decision{Watch: []string{r6, w7}}},
-		{"a downgraded read node holds beside its writer", readDriver{}, []string{w5, d3, w3}, d3, mutex.Decision{Held: true}},
-		{"a writer behind a downgraded reader waits for it", writeDriver{}, []string{w5, d3}, w5, mutex.Decision{Watch: []string{d3}, HeldWhenGone: true}},
-		{"a reader behind a downgraded reader holds", readDriver{}, []string{r4, d3}, r4, mutex.Decision{Held: true}},
+		{"readers before any writer hold", readDriver{}, all, r2, lockdriver.Decision{Held: true}},
+		{"a reader behind a writer watches it and holds when it goes", readDriver{}, all, r4, lockdriver.Decision{Watch: []string{w3}, HeldWhenGone: true}},
+		{"a reader behind two writers watches both", readDriver{}, all, r6, lockdriver.Decision{Watch: []string{w3, w5}, HeldWhenGone: true}},
+		{"a reader behind four writers watches the nearest two and looks again", readDriver{}, all, r9, lockdriver.Decision{Watch: []string{w7, w8}}},
+		{"a writer at the head holds", writeDriver{}, []string{w3, r4}, w3, lockdriver.Decision{Held: true}},
+		{"a writer behind readers holds when they go", writeDriver{}, []string{w3, r2, r1}, w3, lockdriver.Decision{Watch: []string{r1, r2}, HeldWhenGone: true}},
+		{"a writer behind a writer looks again when it goes", writeDriver{}, all, w5, lockdriver.Decision{Watch: []string{w3, r4}}},
+		{"a writer deep in the queue watches the two nodes in front", writeDriver{}, all, w8, lockdriver.Decision{Watch: []string{r6, w7}}},
+		{"a downgraded read node holds beside its writer", readDriver{}, []string{w5, d3, w3}, d3, lockdriver.Decision{Held: true}},
+		{"a writer behind a downgraded reader waits for it", writeDriver{}, []string{w5, d3}, w5, lockdriver.Decision{Watch: []string{d3}, HeldWhenGone: true}},
+		{"a reader behind a downgraded reader holds", readDriver{}, []string{r4, d3}, r4, lockdriver.Decision{Held: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,9 +66,9 @@ func TestDrivers_Decide(t *testing.T) {
 func TestDrivers_OwnNodeMissingOrWithoutItsName(t *testing.T) {
 	r := node('1', readName, 1)
 	w := node('2', writeName, 2)
-	for d, missing := range map[mutex.Driver]string{readDriver{}: node('3', readName, 3), writeDriver{}: node('3', writeName, 3)} {
+	for d, missing := range map[lockdriver.Driver]string{readDriver{}: node('3', readName, 3), writeDriver{}: node('3', writeName, 3)} {
 		_, err := d.Decide([]string{r, w}, missing, "")
-		require.ErrorIs(t, err, mutex.ErrNodeMissing)
+		require.ErrorIs(t, err, lockdriver.ErrNodeMissing)
 		_, err = d.Decide(nil, w, "")
 		require.Error(t, err)
 	}
@@ -133,7 +133,7 @@ func TestDrivers_DecideAgreesWithFullSort(t *testing.T) {
 			return strings.Compare(a, b)
 		})
 		i := slices.Index(sorted, ours)
-		var d mutex.Driver = readDriver{}
+		var d lockdriver.Driver = readDriver{}
 		if isWriter(ours) {
 			d = writeDriver{}
 		}
@@ -148,7 +148,7 @@ func TestDrivers_DecideAgreesWithFullSort(t *testing.T) {
 }
 
 // reference is the rule over the nodes in front, in queue order.
-func reference(inFront []string, writer bool) mutex.Decision {
+func reference(inFront []string, writer bool) lockdriver.Decision {
 	var writers []string
 	for _, n := range inFront {
 		if isWriter(n) {
@@ -160,8 +160,8 @@ func reference(inFront []string, writer bool) mutex.Decision {
 		blockers = inFront
 	}
 	if len(blockers) == 0 {
-		return mutex.Decision{Held: true}
+		return lockdriver.Decision{Held: true}
 	}
 	watch := blockers[max(0, len(blockers)-handOffDepth):]
-	return mutex.Decision{Watch: watch, HeldWhenGone: len(blockers) <= handOffDepth && (!writer || len(writers) == 0)}
+	return lockdriver.Decision{Watch: watch, HeldWhenGone: len(blockers) <= handOffDepth && (!writer || len(writers) == 0)}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex/lockdriver"
 )
 
 // ReadWriteLock is an inter-process read/write lock on one ZooKeeper path,
@@ -86,15 +87,15 @@ func (rw *ReadWriteLock) Path() string { return rw.path }
 // that a writer queued behind stays out until the read lock is released
 // too (Curator 5.5's fix of CURATOR-621). A write hold that is lost gives
 // the loss: its place may be someone else's by now.
-func (rw *ReadWriteLock) writersPlace(ctx context.Context) (mutex.Spot, bool, error) {
+func (rw *ReadWriteLock) writersPlace(ctx context.Context) (lockdriver.Spot, bool, error) {
 	h := rw.write.m.Held(ctx)
 	switch {
 	case h == nil:
-		return mutex.Spot{}, false, nil
+		return lockdriver.Spot{}, false, nil
 	case h.Err() != nil:
-		return mutex.Spot{}, false, fmt.Errorf("the write hold to downgrade from is lost; release it first: %w", h.Err())
+		return lockdriver.Spot{}, false, fmt.Errorf("the write hold to downgrade from is lost; release it first: %w", h.Err())
 	}
-	return mutex.Spot{Node: h.Node(), Sequence: sortKey(zkpath.Base(h.Node())), Session: h.Session()}, true, nil
+	return lockdriver.Spot{Node: h.Node(), Sequence: sortKey(zkpath.Base(h.Node())), Session: h.Session()}, true, nil
 }
 
 // Acquire blocks until the owner in ctx (or the calling goroutine) holds

@@ -1,4 +1,4 @@
-package mutex
+package lockdriver
 
 import (
 	"fmt"

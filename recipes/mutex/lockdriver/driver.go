@@ -1,4 +1,4 @@
-package mutex
+package lockdriver
 
 // MaxWatch is the most nodes a Decision may name in Watch.
 const MaxWatch = 3
@@ -22,7 +22,7 @@ type Decision struct {
 // is a pure function of the names, so both Curator and this library, given
 // the same children, agree on the holder.
 //
-// lockName is the name of the lock's nodes, as given to NewWithDriver: the
+// lockName is the name of the lock's nodes, as given to mutex.NewWithDriver: the
 // queue is ordered by what follows it (Curator's fixForSorting), never by
 // the random protection id in front of it. A driver whose directory holds
 // nodes of other names too (the read/write lock's) knows those names.
