@@ -101,6 +101,9 @@ func New(servers []string, opts ...Option) (*Client, error) {
 		stop()
 		return nil, err
 	}
+	if cfg.observer != nil {
+		c.observeStates(cfg.observer) // before the first state, so that none is missed
+	}
 	c.wg.Add(1)
 	// Ends when Close cancels life.
 	go c.runStates()
