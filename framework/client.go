@@ -46,6 +46,8 @@ type Client struct {
 
 	holdsOnce    sync.Once
 	holdRegistry *holdFanout // see holds
+
+	loggers sync.Map // component name → *slog.Logger (Hooks.Logger)
 }
 
 // New validates the server list and options, starts connecting in the
