@@ -84,7 +84,8 @@ func NewLatch(client *framework.Client, path string, opts ...Option) (*Latch, er
 		obs: newObserver(client, path, latchLockName), rec: record{clock: o.clock},
 	}
 	l.lock, err = mutex.NewWithDriver(client, path, zkpath.LatchName, electionDriver{},
-		mutex.WithName("leader latch"), mutex.WithData([]byte(o.id)), mutex.WithErrorPolicy(o.policy))
+		mutex.WithName("leader latch"), mutex.WithData([]byte(o.id)), mutex.WithErrorPolicy(o.policy),
+		mutex.WithKind("leader.latch", "")) // the latch tells of a lost term
 	if err != nil {
 		return nil, err
 	}

@@ -53,6 +53,7 @@ func New(client *framework.Client, node framework.Node, data []byte, opts ...Opt
 	l.watch = holdwatch.Start(holdwatch.Config{Node: node, Kind: &holdwatch.Kind{
 		Client: client, Policy: o.policy, MaxHold: o.maxHold,
 		Lost: ErrLost, Expired: ErrExpired, What: "lease",
+		Recipe: o.kindOr(), Log: client.Hooks().Logger("leases"),
 	}})
 	return l, nil
 }
