@@ -72,6 +72,9 @@ func (s *Selector) term(ctx context.Context, hold *mutex.Hold, fn func(context.C
 		stopWatch()
 		cancel(errReturned)
 		lead.end(s.endCause(ctx, hold))
+		if cause := lead.Err(); errors.Is(cause, ErrLost) {
+			s.opts.logger.Info("leader: selector term lost", "path", s.path, "participant", s.opts.id, "node", hold.Path(), "err", cause)
+		}
 		if rerr := hold.Release(ctx); rerr != nil && !errors.Is(rerr, ErrLost) {
 			s.opts.logger.Warn("leader: selector's node not deleted; the client deletes it in the background",
 				"path", s.path, "participant", s.opts.id, "node", hold.Path(), "err", rerr)
