@@ -69,7 +69,7 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver Drive
 		kind: holdwatch.Kind{
 			Client: client, Policy: o.policy, MaxHold: o.maxHold,
 			Lost: ErrLost, Expired: ErrExpired, What: o.what, KeepNode: o.keep,
-			Recipe: o.kind, Log: client.Hooks().Logger(component(o.kind)),
+			Recipe: o.kind, Log: client.Hooks().Logger(component(o.kind)), Origin: time.Now(),
 		},
 	}, nil
 }

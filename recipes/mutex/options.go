@@ -24,7 +24,7 @@ type options struct {
 	kind    string // the recipe in observer events and logs (WithKind)
 	what    string // a hold in log lines (WithKind)
 	kindSet bool
-	keep    bool   // a lost hold's node waits for the release (WithNodeKeptOnLoss)
+	keep    bool // a lost hold's node waits for the release (WithNodeKeptOnLoss)
 }
 
 // Place says where an acquire of the owner in ctx queues. With ok, the

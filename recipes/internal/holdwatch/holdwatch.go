@@ -49,6 +49,11 @@ type Kind struct {
 	// Log is the recipe's logger (framework.Hooks.Logger); nil: the
 	// client's.
 	Log *slog.Logger
+	// Origin is an instant of the process's monotonic clock (time.Now()
+	// where the Kind is made) that each hold's start is kept relative to,
+	// for the client's observer: an offset costs an idle hold 8 bytes, a
+	// time.Time 24.
+	Origin time.Time
 	// KeepNode leaves the node of a lost hold for the holder's release to
 	// delete, instead of deleting it as soon as the connection allows.
 	KeepNode bool
@@ -78,10 +83,10 @@ type Watch struct {
 	err      error
 	ended    bool // lost: Lost's channel is closed, or made closed
 	finished bool
-	deadline time.Time   // with MaxHold: the end of the hold unless renewed
-	timer    *time.Timer // with MaxHold
-	armed    bool        // the node is watched: a change sets the watch again
-	since    time.Time   // when the hold began; only for the client's observer
+	deadline time.Time     // with MaxHold: the end of the hold unless renewed
+	timer    *time.Timer   // with MaxHold
+	armed    bool          // the node is watched: a change sets the watch again
+	since    time.Duration // when the hold began, after Kind.Origin; only for the client's observer
 }
 
 // Start starts watching; the watch ends with Finish or a loss.
@@ -96,7 +101,7 @@ func Start(cfg Config) *Watch {
 func (w *Watch) Start(cfg Config) {
 	w.cfg, w.armed = cfg, cfg.Watch != nil
 	if cfg.Client.Hooks().Observer() != nil {
-		w.since = time.Now()
+		w.since = time.Since(cfg.Origin)
 	}
 	// Registered first, under w.mu (the client may call w at once), so
 	// that an interruption after the check below is the client's to tell.
@@ -241,7 +246,7 @@ func (w *Watch) observe(o framework.Observer, cause framework.Cause, err error) 
 	node := w.cfg.Node.Path
 	o.OnHoldEnd(framework.HoldEvent{
 		Recipe: w.cfg.Recipe, Path: path.Dir(node), Node: node,
-		Held: time.Since(w.since), Cause: cause, Err: err,
+		Held: time.Since(w.cfg.Origin) - w.since, Cause: cause, Err: err,
 	})
 }
 
