@@ -46,6 +46,8 @@ type Client struct {
 
 	holdsOnce    sync.Once
 	holdRegistry *holdFanout // see holds
+
+	loggers sync.Map // component name → *slog.Logger (Hooks.Logger)
 }
 
 // New validates the server list and options, starts connecting in the
@@ -100,6 +102,9 @@ func New(servers []string, opts ...Option) (*Client, error) {
 	if err := c.dial(); err != nil {
 		stop()
 		return nil, err
+	}
+	if cfg.observer != nil {
+		c.observeStates(cfg.observer) // before the first state, so that none is missed
 	}
 	c.wg.Add(1)
 	// Ends when Close cancels life.

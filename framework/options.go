@@ -24,7 +24,8 @@ type config struct {
 	zkOptions         []func(*zk.Conn)
 	leaseMargin       float64
 	serverLag         time.Duration
-	clock             clock // nil: the process's; a test's seam (export_test.go)
+	clock             clock    // nil: the process's; a test's seam (export_test.go)
+	observer          Observer // nil: none (WithObserver)
 }
 
 type authCred struct {
