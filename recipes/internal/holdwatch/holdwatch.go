@@ -376,15 +376,15 @@ func (w *Watch) signal(err error, cause framework.Cause) {
 	case closed:
 		// A deliberate Close ends every hold: that is no news to warn of.
 		if w.cfg.What != "" {
-			log.Debug(w.cfg.What+" ended by Close", "path", w.cfg.Node.Path)
+			log.Debug(w.cfg.What+" ended by Close", recipe.LogAttr("path", w.cfg.Node.Path))
 		}
 		return
 	case w.cfg.What == "":
 		// The recipe on the hold tells of it.
 	case cause == framework.CauseExpired:
-		log.Info(w.cfg.What+" expired", "path", w.cfg.Node.Path, "err", err)
+		log.Info(w.cfg.What+" expired", recipe.LogAttr("path", w.cfg.Node.Path), recipe.ErrAttr(err))
 	default:
-		log.Info(w.cfg.What+" lost", "path", w.cfg.Node.Path, "cause", string(cause), "err", err)
+		log.Info(w.cfg.What+" lost", recipe.LogAttr("path", w.cfg.Node.Path), "cause", string(cause), recipe.ErrAttr(err))
 	}
 	if !w.cfg.KeepNode && !w.cfg.Node.Session.IsLost() {
 		_, _ = w.cfg.Client.DeleteInBackground(w.cfg.Node.Path)
