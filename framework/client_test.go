@@ -23,8 +23,8 @@ func TestNew_RejectsBadInput(t *testing.T) {
 	}{
 		{"no servers", nil, nil, framework.ErrNoServers},
 		{"empty server", []string{""}, nil, framework.ErrInvalidAddress},
-		{"chroot", []string{"127.0.0.1:2181/app"}, nil, framework.ErrInvalidAddress},
-		{"chroot without a port", []string{"127.0.0.1/app"}, nil, framework.ErrInvalidAddress},
+		{"bad chroot", []string{"127.0.0.1:2181/app/"}, nil, framework.ErrInvalidAddress},
+		{"chroot and another namespace", []string{"127.0.0.1/app"}, []framework.Option{framework.WithNamespace("/b")}, framework.ErrNamespaceConflict},
 		{"bracketed host without a port, bad", []string{"[::1"}, nil, framework.ErrInvalidAddress},
 		{"empty port", []string{"127.0.0.1:"}, nil, framework.ErrInvalidAddress},
 		{"port out of range", []string{"127.0.0.1:65536"}, nil, framework.ErrInvalidAddress},
@@ -53,16 +53,13 @@ func TestNew_RejectsBadInput(t *testing.T) {
 }
 
 // Connect strings as Curator users write them: a host without a port is
-// on 2181; a chroot is refused with a pointer to WithNamespace.
+// on 2181.
 func TestNew_ConnectStringsAsCuratorWritesThem(t *testing.T) {
 	for _, servers := range [][]string{{"127.0.0.1"}, {"localhost"}, {"[::1]"}, {"127.0.0.1", "127.0.0.1:2182"}} {
 		c, err := framework.New(servers, framework.WithLogger(slog.New(slog.DiscardHandler)))
 		require.NoError(t, err, "%q", servers)
 		c.Close()
 	}
-	_, err := framework.New([]string{"127.0.0.1:2181/app"})
-	require.ErrorIs(t, err, framework.ErrInvalidAddress)
-	assert.Contains(t, err.Error(), `WithNamespace("/app")`)
 }
 
 func TestClient_BadPathsAreRejectedBeforeTheServer(t *testing.T) {
