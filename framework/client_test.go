@@ -36,7 +36,8 @@ func TestNew_RejectsBadInput(t *testing.T) {
 		{"negative session timeout", []string{"127.0.0.1:1"}, []framework.Option{framework.WithSessionTimeout(-time.Second)}, framework.ErrInvalidOption},
 		{"zero connection timeout", []string{"127.0.0.1:1"}, []framework.Option{framework.WithConnectionTimeout(0)}, framework.ErrInvalidOption},
 		{"nil retry policy", []string{"127.0.0.1:1"}, []framework.Option{framework.WithRetryPolicy(nil)}, framework.ErrInvalidOption},
-		{"bad namespace", []string{"127.0.0.1:1"}, []framework.Option{framework.WithNamespace("app")}, framework.ErrInvalidOption},
+		{"bad namespace", []string{"127.0.0.1:1"}, []framework.Option{framework.WithNamespace("app/")}, framework.ErrInvalidOption},
+		{"empty namespace", []string{"127.0.0.1:1"}, []framework.Option{framework.WithNamespace("")}, framework.ErrInvalidOption},
 		{"root namespace", []string{"127.0.0.1:1"}, []framework.Option{framework.WithNamespace("/")}, framework.ErrInvalidOption},
 		{"nil ACL provider", []string{"127.0.0.1:1"}, []framework.Option{framework.WithACLProvider(nil)}, framework.ErrInvalidOption},
 		{"empty auth scheme", []string{"127.0.0.1:1"}, []framework.Option{framework.WithAuth("", nil)}, framework.ErrInvalidOption},
@@ -228,6 +229,23 @@ func TestClient_NamespaceIsolatesPaths(t *testing.T) {
 	sp, err := a.ServerPath("/x")
 	require.NoError(t, err)
 	assert.Equal(t, root+"/a/x", sp)
+}
+
+// Curator writes a namespace without its slash (usingNamespace("app")):
+// "app" is "/app".
+func TestClient_NamespaceWithoutASlashIsTheSame(t *testing.T) {
+	servers := zktest.Servers(t)
+	root := zktest.UniquePath(t)
+	bare := connect(t, servers, framework.WithNamespace(root[1:]))
+	slashed := connect(t, servers, framework.WithNamespace(root))
+	ctx := testContext(t)
+
+	assert.Equal(t, root, bare.Namespace())
+	_, err := bare.Create(ctx, "/x", []byte("v"), framework.Persistent, framework.WithParents())
+	require.NoError(t, err)
+	data, _, err := slashed.Get(ctx, "/x")
+	require.NoError(t, err)
+	assert.Equal(t, []byte("v"), data)
 }
 
 func TestClient_CreatorACLKeepsOtherCredentialsOut(t *testing.T) {
