@@ -114,7 +114,10 @@ func New(servers []string, opts ...Option) (*Client, error) {
 // WaitConnected blocks until the client is connected, the context ends,
 // the server refuses a credential of WithAuth (an error wrapping
 // ErrAuthFailed) or the client is closed (ErrClosed). When ctx ends, the
-// error wraps the context's error and ConnectionError's.
+// error wraps ErrUnreachable, ErrNotConnected, the context's error and the
+// last failure to reach a server, and says each once: the servers, why the
+// wait ended (the context's cause, if it has one: see
+// context.WithTimeoutCause) and the last failure.
 func (c *Client) WaitConnected(ctx context.Context) error {
 	for {
 		c.mu.Lock()
@@ -132,7 +135,7 @@ func (c *Client) WaitConnected(ctx context.Context) error {
 		case <-ch:
 		case <-c.authRefused:
 		case <-ctx.Done():
-			return fmt.Errorf("framework: waiting for a connection: %w: %w", ctx.Err(), c.ConnectionError())
+			return c.unreachable(ctx)
 		case <-c.life.Done():
 			return ErrClosed
 		}

@@ -79,25 +79,23 @@ func (c *connFlags) newClient(e *env) (*framework.Client, error) {
 
 // waitConnected waits for the client's first session, at most
 // --connect-timeout, and at most bound if that is not negative (--timeout
-// bounds the whole wait).
+// bounds the whole wait). When it runs out, the client's error says the
+// servers, which of the two ran out and the last failure, once each,
+// after zkr's "ZooKeeper unreachable" (status 3).
 func (c *connFlags) waitConnected(ctx context.Context, e *env, client *framework.Client, bound time.Duration) error {
-	limit := c.connectTimeout
+	limit, whose := c.connectTimeout, "--connect-timeout"
 	if bound > 0 && bound < limit {
-		limit = bound
+		limit, whose = bound, "--timeout"
 	}
-	ctx, cancel := context.WithTimeout(ctx, limit)
+	ctx, cancel := context.WithTimeoutCause(ctx, limit, fmt.Errorf("%s (%v) ran out", whose, limit))
 	defer cancel()
-	err := client.WaitConnected(ctx)
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, context.DeadlineExceeded):
-		// The client's error names the servers, whose deadline ran out and
-		// the last dial error.
-		return fmt.Errorf("%w: %w", errUnreachable, err)
-	default:
+	if err := client.WaitConnected(ctx); err != nil {
+		if errors.Is(err, framework.ErrUnreachable) {
+			return unreachableErr{err}
+		}
 		return err
 	}
+	return nil
 }
 
 // cancelOnSignal returns a context that ends with errInterrupted when zkr

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/zkrecipes/zkrecipes"
@@ -74,6 +75,23 @@ func (i interruption) status() int {
 	}
 	return exitInterrupted
 }
+
+// unreachableErr is zkr's "ZooKeeper unreachable" in front of an error
+// that may say so already, in the library's words: zkr says it once, first.
+type unreachableErr struct{ err error }
+
+// Error says "ZooKeeper unreachable" and the cause, without the library's
+// own words for the same.
+func (u unreachableErr) Error() string {
+	msg := u.err.Error()
+	for _, said := range []string{"framework: unreachable: ", zkrecipes.ErrUnreachable.Error() + ": "} {
+		msg = strings.ReplaceAll(msg, said, "")
+	}
+	return errUnreachable.Error() + ": " + msg
+}
+
+// Unwrap gives errUnreachable and the cause.
+func (u unreachableErr) Unwrap() []error { return []error{errUnreachable, u.err} }
 
 // exitError carries COMMAND's exit status through run.
 type exitStatus int

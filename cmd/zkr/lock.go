@@ -185,7 +185,7 @@ func waitFor[T any](ctx context.Context, e *env, conn *connFlags, client *framew
 		return zero, fmt.Errorf("%s: %w within %v: held by others", what, zkrecipes.ErrNotAcquired, a.timeout)
 	}
 	if err != nil && unreachable(ctx, err) {
-		return zero, fmt.Errorf("%w: %w", errUnreachable, err)
+		return zero, unreachableErr{err}
 	}
 	if err != nil {
 		return zero, interrupted(ctx, err)
