@@ -171,3 +171,31 @@ func TestServer_FailsWhenThePortIsTaken(t *testing.T) {
 	assert.Empty(t, stdout, "no connect string for a server that does not run")
 	assert.Contains(t, stderr, "port in use")
 }
+
+// A COMMAND given without the "--" before it is refused with a message
+// that says to put it there, before anything is acquired.
+func TestZkr_CommandWithoutDashDashSaysToPutItThere(t *testing.T) {
+	t.Parallel()
+	servers := zktest.Servers(t)
+	path := zktest.UniquePath(t)
+	for _, tc := range []struct {
+		args    []string // before PATH
+		command []string
+	}{
+		{[]string{"lock"}, []string{"true"}},
+		{[]string{"lock"}, []string{"sh", "-c", "exit 0"}},
+		{[]string{"semaphore", "--leases", "2"}, []string{"true"}},
+		{[]string{"rwlock", "--read"}, []string{"true"}},
+		{[]string{"elect"}, []string{"true"}},
+	} {
+		args := append(append(append(tc.args, "--servers", servers), path), tc.command...)
+		code, _, stderr := runZkr(t, args...)
+		assert.Equal(t, exitUsage, code, "%q: %s", args, stderr)
+		assert.Contains(t, stderr, "put -- before COMMAND", "%q", args)
+		assert.Contains(t, stderr, path+" -- "+strings.Join(tc.command, " "), "%q: the message shows the fix", args)
+	}
+	c := zktest.Connect(t, servers)
+	ok, _, err := c.Exists(zktest.Context(t), path)
+	require.NoError(t, err)
+	assert.False(t, ok, "nothing was acquired")
+}

@@ -125,7 +125,13 @@ func run(ctx context.Context, e *env, args []string) error {
 		return usagef("unknown command %q (see zkr help)", args[0])
 	}
 	fs, body := c.flags()
-	pos, child, err := parseArgs(fs, args[1:])
+	pos, at, child, err := parseArgsAt(fs, args[1:])
+	if c.child && child == nil && len(pos) > c.nargs {
+		// "zkr lock /x true": the COMMAND is there, the "--" is not (its
+		// own flags, "sh -c", may have failed the parse).
+		return usagef("%s: put -- before COMMAND: zkr %s %s -- %s", c.name, c.name,
+			strings.Join(pos[:c.nargs], " "), strings.Join(args[1+at[c.nargs]:], " "))
+	}
 	if errors.Is(err, flag.ErrHelp) {
 		commandUsage(e.stdout, c, fs)
 		return nil
@@ -133,6 +139,14 @@ func run(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usagef("%s: %v (see zkr %s -h)", c.name, err, c.name)
 	}
+	if err := c.checkArgs(pos, child); err != nil {
+		return err
+	}
+	return body(ctx, e, pos, child)
+}
+
+// checkArgs checks the arguments before "--" and the COMMAND after it.
+func (c *command) checkArgs(pos, child []string) error {
 	if len(pos) != c.nargs {
 		return usagef("%s takes %d argument(s), got %d: zkr %s %s", c.name, c.nargs, len(pos), c.name, c.synopsis)
 	}
@@ -142,7 +156,7 @@ func run(ctx context.Context, e *env, args []string) error {
 	if !c.child && child != nil {
 		return usagef("%s runs no COMMAND: zkr %s %s", c.name, c.name, c.synopsis)
 	}
-	return body(ctx, e, pos, child)
+	return nil
 }
 
 // lookup returns the command named name, or nil.
@@ -169,19 +183,31 @@ func (c *command) flags() (*flag.FlagSet, runFunc) {
 // parseArgs parses flags anywhere among the arguments up to "--", and
 // returns the other arguments and what follows "--" (nil if no "--").
 func parseArgs(fs *flag.FlagSet, args []string) (pos, child []string, err error) {
+	pos, _, child, err = parseArgsAt(fs, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pos, child, nil
+}
+
+// parseArgsAt is parseArgs that also says where in args each of pos was,
+// and on error returns the arguments found until then.
+func parseArgsAt(fs *flag.FlagSet, args []string) (pos []string, at []int, child []string, err error) {
+	offset := 0
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, nil, err
+			return pos, at, nil, err
 		}
 		rest := fs.Args()
-		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
-			return pos, append([]string{}, rest...), nil
+		used := len(args) - len(rest)
+		if used > 0 && args[used-1] == "--" {
+			return pos, at, append([]string{}, rest...), nil
 		}
 		if len(rest) == 0 {
-			return pos, nil, nil
+			return pos, at, nil, nil
 		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
+		pos, at = append(pos, rest[0]), append(at, offset+used)
+		args, offset = rest[1:], offset+used+1
 	}
 }
 
