@@ -3,6 +3,7 @@
 // development, and shows the recipes at work in a demo.
 //
 //	zkr lock PATH -- COMMAND [ARGS]          hold a mutex while COMMAND runs
+//	zkr lock PATH                            hold a mutex until SIGINT or SIGTERM
 //	zkr semaphore PATH --leases N -- COMMAND hold one lease of N while COMMAND runs
 //	zkr rwlock PATH --read|--write -- COMMAND hold a read or write lock while COMMAND runs
 //	zkr elect PATH -- COMMAND [ARGS]         run COMMAND while leading an election
@@ -68,9 +69,10 @@ type command struct {
 	// connects says the command takes the common connection flags.
 	connects bool
 	// nargs is the number of arguments before "--"; child says the command
-	// runs "-- COMMAND [ARGS]".
-	nargs int
-	child bool
+	// runs "-- COMMAND [ARGS]", holdOnly that it may also run none.
+	nargs    int
+	child    bool
+	holdOnly bool
 	// setup registers the command's own flags and returns its body.
 	setup func(fs *flag.FlagSet, c *connFlags) runFunc
 }
@@ -80,8 +82,8 @@ type runFunc func(ctx context.Context, e *env, args, child []string) error
 
 // commands is zkr's command table, in the order help lists it.
 var commands = []command{
-	{name: "lock", synopsis: "[flags] PATH -- COMMAND [ARGS]", summary: "hold the mutex at PATH while COMMAND runs",
-		connects: true, nargs: 1, child: true, setup: setupLock, help: lockHelp},
+	{name: "lock", synopsis: "[flags] PATH [-- COMMAND [ARGS]]", summary: "hold the mutex at PATH while COMMAND runs, or until interrupted",
+		connects: true, nargs: 1, child: true, holdOnly: true, setup: setupLock, help: lockHelp},
 	{name: "semaphore", synopsis: "[flags] PATH --leases N -- COMMAND [ARGS]", summary: "hold one lease of the semaphore at PATH while COMMAND runs",
 		connects: true, nargs: 1, child: true, setup: setupSemaphore, help: semaphoreHelp},
 	{name: "rwlock", synopsis: "[flags] PATH --read|--write -- COMMAND [ARGS]", summary: "hold the read or the write lock at PATH while COMMAND runs",
@@ -150,7 +152,7 @@ func (c *command) checkArgs(pos, child []string) error {
 	if len(pos) != c.nargs {
 		return usagef("%s takes %d argument(s), got %d: zkr %s %s", c.name, c.nargs, len(pos), c.name, c.synopsis)
 	}
-	if c.child && len(child) == 0 {
+	if c.child && len(child) == 0 && !(c.holdOnly && child == nil) {
 		return usagef("%s needs -- COMMAND [ARGS]: zkr %s %s", c.name, c.name, c.synopsis)
 	}
 	if !c.child && child != nil {
