@@ -18,7 +18,8 @@
 // the flags (`zkr help` the exit statuses, `zkr --version` the build): 0 done (or COMMAND's own status), 1 other
 // failure, 2 usage, 3 unreachable, 4 not acquired in time, 5 hold or term lost, 6
 // revoked, 127 COMMAND not started, 128+N signal N (SIGINT 130, SIGTERM
-// 143) while waiting.
+// 143) while waiting. --exit-base N (or $ZKR_EXIT_BASE) shifts zkr's own
+// failures 1 to 6 to N+1 to N+6, so that they are told from COMMAND's.
 //
 // zkr uses the library's public API only; its local server is the public
 // package zktesting.
@@ -100,8 +101,24 @@ var commands = []command{
 		setup: setupDemo, help: demoHelp},
 }
 
-// run parses the command line and runs the command.
+// run parses the command line and runs the command; its error carries
+// the exit base (--exit-base, $ZKR_EXIT_BASE) for exitCode.
 func run(ctx context.Context, e *env, args []string) error {
+	var base exitBase
+	if v := e.getenv(exitBaseEnv); v != "" {
+		if err := base.Set(v); err != nil {
+			return usagef("%s %v", exitBaseEnv, err)
+		}
+	}
+	err := dispatch(ctx, e, args, &base)
+	if err != nil && base > 0 {
+		return based{err: err, base: int(base)}
+	}
+	return err
+}
+
+// dispatch runs the command args name; --exit-base sets base.
+func dispatch(ctx context.Context, e *env, args []string, base *exitBase) error {
 	if len(args) == 0 {
 		usage(e.stderr)
 		return usagef("no command")
@@ -113,7 +130,7 @@ func run(ctx context.Context, e *env, args []string) error {
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			if c := lookup(args[1]); c != nil {
-				fs, _ := c.flags()
+				fs, _ := c.flags(new(exitBase))
 				commandUsage(e.stdout, c, fs)
 				return nil
 			}
@@ -126,7 +143,7 @@ func run(ctx context.Context, e *env, args []string) error {
 	if c == nil {
 		return usagef("unknown command %q (see zkr help)", args[0])
 	}
-	fs, body := c.flags()
+	fs, body := c.flags(base)
 	pos, at, child, err := parseArgsAt(fs, args[1:])
 	if c.child && child == nil && len(pos) > c.nargs {
 		// "zkr lock /x true": the COMMAND is there, the "--" is not (its
@@ -171,10 +188,11 @@ func lookup(name string) *command {
 	return nil
 }
 
-// flags returns the command's flag set and body.
-func (c *command) flags() (*flag.FlagSet, runFunc) {
+// flags returns the command's flag set and body; --exit-base sets base.
+func (c *command) flags(base *exitBase) (*flag.FlagSet, runFunc) {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	base.register(fs)
 	var conn *connFlags
 	if c.connects {
 		conn = registerConnFlags(fs)
