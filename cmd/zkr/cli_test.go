@@ -200,3 +200,20 @@ func TestZkr_CommandWithoutDashDashSaysToPutItThere(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, ok, "nothing was acquired")
 }
+
+// zkr help names every recipe of the library, and which command speaks it.
+func TestZkr_HelpListsEveryRecipe(t *testing.T) {
+	t.Parallel()
+	code, stdout, _ := runZkr(t, "help")
+	require.Equal(t, 0, code)
+	dirs, err := os.ReadDir(filepath.Join("..", "..", "recipes"))
+	require.NoError(t, err)
+	for _, d := range dirs {
+		if d.IsDir() && d.Name() != "internal" {
+			assert.Contains(t, stdout, "recipes/"+d.Name(), "zkr help names %s", d.Name())
+		}
+	}
+	for _, want := range []string{"LeaderSelector", "LeaderLatch", "InterProcessReadWriteLock", "InterProcessMultiLock", "zkr elect", "zkr rwlock"} {
+		assert.Contains(t, stdout, want)
+	}
+}

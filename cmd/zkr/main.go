@@ -91,7 +91,7 @@ var commands = []command{
 		connects: true, nargs: 1, child: true, setup: setupRWLock, help: rwlockHelp},
 	{name: "elect", synopsis: "[flags] PATH -- COMMAND [ARGS]", summary: "run COMMAND while leading the election at PATH (Curator's LeaderSelector)",
 		connects: true, nargs: 1, child: true, setup: setupElect, help: electHelp},
-	{name: "inspect", synopsis: "[flags] PATH", summary: "show the holders and waiters of the lock or semaphore at PATH (reads only)",
+	{name: "inspect", synopsis: "[flags] PATH", summary: "show the holders and waiters of the lock, semaphore or election at PATH (reads only)",
 		connects: true, nargs: 1, setup: setupInspect, help: inspectHelp},
 	{name: "revoke", synopsis: "[flags] NODE", summary: "ask the holder of lock node NODE to release it (Curator's revocation)",
 		connects: true, nargs: 1, setup: setupRevoke, help: revokeHelp},
@@ -233,7 +233,7 @@ func parseArgsAt(fs *flag.FlagSet, args []string) (pos []string, at []int, child
 
 // usage writes zkr's help.
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "zkr: ZooKeeper locks, semaphores, leases and leader election from the shell (zkrecipes, Curator-compatible)")
+	fmt.Fprintln(w, "zkr: ZooKeeper locks, read/write locks, semaphores and leader election from the shell (zkrecipes, Curator-compatible)")
 	fmt.Fprintln(w, "\nUsage:")
 	for _, c := range commands {
 		fmt.Fprintf(w, "  zkr %-9s %s\n      %s\n", c.name, c.synopsis, c.summary)
@@ -249,8 +249,20 @@ func usage(w io.Writer) {
 	fs := flag.NewFlagSet("common", flag.ContinueOnError)
 	registerConnFlags(fs)
 	printFlags(w, fs)
+	fmt.Fprintln(w, "\n"+recipesHelp)
 	fmt.Fprintln(w, "\n"+exitStatuses)
 }
+
+// recipesHelp says which recipe of the library, and of Curator, each
+// command speaks, and which ones inspect reads.
+const recipesHelp = `Recipes (zkrecipes packages; Curator 5.x processes on the same paths take part):
+  lock       recipes/mutex        InterProcessMutex
+  rwlock     recipes/rwlock       InterProcessReadWriteLock
+  semaphore  recipes/semaphore    InterProcessSemaphoreV2 (recipes/leases: its leases;
+                                  recipes/sharedcount: --count-path)
+  elect      recipes/leader       LeaderSelector
+  inspect    also reads recipes/leader's LeaderLatch elections; recipes/multilock
+             (InterProcessMultiLock) is its parts' locks, inspected one path at a time`
 
 // commandUsage writes one command's help.
 func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
