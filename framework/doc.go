@@ -99,7 +99,9 @@
 //
 // An optional namespace prefixes every path, as Curator's usingNamespace
 // does; paths returned by the client are relative to it. Watch events carry
-// the server's full path.
+// the server's full path. New and Connect take the connect string Curator
+// and ZooKeeper's client take ("zk1:2181,zk2:2181/app", see
+// ParseConnectString): its chroot is the namespace.
 //
 // # Metrics and traces
 //
