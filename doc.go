@@ -14,11 +14,19 @@
 //   - recipes/semaphore: SemaphoreV2 and the semaphore mutex.
 //   - recipes/leases: the lease a semaphore hands out.
 //   - recipes/sharedcount: a versioned count, for a semaphore's maximum.
+//   - recipes/multilock: several locks taken all or none (Curator's
+//     InterProcessMultiLock).
+//   - recipes/leader: leader election, Curator's LeaderLatch and
+//     LeaderSelector, and an Observer of an election;
+//     recipes/leader/leaderhttp serves its health to an HTTP probe.
 //   - zktesting: local ZooKeeper servers and ensembles for your own tests,
 //     bound to a testing.TB, and connection faults that expire a session.
-//   - cmd/zkr: the command. Locks and semaphore leases around a shell
-//     command, `zkr inspect` to see who holds what, revocation, a local
-//     server, and a demo (go install github.com/zkrecipes/zkrecipes/cmd/zkr@latest).
+//   - cmd/zkr: the command. A mutex (zkr lock), a read/write lock
+//     (zkr rwlock) and semaphore leases (zkr semaphore) around a shell
+//     command or, for zkr lock, until interrupted; a command run while it
+//     leads an election (zkr elect); `zkr inspect` to see who holds or
+//     leads what, revocation, a local server, and a demo
+//     (go install github.com/zkrecipes/zkrecipes/cmd/zkr@latest).
 //
 // The shortest use:
 //

@@ -10,9 +10,9 @@
 # directives, so users' builds and `go install .../cmd/zkr@latest` are not
 # affected.
 #
-# A nested module (zktesting/zkcontainer) requires the root module at the
-# version it will be released with, which the module proxy may not have
-# yet; the workspace replaces that version by the root of this checkout, so
+# A nested module (zktesting/zkcontainer, observe/otelzk) requires the root
+# module at the version it will be released with, which the module proxy
+# may not have yet; the workspace replaces that version by the root of this checkout, so
 # that the two build and change together.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +22,7 @@ patched=v1.0.4
 out=.run/gowork
 patch=.ci/go-zookeeper-lastzxid.patch
 # The nested modules of the workspace, besides the root.
-modules=(zktesting/zkcontainer)
+modules=(zktesting/zkcontainer observe/otelzk)
 root=$(go list -m -f '{{.Path}}')
 
 version=$(go list -m -f '{{.Version}}' "$zk")

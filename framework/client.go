@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,24 +47,26 @@ type Client struct {
 
 	holdsOnce    sync.Once
 	holdRegistry *holdFanout // see holds
+
+	loggers sync.Map // component name → *slog.Logger (Hooks.Logger)
 }
 
-// New validates the server list and options, starts connecting in the
+// New validates the servers and options, starts connecting in the
 // background and returns at once; use WaitConnected to wait for a session.
-// servers are "host:port" strings; a host without a port means 2181. A
-// chroot ("host:2181/app") is refused with ErrInvalidAddress: give it as
-// WithNamespace("/app").
+// servers are "host:port" strings, or connect strings as Curator and
+// ZooKeeper's client take them, whole ("zk1:2181,zk2:2181/app") or split
+// at the commas: the elements are joined with commas and read by
+// ParseConnectString. A host without a port means 2181. A chroot ("/app"
+// after the last server) becomes the client's namespace, as if given with
+// WithNamespace; a chroot and a different WithNamespace fail with an error
+// wrapping ErrNamespaceConflict.
 func New(servers []string, opts ...Option) (*Client, error) {
 	if len(servers) == 0 {
 		return nil, ErrNoServers
 	}
-	addrs := make([]string, len(servers))
-	for i, s := range servers {
-		addr, err := serverAddress(s)
-		if err != nil {
-			return nil, err
-		}
-		addrs[i] = addr
+	addrs, chroot, err := ParseConnectString(strings.Join(servers, ","))
+	if err != nil {
+		return nil, err
 	}
 	cfg := defaultConfig()
 	for _, opt := range opts {
@@ -73,6 +76,9 @@ func New(servers []string, opts ...Option) (*Client, error) {
 		if err := opt(&cfg); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.namespace, err = chrootNamespace(chroot, cfg.namespace); err != nil {
+		return nil, err
 	}
 	if !leaseKeepable(cfg.sessionTimeout, cfg.leaseMargin, cfg.serverLag) {
 		return nil, fmt.Errorf("%w: a session timeout of %v is too short for a server lag of %v: the session lease "+
@@ -101,6 +107,9 @@ func New(servers []string, opts ...Option) (*Client, error) {
 		stop()
 		return nil, err
 	}
+	if cfg.observer != nil {
+		c.observeStates(cfg.observer) // before the first state, so that none is missed
+	}
 	c.wg.Add(1)
 	// Ends when Close cancels life.
 	go c.runStates()
@@ -110,7 +119,10 @@ func New(servers []string, opts ...Option) (*Client, error) {
 // WaitConnected blocks until the client is connected, the context ends,
 // the server refuses a credential of WithAuth (an error wrapping
 // ErrAuthFailed) or the client is closed (ErrClosed). When ctx ends, the
-// error wraps the context's error and ConnectionError's.
+// error wraps ErrUnreachable, ErrNotConnected, the context's error and the
+// last failure to reach a server, and says each once: the servers, why the
+// wait ended (the context's cause, if it has one: see
+// context.WithTimeoutCause) and the last failure.
 func (c *Client) WaitConnected(ctx context.Context) error {
 	for {
 		c.mu.Lock()
@@ -128,7 +140,7 @@ func (c *Client) WaitConnected(ctx context.Context) error {
 		case <-ch:
 		case <-c.authRefused:
 		case <-ctx.Done():
-			return fmt.Errorf("framework: waiting for a connection: %w: %w", ctx.Err(), c.ConnectionError())
+			return c.unreachable(ctx)
 		case <-c.life.Done():
 			return ErrClosed
 		}

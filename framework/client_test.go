@@ -23,8 +23,8 @@ func TestNew_RejectsBadInput(t *testing.T) {
 	}{
 		{"no servers", nil, nil, framework.ErrNoServers},
 		{"empty server", []string{""}, nil, framework.ErrInvalidAddress},
-		{"chroot", []string{"127.0.0.1:2181/app"}, nil, framework.ErrInvalidAddress},
-		{"chroot without a port", []string{"127.0.0.1/app"}, nil, framework.ErrInvalidAddress},
+		{"bad chroot", []string{"127.0.0.1:2181/app/"}, nil, framework.ErrInvalidAddress},
+		{"chroot and another namespace", []string{"127.0.0.1/app"}, []framework.Option{framework.WithNamespace("/b")}, framework.ErrNamespaceConflict},
 		{"bracketed host without a port, bad", []string{"[::1"}, nil, framework.ErrInvalidAddress},
 		{"empty port", []string{"127.0.0.1:"}, nil, framework.ErrInvalidAddress},
 		{"port out of range", []string{"127.0.0.1:65536"}, nil, framework.ErrInvalidAddress},
@@ -36,7 +36,8 @@ func TestNew_RejectsBadInput(t *testing.T) {
 		{"negative session timeout", []string{"127.0.0.1:1"}, []framework.Option{framework.WithSessionTimeout(-time.Second)}, framework.ErrInvalidOption},
 		{"zero connection timeout", []string{"127.0.0.1:1"}, []framework.Option{framework.WithConnectionTimeout(0)}, framework.ErrInvalidOption},
 		{"nil retry policy", []string{"127.0.0.1:1"}, []framework.Option{framework.WithRetryPolicy(nil)}, framework.ErrInvalidOption},
-		{"bad namespace", []string{"127.0.0.1:1"}, []framework.Option{framework.WithNamespace("app")}, framework.ErrInvalidOption},
+		{"bad namespace", []string{"127.0.0.1:1"}, []framework.Option{framework.WithNamespace("app/")}, framework.ErrInvalidOption},
+		{"empty namespace", []string{"127.0.0.1:1"}, []framework.Option{framework.WithNamespace("")}, framework.ErrInvalidOption},
 		{"root namespace", []string{"127.0.0.1:1"}, []framework.Option{framework.WithNamespace("/")}, framework.ErrInvalidOption},
 		{"nil ACL provider", []string{"127.0.0.1:1"}, []framework.Option{framework.WithACLProvider(nil)}, framework.ErrInvalidOption},
 		{"empty auth scheme", []string{"127.0.0.1:1"}, []framework.Option{framework.WithAuth("", nil)}, framework.ErrInvalidOption},
@@ -53,16 +54,13 @@ func TestNew_RejectsBadInput(t *testing.T) {
 }
 
 // Connect strings as Curator users write them: a host without a port is
-// on 2181; a chroot is refused with a pointer to WithNamespace.
+// on 2181.
 func TestNew_ConnectStringsAsCuratorWritesThem(t *testing.T) {
 	for _, servers := range [][]string{{"127.0.0.1"}, {"localhost"}, {"[::1]"}, {"127.0.0.1", "127.0.0.1:2182"}} {
 		c, err := framework.New(servers, framework.WithLogger(slog.New(slog.DiscardHandler)))
 		require.NoError(t, err, "%q", servers)
 		c.Close()
 	}
-	_, err := framework.New([]string{"127.0.0.1:2181/app"})
-	require.ErrorIs(t, err, framework.ErrInvalidAddress)
-	assert.Contains(t, err.Error(), `WithNamespace("/app")`)
 }
 
 func TestClient_BadPathsAreRejectedBeforeTheServer(t *testing.T) {
@@ -231,6 +229,23 @@ func TestClient_NamespaceIsolatesPaths(t *testing.T) {
 	sp, err := a.ServerPath("/x")
 	require.NoError(t, err)
 	assert.Equal(t, root+"/a/x", sp)
+}
+
+// Curator writes a namespace without its slash (usingNamespace("app")):
+// "app" is "/app".
+func TestClient_NamespaceWithoutASlashIsTheSame(t *testing.T) {
+	servers := zktest.Servers(t)
+	root := zktest.UniquePath(t)
+	bare := connect(t, servers, framework.WithNamespace(root[1:]))
+	slashed := connect(t, servers, framework.WithNamespace(root))
+	ctx := testContext(t)
+
+	assert.Equal(t, root, bare.Namespace())
+	_, err := bare.Create(ctx, "/x", []byte("v"), framework.Persistent, framework.WithParents())
+	require.NoError(t, err)
+	data, _, err := slashed.Get(ctx, "/x")
+	require.NoError(t, err)
+	assert.Equal(t, []byte("v"), data)
 }
 
 func TestClient_CreatorACLKeepsOtherCredentialsOut(t *testing.T) {

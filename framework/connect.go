@@ -2,7 +2,9 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"strings"
 )
 
@@ -19,47 +21,44 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 	if err != nil {
 		return nil, err
 	}
-	caller := ctx
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.cfg.connectionTimeout)
+		ctx, cancel = context.WithTimeoutCause(ctx, c.cfg.connectionTimeout,
+			fmt.Errorf("the connection timeout (%v) ran out", c.cfg.connectionTimeout))
 		defer cancel()
 	}
 	if err := c.WaitConnected(ctx); err != nil {
-		if ctx.Err() != nil {
-			err = c.unreachable(caller, ctx)
-		}
 		c.Close()
 		return nil, err
 	}
 	return c, nil
 }
 
-// unreachable is the error of a Connect whose wait ended: caller is the
-// caller's context, waited the one the wait ran under.
-func (c *Client) unreachable(caller, waited context.Context) error {
-	e := &unreachableError{servers: strings.Join(c.servers, ","), ctxErr: waited.Err()}
-	e.whose = "the caller's context ended"
-	if caller.Err() == nil {
-		e.whose = fmt.Sprintf("the connection timeout (%v) ran out", c.cfg.connectionTimeout)
+// unreachable is the error of a wait for a connection that ctx ended.
+func (c *Client) unreachable(ctx context.Context) error {
+	e := &unreachableError{servers: strings.Join(c.servers, ","), ctxErr: ctx.Err()}
+	e.whose = fmt.Sprintf("the caller's context ended (%v)", e.ctxErr)
+	if cause := context.Cause(ctx); cause != nil && cause != e.ctxErr {
+		e.whose = cause.Error() // says itself whose deadline it was
 	}
-	e.addr, e.last = c.reach.last()
+	e.last = c.lastAttempt()
 	return e
 }
 
-// unreachableError is the error of a Connect that found no server in time.
+// unreachableError is the error of a wait that found no server in time.
+// It says each thing once: the servers, whose deadline ended the wait,
+// and the last failure to reach a server.
 type unreachableError struct {
 	servers string
 	whose   string // whose deadline ended the wait
 	ctxErr  error
-	addr    string // of the last failed attempt, if any
-	last    error  // its failure
+	last    error // the last failure to reach a server (an attemptError), if any
 }
 
 func (e *unreachableError) Error() string {
-	msg := fmt.Sprintf("framework: connect to %s: no session before %s: %v: %v", e.servers, e.whose, ErrUnreachable, e.ctxErr)
+	msg := fmt.Sprintf("framework: unreachable: no session with %s before %s", e.servers, e.whose)
 	if e.last != nil {
-		msg += fmt.Sprintf("; last attempt, %s: %v", e.addr, e.last)
+		msg += "; " + e.last.Error()
 	}
 	return msg
 }
@@ -71,4 +70,37 @@ func (e *unreachableError) Unwrap() []error {
 		errs = append(errs, e.last)
 	}
 	return errs
+}
+
+// attemptError is the last failure to reach a server, said once: without
+// the dial's own "dial tcp ADDR:", and without the address when the
+// client has only that one server.
+type attemptError struct {
+	addr  string // the address dialled
+	only  bool   // the client's only server
+	cause error
+}
+
+func (e attemptError) Error() string {
+	text := e.cause.Error()
+	var op *net.OpError
+	if errors.As(e.cause, &op) && op.Err != nil {
+		text = op.Err.Error()
+	}
+	if e.only {
+		return "last attempt: " + text
+	}
+	return "last attempt, " + e.addr + ": " + text
+}
+
+func (e attemptError) Unwrap() error { return e.cause }
+
+// lastAttempt returns the last failure to reach a server since the client
+// was last connected, or nil.
+func (c *Client) lastAttempt() error {
+	addr, err := c.reach.last()
+	if err == nil {
+		return nil
+	}
+	return attemptError{addr: addr, only: len(c.servers) == 1 && c.servers[0] == addr, cause: err}
 }

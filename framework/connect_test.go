@@ -2,6 +2,9 @@ package framework_test
 
 import (
 	"context"
+	"errors"
+	"log/slog"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -41,4 +44,33 @@ func TestConnect_RunningOutIsUnreachableAndSaysWhoseDeadline(t *testing.T) {
 			assert.Contains(t, err.Error(), addr)
 		})
 	}
+}
+
+// A wait that runs out says each thing once: the server, why the wait
+// ended and the last failure; it stays errors.Is-able to ErrUnreachable,
+// the context's error and the dial's error.
+func TestWaitConnected_UnreachableSaysItsCauseOnce(t *testing.T) {
+	addr := deadAddress(t)
+	c, err := framework.New([]string{addr}, framework.WithLogger(slog.New(slog.DiscardHandler)))
+	require.NoError(t, err)
+	defer c.Close()
+	ctx, cancel := context.WithTimeoutCause(context.Background(), 500*time.Millisecond, errors.New("--connect-timeout (500ms) ran out"))
+	defer cancel()
+	err = c.WaitConnected(ctx)
+	require.ErrorIs(t, err, framework.ErrUnreachable)
+	require.ErrorIs(t, err, framework.ErrNotConnected)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.ErrorIs(t, err, syscall.ECONNREFUSED)
+	msg := err.Error()
+	assert.Equal(t, 1, strings.Count(msg, addr), "the server once: %s", msg)
+	assert.Equal(t, 1, strings.Count(msg, "unreachable"), "unreachable once: %s", msg)
+	assert.Equal(t, 1, strings.Count(msg, "ran out"), "why once: %s", msg)
+	assert.NotContains(t, msg, "not connected", "the same cause in other words: %s", msg)
+	assert.NotContains(t, msg, "deadline exceeded", "the cause says whose deadline: %s", msg)
+	assert.Contains(t, msg, "--connect-timeout (500ms) ran out")
+
+	_, err = framework.Connect(context.Background(), []string{addr}, framework.WithConnectionTimeout(300*time.Millisecond))
+	require.ErrorIs(t, err, framework.ErrUnreachable)
+	assert.Equal(t, 1, strings.Count(err.Error(), addr), "the server once: %s", err)
+	assert.Equal(t, 1, strings.Count(err.Error(), "unreachable"), "unreachable once: %s", err)
 }

@@ -59,10 +59,11 @@
 //     ephemerals is found by their ids, and their absence proves only
 //     while the session it ran in lives). See [Client.Set], [Client.Delete]
 //     and [Client.Multi].
-//   - A guard ([GuardOp], which every recipe's hold offers as Guard) makes
-//     a transaction fail unless the hold's node is still there as handed
-//     out, checked by the server atomically with the writes beside it; the
-//     error then wraps the library's ErrLost.
+//   - A guard ([GuardOp], which every recipe's hold offers as Guard, a
+//     multi-lock's hold as Guards, one per part) makes a transaction fail
+//     unless the hold's node is still there as handed out, checked by the
+//     server atomically with the writes beside it; the error then wraps the
+//     library's ErrLost.
 //   - A protected create ([Client.CreateProtected]) returns exactly one node
 //     that the caller owns, or an error and no node: the node name carries a
 //     protection id, so a create whose answer was lost is found again rather
@@ -99,5 +100,37 @@
 //
 // An optional namespace prefixes every path, as Curator's usingNamespace
 // does; paths returned by the client are relative to it. Watch events carry
-// the server's full path.
+// the server's full path. New and Connect take the connect string Curator
+// and ZooKeeper's client take ("zk1:2181,zk2:2181/app", see
+// ParseConnectString): its chroot is the namespace.
+//
+// # Metrics and traces
+//
+// An [Observer] given with [WithObserver] hears what the client and every
+// recipe on it do: each try of a server call with its op and latency
+// ([RequestEvent]), each retry ([RetryEvent]), each connection state with
+// the session lease's margin ([StateEvent]), and from the recipes each
+// acquire's start and end with its wait ([AcquireEvent]), each hold's end
+// with how long it was held and why ([HoldEvent], [Cause]: released, or
+// lost to a suspension, the lease, the session, a deletion or a maximum
+// hold time), and each term of leadership ([TermEvent]). The design
+// follows Curator's TracerDriver, with one method per kind of event, each
+// taking one struct, so that events can grow fields, and [NoopObserver]
+// to embed, so that an observer implements only what it needs and keeps
+// compiling when methods are added. The recipes reach the observer
+// through [Hooks.Observer] at a few shared places (the lock engine's
+// acquire, the hold watch that every lock and lease uses, the term of
+// leadership), not in each recipe; a multi-lock reports through its
+// parts. Without an observer, reporting costs a nil check: no clock
+// reading, no allocation, no interface call. The module
+// github.com/zkrecipes/zkrecipes/observe/otelzk turns the events into
+// OpenTelemetry metrics and spans, so that this module needs no
+// OpenTelemetry itself.
+//
+// Each recipe logs under its own component ([Hooks.Logger]:
+// component=zkrecipes/leader, zkrecipes/mutex, ...), the client under
+// zkrecipes/framework. The end of a hold or a term that its holder hears
+// of through its loss signal is news, not trouble, and is logged at Info;
+// Warn is for what needs a look: a clean-up that failed, a grant too short
+// for the configured server lag, a session given up.
 package framework

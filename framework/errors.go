@@ -26,11 +26,16 @@ var (
 	ErrInvalidOption = errors.New("framework: invalid option")
 	// ErrNoServers is returned by New for an empty server list.
 	ErrNoServers = errors.New("framework: no servers given")
-	// ErrInvalidAddress is returned by New for a server address that is not
-	// host or host:port with a port from 1 to 65535 (a chroot suffix
-	// included: use WithNamespace), or when no server's name resolves; the
-	// error names the address and the cause.
+	// ErrInvalidAddress is returned by New and ParseConnectString for a
+	// server address that is not host or host:port with a port from 1 to
+	// 65535, a connect string without a server, or a bad chroot, and by
+	// New when no server's name resolves; the error names the address and
+	// the cause.
 	ErrInvalidAddress = errors.New("framework: invalid server address")
+	// ErrNamespaceConflict is returned by New when the connect string has
+	// a chroot and WithNamespace names another namespace: the client has
+	// one. It wraps ErrInvalidOption.
+	ErrNamespaceConflict = fmt.Errorf("%w: the connect string's chroot and the namespace differ", ErrInvalidOption)
 	// ErrSessionChanged is returned by a call bound to a session (see
 	// BindSession) when the client is now in another session: ephemeral
 	// nodes of the old session are gone.

@@ -10,7 +10,7 @@ import (
 	"github.com/zkrecipes/zkrecipes"
 )
 
-func TestGuardFailure(t *testing.T) {
+func TestFailedOp(t *testing.T) {
 	failed := opError("multi", "", zk.ErrNoNode)
 	inconsistent := errors.New("unknown error: -2")
 	guard, check, set := GuardOp("/held", -1), CheckOp("/other", -1), SetOp("/config", nil, -1)
@@ -31,15 +31,27 @@ func TestGuardFailure(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := guardFailure(tc.ops, tc.results, tc.err)
+			err := failedOp(tc.ops, tc.results, tc.err)
 			if tc.err == nil {
 				assert.NoError(t, err)
 				return
 			}
-			assert.ErrorIs(t, err, zk.ErrNoNode, "the server's error is kept")
+			serverErr := error(zk.ErrNoNode) // of the transaction, when no result says
+			for _, r := range tc.results {
+				if r.Err != nil {
+					serverErr = r.Err
+					break
+				}
+			}
+			assert.ErrorIs(t, err, serverErr, "the server's error is kept")
 			assert.Equal(t, tc.lost, errors.Is(err, zkrecipes.ErrLost))
 			if tc.lost {
 				assert.Contains(t, err.Error(), "/held")
+			}
+			var op *MultiOpError
+			if assert.Equal(t, tc.results != nil, errors.As(err, &op), "the failing op is named") && op != nil {
+				assert.Equal(t, tc.ops[op.Index].path, op.Path)
+				assert.NotNil(t, tc.results[op.Index].Err)
 			}
 		})
 	}

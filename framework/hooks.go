@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"log/slog"
 	"time"
 )
 
@@ -91,4 +92,17 @@ func (h Hooks) DeleteProtected(p ProtectedCleanup) (<-chan struct{}, error) {
 // its own node vanished.
 func (h Hooks) RetryWait(ctx context.Context, attempt int, start time.Time) error {
 	return h.c.retryWait(ctx, attempt, start)
+}
+
+// Logger returns the logger of a recipe, the client's logger (WithLogger)
+// with the attribute component=zkrecipes/<component>, so that each recipe
+// logs under its own name ("leader", "mutex") rather than the client's
+// ("framework"). The client keeps one logger per component: asking again
+// allocates nothing.
+func (h Hooks) Logger(component string) *slog.Logger {
+	if l, ok := h.c.loggers.Load(component); ok {
+		return l.(*slog.Logger)
+	}
+	l, _ := h.c.loggers.LoadOrStore(component, h.c.cfg.logger.With("component", "zkrecipes/"+component))
+	return l.(*slog.Logger)
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -74,35 +72,4 @@ func (hp *hostProvider) Connected() {
 	hp.mu.Lock()
 	defer hp.mu.Unlock()
 	hp.failures = 0
-}
-
-// defaultPort is ZooKeeper's client port, for an address without one (as
-// Curator and ZooKeeper's own client read it).
-const defaultPort = "2181"
-
-// serverAddress checks a server address before anything is dialled and
-// returns it as host:port: a host, and a port from 1 to 65535 (2181 when
-// none is given). A chroot suffix ("host:2181/app") is refused: the client
-// takes its namespace from WithNamespace.
-func serverAddress(s string) (string, error) {
-	if i := strings.IndexByte(s, '/'); i >= 0 {
-		return "", fmt.Errorf("%w: %q: a chroot in the connect string is not supported; use WithNamespace(%q)",
-			ErrInvalidAddress, s, s[i:])
-	}
-	host, port, err := net.SplitHostPort(s)
-	var addrErr *net.AddrError
-	if errors.As(err, &addrErr) && addrErr.Err == "missing port in address" {
-		host, port, err = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]"), defaultPort, nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("%w: %q: %w", ErrInvalidAddress, s, err)
-	}
-	n, err := strconv.Atoi(port)
-	switch {
-	case host == "":
-		return "", fmt.Errorf("%w: %q has no host", ErrInvalidAddress, s)
-	case err != nil || n < 1 || n > 65535:
-		return "", fmt.Errorf("%w: %q: port must be a number from 1 to 65535", ErrInvalidAddress, s)
-	}
-	return net.JoinHostPort(host, port), nil
 }

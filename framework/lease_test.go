@@ -303,3 +303,14 @@ func TestAckTracker_SteadyStateAllocatesNothing(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+// The cost the lease adds to each request and its reply.
+func BenchmarkAckTracker_RequestAndReply(b *testing.B) {
+	tr := connectedTracker(newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0), 5, 0)
+	req, rep := request(7), replyHead(7, 0)
+	b.ReportAllocs()
+	for b.Loop() {
+		tr.sending(req)
+		tr.replied(rep)
+	}
+}

@@ -23,6 +23,42 @@ type Op struct {
 
 type opKind int
 
+// MultiOpError is the error of a Multi that the server failed at one of
+// its operations: "framework: multi: op 1 (create /a/b): zk: node already
+// exists". It wraps the server's error, and for a GuardOp zkrecipes.ErrLost
+// too.
+type MultiOpError struct {
+	Index int    // the operation's place in the transaction, from 0
+	Kind  string // create, delete, set, check or guard
+	Path  string // the operation's path, relative to the namespace
+	Err   error  // the server's error
+}
+
+// Error names the operation and says the server's error.
+func (e *MultiOpError) Error() string {
+	return fmt.Sprintf("op %d (%s %s): %v", e.Index, e.Kind, printablePath(e.Path), e.Err)
+}
+
+// Unwrap returns the server's error.
+func (e *MultiOpError) Unwrap() error { return e.Err }
+
+// kindName names the operation's kind, for errors.
+func (o Op) kindName() string {
+	switch {
+	case o.guard:
+		return "guard"
+	case o.kind == opCreate:
+		return "create"
+	case o.kind == opDelete:
+		return "delete"
+	case o.kind == opSet:
+		return "set"
+	case o.kind == opCheck:
+		return "check"
+	}
+	return "op"
+}
+
 const (
 	opCreate opKind = iota + 1
 	opDelete
@@ -72,9 +108,10 @@ type OpResult struct {
 	Err error
 }
 
-// Multi runs ops as one transaction: all of them or none. When it fails,
-// the error wraps the first failing operation's error and the results say
-// which operation failed; failed at a GuardOp, it also wraps
+// Multi runs ops as one transaction: all of them or none. When the server
+// fails it, the error is a *MultiOpError (errors.As) that names the
+// operation it failed at (index, kind, path) and wraps the server's error,
+// and the results say the same; failed at a GuardOp, it also wraps
 // zkrecipes.ErrLost.
 //
 // A Multi is never applied twice, and never reported failed after it ran,
@@ -131,14 +168,15 @@ func (c *Client) multiSent(ctx context.Context, ops ...Op) (results []OpResult, 
 			results[i].Path = c.clientPath(r.String)
 		}
 	}
-	return results, sent, guardFailure(ops, results, err)
+	return results, sent, failedOp(ops, results, err)
 }
 
-// guardFailure turns the error of a transaction that the server failed at
-// a GuardOp into the loss of the hold it stands for. Only the failing
-// operation has an error of its own: those before it have none, those
-// after it the server's "runtime inconsistency".
-func guardFailure(ops []Op, results []OpResult, err error) error {
+// failedOp names, in the error of a transaction that the server failed,
+// the operation it failed at (see MultiOpError); failed at a GuardOp, the
+// error is the loss of the hold it stands for. Only the failing operation
+// has an error of its own: those before it have none, those after it the
+// server's "runtime inconsistency".
+func failedOp(ops []Op, results []OpResult, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -146,10 +184,11 @@ func guardFailure(ops []Op, results []OpResult, err error) error {
 		if r.Err == nil {
 			continue
 		}
-		if !ops[i].guard {
-			return err
+		cause := r.Err
+		if ops[i].guard {
+			cause = fmt.Errorf("%w: %w", zkrecipes.ErrLost, r.Err)
 		}
-		return opError("multi", "", fmt.Errorf("%w: guard %s: %w", zkrecipes.ErrLost, ops[i].path, r.Err))
+		return opError("multi", "", &MultiOpError{Index: i, Kind: ops[i].kindName(), Path: ops[i].path, Err: cause})
 	}
 	return err
 }

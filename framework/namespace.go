@@ -49,3 +49,16 @@ func (c *Client) ServerPath(path string) (string, error) {
 	}
 	return p, nil
 }
+
+// chrootNamespace returns the namespace of a client given the chroot of
+// its connect string and the namespace of WithNamespace, either or both
+// "": the one given, or both if they agree.
+func chrootNamespace(chroot, ns string) (string, error) {
+	switch {
+	case chroot == "":
+		return ns, nil
+	case ns == "", ns == chroot:
+		return chroot, nil
+	}
+	return "", fmt.Errorf("%w: chroot %s, namespace %s; give the namespace once", ErrNamespaceConflict, chroot, ns)
+}

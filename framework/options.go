@@ -3,6 +3,7 @@ package framework
 import (
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -24,7 +25,8 @@ type config struct {
 	zkOptions         []func(*zk.Conn)
 	leaseMargin       float64
 	serverLag         time.Duration
-	clock             clock // nil: the process's; a test's seam (export_test.go)
+	clock             clock    // nil: the process's; a test's seam (export_test.go)
+	observer          Observer // nil: none (WithObserver)
 }
 
 type authCred struct {
@@ -141,10 +143,16 @@ func WithRetryPolicy(p RetryPolicy) Option {
 	}
 }
 
-// WithNamespace prefixes every path with ns, which must be a valid absolute
-// path other than "/". Default: no namespace.
+// WithNamespace prefixes every path with ns, Curator's usingNamespace:
+// "app" and "/app" both name the namespace /app, which must be a valid
+// path other than "/" (Curator's own namespaces are written without the
+// slash). A connect string's chroot is a namespace too (see New). Default:
+// no namespace.
 func WithNamespace(ns string) Option {
 	return func(c *config) error {
+		if !strings.HasPrefix(ns, "/") {
+			ns = "/" + ns
+		}
 		if err := zkpath.Validate(ns); err != nil || ns == "/" {
 			return fmt.Errorf("%w: namespace %q must be a valid path other than /", ErrInvalidOption, ns)
 		}

@@ -96,8 +96,8 @@ func (c *Client) ConnectionError() error {
 		return fmt.Errorf("%w: %w", ErrNotConnected, refused)
 	}
 	servers := strings.Join(c.servers, ",")
-	if addr, err := c.reach.last(); err != nil {
-		return fmt.Errorf("%w: servers %s: last attempt, %s: %w", ErrNotConnected, servers, addr, err)
+	if last := c.lastAttempt(); last != nil {
+		return fmt.Errorf("%w: servers %s; %w", ErrNotConnected, servers, last)
 	}
 	return fmt.Errorf("%w: servers %s", ErrNotConnected, servers)
 }

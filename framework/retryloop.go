@@ -86,8 +86,16 @@ func retryMaking[T any](ctx context.Context, c *Client, op, path string, fn atte
 // tries as the policy says. An error is wrapped in an OpError.
 func retrySteps[T any](ctx context.Context, c *Client, op, path string, try func() (T, error)) (T, error) {
 	start := time.Now()
+	observer := c.cfg.observer
 	for n := 0; ; n++ {
+		var began time.Time
+		if observer != nil {
+			began = time.Now()
+		}
 		v, err := try()
+		if observer != nil {
+			c.observeTry(op, path, began, err)
+		}
 		if err == nil {
 			return v, nil
 		}
@@ -102,6 +110,9 @@ func retrySteps[T any](ctx context.Context, c *Client, op, path string, try func
 			return zero, opError(op, path, werr)
 		}
 		c.log.Debug("retried", "op", op, "path", path, "attempt", n+1, "err", err)
+		if observer != nil {
+			observer.OnRetry(RetryEvent{Op: op, Path: path, Attempt: n + 1, Err: err})
+		}
 	}
 }
 

@@ -8,10 +8,16 @@
 //
 //	func TestBilling(t *testing.T) {
 //		server := zktesting.NewServer(t) // or zktesting.NewEnsemble(t, 3)
-//		client, err := framework.Connect(ctx, []string{server.Addr()})
+//		client, err := framework.Connect(t.Context(), []string{server.Addr()})
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		defer client.Close()
 //		...
-//		err = server.Restart(ctx) // same port, same data; live sessions survive
+//		err = server.Restart(t.Context()) // same port, same data; live sessions survive
 //	}
+//
+// The package's examples run as written.
 //
 // Outside tests (a command's own server, a demo), Start and StartEnsemble
 // return the same types and leave the stopping to the caller's Close.

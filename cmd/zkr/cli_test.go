@@ -25,7 +25,8 @@ func TestZkr_BadInputGivesOneLineAndStatus2(t *testing.T) {
 		{"nosuch"},
 		{"lock", "--nosuchflag", "/a", "--", "true"},
 		{"lock", "--servers", servers, "relative/path", "--", "true"},
-		{"lock", "--servers", servers, "/a"},
+		{"lock", "--servers", servers, "/a", "--"},
+		{"semaphore", "--servers", servers, "--leases", "1", "/a"},
 		{"lock", "--servers", servers, "/a", "/b", "--", "true"},
 		{"lock", "--servers", servers, "--on-lost", "maybe", "/a", "--", "true"},
 		{"lock", "--servers", servers, "--timeout", "soon", "/a", "--", "true"},
@@ -170,4 +171,49 @@ func TestServer_FailsWhenThePortIsTaken(t *testing.T) {
 	assert.Equal(t, exitError, code, stderr)
 	assert.Empty(t, stdout, "no connect string for a server that does not run")
 	assert.Contains(t, stderr, "port in use")
+}
+
+// A COMMAND given without the "--" before it is refused with a message
+// that says to put it there, before anything is acquired.
+func TestZkr_CommandWithoutDashDashSaysToPutItThere(t *testing.T) {
+	t.Parallel()
+	servers := zktest.Servers(t)
+	path := zktest.UniquePath(t)
+	for _, tc := range []struct {
+		args    []string // before PATH
+		command []string
+	}{
+		{[]string{"lock"}, []string{"true"}},
+		{[]string{"lock"}, []string{"sh", "-c", "exit 0"}},
+		{[]string{"semaphore", "--leases", "2"}, []string{"true"}},
+		{[]string{"rwlock", "--read"}, []string{"true"}},
+		{[]string{"elect"}, []string{"true"}},
+	} {
+		args := append(append(append(tc.args, "--servers", servers), path), tc.command...)
+		code, _, stderr := runZkr(t, args...)
+		assert.Equal(t, exitUsage, code, "%q: %s", args, stderr)
+		assert.Contains(t, stderr, "put -- before COMMAND", "%q", args)
+		assert.Contains(t, stderr, path+" -- "+strings.Join(tc.command, " "), "%q: the message shows the fix", args)
+	}
+	c := zktest.Connect(t, servers)
+	ok, _, err := c.Exists(zktest.Context(t), path)
+	require.NoError(t, err)
+	assert.False(t, ok, "nothing was acquired")
+}
+
+// zkr help names every recipe of the library, and which command speaks it.
+func TestZkr_HelpListsEveryRecipe(t *testing.T) {
+	t.Parallel()
+	code, stdout, _ := runZkr(t, "help")
+	require.Equal(t, 0, code)
+	dirs, err := os.ReadDir(filepath.Join("..", "..", "recipes"))
+	require.NoError(t, err)
+	for _, d := range dirs {
+		if d.IsDir() && d.Name() != "internal" {
+			assert.Contains(t, stdout, "recipes/"+d.Name(), "zkr help names %s", d.Name())
+		}
+	}
+	for _, want := range []string{"LeaderSelector", "LeaderLatch", "InterProcessReadWriteLock", "InterProcessMultiLock", "zkr elect", "zkr rwlock"} {
+		assert.Contains(t, stdout, want)
+	}
 }

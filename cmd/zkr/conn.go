@@ -51,38 +51,6 @@ func (c *connFlags) connectString(e *env) string {
 	return s
 }
 
-// serverList returns the servers to connect to, without a chroot.
-func (c *connFlags) serverList(e *env) []string {
-	s, _, _ := strings.Cut(c.connectString(e), "/")
-	var out []string
-	for _, part := range strings.Split(s, ",") {
-		if part = strings.TrimSpace(part); part != "" {
-			out = append(out, part)
-		}
-	}
-	return out
-}
-
-// namespaceOf returns the namespace: --namespace, or the chroot of the
-// connect string ("zk1:2181,zk2:2181/app", as Curator users write it), with
-// the leading slash Curator leaves out ("app" is "/app"). Both at once must
-// agree.
-func (c *connFlags) namespaceOf(e *env) (string, error) {
-	ns := c.namespace
-	if ns != "" && !strings.HasPrefix(ns, "/") {
-		ns = "/" + ns
-	}
-	_, chroot, ok := strings.Cut(c.connectString(e), "/")
-	if !ok {
-		return ns, nil
-	}
-	chroot = "/" + chroot
-	if ns != "" && ns != chroot {
-		return "", usagef("the connect string's chroot %s and --namespace %s differ; give the namespace once", chroot, ns)
-	}
-	return chroot, nil
-}
-
 // newClient returns a client that is connecting in the background; it
 // checks the flags, so that bad input fails before any wait.
 func (c *connFlags) newClient(e *env) (*framework.Client, error) {
@@ -94,12 +62,10 @@ func (c *connFlags) newClient(e *env) (*framework.Client, error) {
 		framework.WithConnectionTimeout(c.connectTimeout),
 		framework.WithLogger(slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError}))),
 	}
-	ns, err := c.namespaceOf(e)
-	if err != nil {
-		return nil, err
-	}
-	if ns != "" {
-		opts = append(opts, framework.WithNamespace(ns))
+	if c.namespace != "" {
+		// "app" is "/app"; a chroot in the connect string that names
+		// another fails with framework.ErrNamespaceConflict.
+		opts = append(opts, framework.WithNamespace(c.namespace))
 	}
 	if c.auth != "" {
 		if !strings.Contains(c.auth, ":") {
@@ -107,30 +73,29 @@ func (c *connFlags) newClient(e *env) (*framework.Client, error) {
 		}
 		opts = append(opts, framework.WithAuth("digest", []byte(c.auth)))
 	}
-	return framework.New(c.serverList(e), opts...)
+	// The connect string as Curator's: its chroot is the namespace.
+	return framework.New([]string{c.connectString(e)}, opts...)
 }
 
 // waitConnected waits for the client's first session, at most
 // --connect-timeout, and at most bound if that is not negative (--timeout
-// bounds the whole wait).
+// bounds the whole wait). When it runs out, the client's error says the
+// servers, which of the two ran out and the last failure, once each,
+// after zkr's "ZooKeeper unreachable" (status 3).
 func (c *connFlags) waitConnected(ctx context.Context, e *env, client *framework.Client, bound time.Duration) error {
-	limit := c.connectTimeout
+	limit, whose := c.connectTimeout, "--connect-timeout"
 	if bound > 0 && bound < limit {
-		limit = bound
+		limit, whose = bound, "--timeout"
 	}
-	ctx, cancel := context.WithTimeout(ctx, limit)
+	ctx, cancel := context.WithTimeoutCause(ctx, limit, fmt.Errorf("%s (%v) ran out", whose, limit))
 	defer cancel()
-	err := client.WaitConnected(ctx)
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, context.DeadlineExceeded):
-		// The client's error names the servers, whose deadline ran out and
-		// the last dial error.
-		return fmt.Errorf("%w: %w", errUnreachable, err)
-	default:
+	if err := client.WaitConnected(ctx); err != nil {
+		if errors.Is(err, framework.ErrUnreachable) {
+			return unreachableErr{err}
+		}
 		return err
 	}
+	return nil
 }
 
 // cancelOnSignal returns a context that ends with errInterrupted when zkr

@@ -99,14 +99,14 @@ func TestElect_TakesTurnsWithCuratorsLeaderSelector(t *testing.T) {
 // assertElectionLeader checks that zkr inspect and Curator's
 // getParticipants both name the leader of the selector election at path,
 // and its waiters, by the participant ids leaderID and waiterIDs, and
-// that inspect shows a Java and a zkr leader alike (a mutex holder).
+// that inspect shows a Java and a zkr leader alike (an election's leader).
 func assertElectionLeader(t *testing.T, curator *zktest.Curator, path, leaderID string, waiterIDs ...string) {
 	t.Helper()
 	r := inspectJSON(t, path)
-	assert.Equal(t, "mutex", r.Recipe, "a selector's election is a mutex queue")
+	assert.Equal(t, "election", r.Recipe, "a selector's election, told by its participant ids")
 	if assert.Len(t, r.Holders, 1) {
 		assert.Equal(t, leaderID, r.Holders[0].Data, "inspect names the leader by its id")
-		assert.Equal(t, "holder", r.Holders[0].Role)
+		assert.Equal(t, "leader", r.Holders[0].Role)
 		assert.Equal(t, "lock", r.Holders[0].Kind)
 	}
 	var waiters []string

@@ -112,7 +112,7 @@ func (el *election) outcome(ctx context.Context, runErr error, requeue bool) err
 	case el.led && !requeue:
 		return el.result
 	case unreachable(ctx, runErr):
-		return fmt.Errorf("%w: %w", errUnreachable, runErr)
+		return unreachableErr{runErr}
 	}
 	return runErr
 }

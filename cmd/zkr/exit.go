@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/zkrecipes/zkrecipes"
@@ -40,7 +41,15 @@ const exitStatuses = `Exit statuses:
   6    revoked while COMMAND ran (--revocable)
   127  COMMAND could not be started
   128+N  signal N while waiting (SIGINT 130, SIGTERM 143; elect: also
-       between terms), or COMMAND was killed by signal N`
+       between terms), or COMMAND was killed by signal N
+
+COMMAND's own status may be 1 to 6 as well. To tell zkr's from it, give
+--exit-base N (any command; default $ZKR_EXIT_BASE, else 0; N from 0 to
+119): zkr then exits N+1 to N+6 for its own failures 1 to 6 (with
+--exit-base 100: 101 other failure, 102 usage, 103 unreachable, 104 not
+acquired, 105 lost, 106 revoked), and COMMAND's status, 127 and 128+N as
+they are. zkr says each failure of its own on stderr, in one line
+starting "zkr: "; when it exits with COMMAND's status, it adds none.`
 
 var (
 	// errUsage is a command line zkr does not understand.
@@ -75,6 +84,23 @@ func (i interruption) status() int {
 	return exitInterrupted
 }
 
+// unreachableErr is zkr's "ZooKeeper unreachable" in front of an error
+// that may say so already, in the library's words: zkr says it once, first.
+type unreachableErr struct{ err error }
+
+// Error says "ZooKeeper unreachable" and the cause, without the library's
+// own words for the same.
+func (u unreachableErr) Error() string {
+	msg := u.err.Error()
+	for _, said := range []string{"framework: unreachable: ", zkrecipes.ErrUnreachable.Error() + ": "} {
+		msg = strings.ReplaceAll(msg, said, "")
+	}
+	return errUnreachable.Error() + ": " + msg
+}
+
+// Unwrap gives errUnreachable and the cause.
+func (u unreachableErr) Unwrap() []error { return []error{errUnreachable, u.err} }
+
 // exitError carries COMMAND's exit status through run.
 type exitStatus int
 
@@ -86,8 +112,19 @@ func usagef(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
 }
 
-// exitCode maps an error of run to the process's exit status.
+// exitCode maps an error of run to the process's exit status: zkr's own
+// failures shifted by the exit base, if any.
 func exitCode(err error) int {
+	code := statusOf(err)
+	var b based
+	if errors.As(err, &b) && ownStatus(err, code) {
+		code += b.base
+	}
+	return code
+}
+
+// statusOf maps an error of run to zkr's exit status.
+func statusOf(err error) int {
 	var status exitStatus
 	var signal interruption
 	var dnsErr *net.DNSError

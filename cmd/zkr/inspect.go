@@ -16,7 +16,8 @@ import (
 
 // What inspect reports as the recipe at a path.
 const (
-	recipeMutex     = "mutex"     // <path>/_c_<uuid>-lock-<seq>; a leader selector too
+	recipeMutex     = "mutex"     // <path>/_c_<uuid>-lock-<seq>
+	recipeElection  = "election"  // a leader selector's: a mutex whose nodes carry participant ids
 	recipeLatch     = "latch"     // <path>/_c_<uuid>-latch-<seq>
 	recipeSemaphore = "semaphore" // <path>/locks and <path>/leases
 	recipeRWLock    = "rwlock"    // <path>/_c_<uuid>-__READ__<seq>, -__WRIT__<seq>
@@ -29,7 +30,7 @@ const (
 // Its shape is stable; fields may be added, none removed or renamed.
 type Report struct {
 	Path   string `json:"path"`   // the path inspected, as given
-	Recipe string `json:"recipe"` // mutex, latch, semaphore, rwlock, empty, none or unknown
+	Recipe string `json:"recipe"` // mutex, election, latch, semaphore, rwlock, empty, none or unknown
 	// Max is the semaphore's maximum, from --count-path or --leases; 0 when
 	// unknown.
 	Max       int    `json:"max,omitempty"`
@@ -61,11 +62,20 @@ type Node struct {
 }
 
 // inspectHelp is the longer help of `zkr inspect`.
-const inspectHelp = `Reads PATH and tells what it holds, from the node names alone: a mutex
-queue (_c_<uuid>-lock-<seq>; a leader selector's election too), a leader
-latch's election (_c_<uuid>-latch-<seq>; the first node leads, the data is
-the participant id), a semaphore (PATH/leases and PATH/locks), or a
-read/write lock queue (_c_<uuid>-__READ__<seq>, _c_<uuid>-__WRIT__<seq>).
+const inspectHelp = `Reads PATH and tells what it holds, from the node names: a mutex queue
+(_c_<uuid>-lock-<seq>), a leader selector's election (zkr elect's,
+Curator's LeaderSelector: a mutex queue whose nodes carry participant
+ids), a leader latch's election (_c_<uuid>-latch-<seq>; the first node
+leads, the data is the participant id), a semaphore (PATH/leases and
+PATH/locks), or a read/write lock queue (_c_<uuid>-__READ__<seq>,
+_c_<uuid>-__WRIT__<seq>). A selector's nodes are a mutex's on the wire; only
+their data tells them apart, so inspect calls the queue an election when
+every lock node's data is a participant id: text that is not empty, not
+zkr lock's own ("zkr HOST pid N: COMMAND"), not an IP address (Curator's
+default data, which its mutex writes and a selector without an id too),
+and not a revocation request (__REVOKE__). A mutex whose nodes all carry
+other text (mutex.WithData) is shown as an election too; a selector
+without ids, as a mutex.
 It lists holders, then waiters, in queue order, each with its position,
 role, kind, sequence, owner session (hex; "persistent" for a node without
 one, such as a TTL lease), age, protection id, node name and data (quoted
@@ -75,7 +85,7 @@ a semaphore, give --count-path or --leases for its maximum; without it, the
 newest lease node of the acquirer at the head of the guard queue is shown
 as acquiring, the others as holding. It writes nothing.
 
---json prints one object: {"path", "recipe" (mutex, latch, semaphore,
+--json prints one object: {"path", "recipe" (mutex, election, latch, semaphore,
 rwlock, empty, none, unknown), "max", "count_path", "holders", "waiters", "others"},
 each node {"name", "path", "protection_id", "sequence", "kind", "role",
 "session", "created", "age_ms", "data", "data_hex", and for a time-bounded
@@ -178,7 +188,9 @@ func (in *inspector) look(ctx context.Context, watch bool) (Report, <-chan struc
 		err = in.queue(ctx, &r, in.path, names, latchRoles, latchMarker)
 	case anyContains(names, lockMarker):
 		r.Recipe = recipeMutex
-		err = in.queue(ctx, &r, in.path, names, mutexRoles, lockMarker)
+		if err = in.queue(ctx, &r, in.path, names, mutexRoles, lockMarker); err == nil {
+			asElection(&r)
+		}
 	default:
 		r.Recipe = recipeUnknown
 		err = in.queue(ctx, &r, in.path, names, mutexRoles)

@@ -1,5 +1,10 @@
 package main
 
+import (
+	"net"
+	"strings"
+)
+
 // roleFunc judges node i of the sorted queue nodes.
 type roleFunc func(nodes []Node, i int) string
 
@@ -108,4 +113,38 @@ func acquiringLease(r *Report) {
 	n.Role = "acquiring"
 	r.Holders = append(r.Holders[:last:last], r.Holders[last+1:]...)
 	r.Waiters = append([]Node{n}, r.Waiters...)
+}
+
+// asElection makes a mutex report a leader selector's election when every
+// lock node's data is a participant id (see participantID): its holder
+// leads.
+func asElection(r *Report) {
+	nodes := append(append([]Node{}, r.Holders...), r.Waiters...)
+	if len(nodes) == 0 {
+		return
+	}
+	for _, n := range nodes {
+		if !participantID(n) {
+			return
+		}
+	}
+	r.Recipe = recipeElection
+	for i := range r.Holders {
+		r.Holders[i].Role = "leader"
+	}
+}
+
+// participantID tells whether a lock node's data is a selector's
+// participant id rather than what a mutex writes: printable text, not
+// empty (a Go mutex's default), not zkr lock's stamp, not an IP address
+// (Curator's default data) and not a revocation request.
+func participantID(n Node) bool {
+	switch d := n.Data; {
+	case d == "", d == revokeMessage:
+		return false
+	case strings.HasPrefix(d, "zkr ") && strings.Contains(d, " pid "):
+		return false
+	default:
+		return net.ParseIP(d) == nil
+	}
 }

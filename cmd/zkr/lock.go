@@ -22,6 +22,13 @@ when COMMAND exits, and exits with COMMAND's status. The mutex is Curator's
 InterProcessMutex: Go and Java (Curator 5.x) processes on the same PATH
 exclude zkr, and zkr excludes them.
 
+Without COMMAND (as etcdctl lock), zkr holds the mutex, prints
+  ZKR_LOCK_NODE=<the lock node's path>
+  ZKR_FENCING_TOKEN=<its token>
+on stdout once it holds it, and holds it until SIGINT, SIGTERM or SIGHUP,
+then releases it and exits 0; it exits 5 if the hold is lost first, 6 if
+revoked (--revocable).
+
 COMMAND runs in a process group of its own, with what it starts: SIGINT,
 SIGTERM and SIGHUP to zkr are passed on to the group; when the hold ends
 (lost, revoked, or COMMAND exited) whatever is left of the group gets
@@ -122,6 +129,9 @@ func setupLock(fs *flag.FlagSet, conn *connFlags) runFunc {
 		if *revocable {
 			revocation = revoked
 		}
+		if child == nil {
+			return holdUntilSignal(ctx, e, lockHeld("lock "+args[0], hold, revocation), hold.FencingToken)
+		}
 		return runUnderHold(ctx, e, "lock "+args[0], hold, revocation, child, a)
 	}
 }
@@ -130,12 +140,16 @@ func setupLock(fs *flag.FlagSet, conn *connFlags) runFunc {
 // fencing token in COMMAND's environment; revoked, if not nil, is closed
 // when the holder is asked to release.
 func runUnderHold(ctx context.Context, e *env, what string, hold *mutex.Hold, revoked <-chan struct{}, child []string, a acquireFlags) error {
-	h := held{
+	return runWithToken(ctx, e, lockHeld(what, hold, revoked), hold.FencingToken, child, a.childFlags)
+}
+
+// lockHeld describes a lock hold for runHolding and holdUntilSignal.
+func lockHeld(what string, hold *mutex.Hold, revoked <-chan struct{}) held {
+	return held{
 		what: what, lost: hold.Lost(), err: hold.Err, revoked: revoked,
 		env:     []string{"ZKR_LOCK_NODE=" + hold.Node()},
 		release: hold.Release,
 	}
-	return runWithToken(ctx, e, h, hold.FencingToken, child, a.childFlags)
 }
 
 // runWithToken reads the hold's fencing token and runs COMMAND under h
@@ -185,7 +199,7 @@ func waitFor[T any](ctx context.Context, e *env, conn *connFlags, client *framew
 		return zero, fmt.Errorf("%s: %w within %v: held by others", what, zkrecipes.ErrNotAcquired, a.timeout)
 	}
 	if err != nil && unreachable(ctx, err) {
-		return zero, fmt.Errorf("%w: %w", errUnreachable, err)
+		return zero, unreachableErr{err}
 	}
 	if err != nil {
 		return zero, interrupted(ctx, err)

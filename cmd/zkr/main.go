@@ -3,6 +3,7 @@
 // development, and shows the recipes at work in a demo.
 //
 //	zkr lock PATH -- COMMAND [ARGS]          hold a mutex while COMMAND runs
+//	zkr lock PATH                            hold a mutex until SIGINT or SIGTERM
 //	zkr semaphore PATH --leases N -- COMMAND hold one lease of N while COMMAND runs
 //	zkr rwlock PATH --read|--write -- COMMAND hold a read or write lock while COMMAND runs
 //	zkr elect PATH -- COMMAND [ARGS]         run COMMAND while leading an election
@@ -17,7 +18,8 @@
 // the flags (`zkr help` the exit statuses, `zkr --version` the build): 0 done (or COMMAND's own status), 1 other
 // failure, 2 usage, 3 unreachable, 4 not acquired in time, 5 hold or term lost, 6
 // revoked, 127 COMMAND not started, 128+N signal N (SIGINT 130, SIGTERM
-// 143) while waiting.
+// 143) while waiting. --exit-base N (or $ZKR_EXIT_BASE) shifts zkr's own
+// failures 1 to 6 to N+1 to N+6, so that they are told from COMMAND's.
 //
 // zkr uses the library's public API only; its local server is the public
 // package zktesting.
@@ -68,9 +70,10 @@ type command struct {
 	// connects says the command takes the common connection flags.
 	connects bool
 	// nargs is the number of arguments before "--"; child says the command
-	// runs "-- COMMAND [ARGS]".
-	nargs int
-	child bool
+	// runs "-- COMMAND [ARGS]", holdOnly that it may also run none.
+	nargs    int
+	child    bool
+	holdOnly bool
 	// setup registers the command's own flags and returns its body.
 	setup func(fs *flag.FlagSet, c *connFlags) runFunc
 }
@@ -80,15 +83,15 @@ type runFunc func(ctx context.Context, e *env, args, child []string) error
 
 // commands is zkr's command table, in the order help lists it.
 var commands = []command{
-	{name: "lock", synopsis: "[flags] PATH -- COMMAND [ARGS]", summary: "hold the mutex at PATH while COMMAND runs",
-		connects: true, nargs: 1, child: true, setup: setupLock, help: lockHelp},
+	{name: "lock", synopsis: "[flags] PATH [-- COMMAND [ARGS]]", summary: "hold the mutex at PATH while COMMAND runs, or until interrupted",
+		connects: true, nargs: 1, child: true, holdOnly: true, setup: setupLock, help: lockHelp},
 	{name: "semaphore", synopsis: "[flags] PATH --leases N -- COMMAND [ARGS]", summary: "hold one lease of the semaphore at PATH while COMMAND runs",
 		connects: true, nargs: 1, child: true, setup: setupSemaphore, help: semaphoreHelp},
 	{name: "rwlock", synopsis: "[flags] PATH --read|--write -- COMMAND [ARGS]", summary: "hold the read or the write lock at PATH while COMMAND runs",
 		connects: true, nargs: 1, child: true, setup: setupRWLock, help: rwlockHelp},
 	{name: "elect", synopsis: "[flags] PATH -- COMMAND [ARGS]", summary: "run COMMAND while leading the election at PATH (Curator's LeaderSelector)",
 		connects: true, nargs: 1, child: true, setup: setupElect, help: electHelp},
-	{name: "inspect", synopsis: "[flags] PATH", summary: "show the holders and waiters of the lock or semaphore at PATH (reads only)",
+	{name: "inspect", synopsis: "[flags] PATH", summary: "show the holders and waiters of the lock, semaphore or election at PATH (reads only)",
 		connects: true, nargs: 1, setup: setupInspect, help: inspectHelp},
 	{name: "revoke", synopsis: "[flags] NODE", summary: "ask the holder of lock node NODE to release it (Curator's revocation)",
 		connects: true, nargs: 1, setup: setupRevoke, help: revokeHelp},
@@ -98,8 +101,24 @@ var commands = []command{
 		setup: setupDemo, help: demoHelp},
 }
 
-// run parses the command line and runs the command.
+// run parses the command line and runs the command; its error carries
+// the exit base (--exit-base, $ZKR_EXIT_BASE) for exitCode.
 func run(ctx context.Context, e *env, args []string) error {
+	var base exitBase
+	if v := e.getenv(exitBaseEnv); v != "" {
+		if err := base.Set(v); err != nil {
+			return usagef("%s %v", exitBaseEnv, err)
+		}
+	}
+	err := dispatch(ctx, e, args, &base)
+	if err != nil && base > 0 {
+		return based{err: err, base: int(base)}
+	}
+	return err
+}
+
+// dispatch runs the command args name; --exit-base sets base.
+func dispatch(ctx context.Context, e *env, args []string, base *exitBase) error {
 	if len(args) == 0 {
 		usage(e.stderr)
 		return usagef("no command")
@@ -111,7 +130,7 @@ func run(ctx context.Context, e *env, args []string) error {
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			if c := lookup(args[1]); c != nil {
-				fs, _ := c.flags()
+				fs, _ := c.flags(new(exitBase))
 				commandUsage(e.stdout, c, fs)
 				return nil
 			}
@@ -124,8 +143,14 @@ func run(ctx context.Context, e *env, args []string) error {
 	if c == nil {
 		return usagef("unknown command %q (see zkr help)", args[0])
 	}
-	fs, body := c.flags()
-	pos, child, err := parseArgs(fs, args[1:])
+	fs, body := c.flags(base)
+	pos, at, child, err := parseArgsAt(fs, args[1:])
+	if c.child && child == nil && len(pos) > c.nargs {
+		// "zkr lock /x true": the COMMAND is there, the "--" is not (its
+		// own flags, "sh -c", may have failed the parse).
+		return usagef("%s: put -- before COMMAND: zkr %s %s -- %s", c.name, c.name,
+			strings.Join(pos[:c.nargs], " "), strings.Join(args[1+at[c.nargs]:], " "))
+	}
 	if errors.Is(err, flag.ErrHelp) {
 		commandUsage(e.stdout, c, fs)
 		return nil
@@ -133,16 +158,24 @@ func run(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usagef("%s: %v (see zkr %s -h)", c.name, err, c.name)
 	}
+	if err := c.checkArgs(pos, child); err != nil {
+		return err
+	}
+	return body(ctx, e, pos, child)
+}
+
+// checkArgs checks the arguments before "--" and the COMMAND after it.
+func (c *command) checkArgs(pos, child []string) error {
 	if len(pos) != c.nargs {
 		return usagef("%s takes %d argument(s), got %d: zkr %s %s", c.name, c.nargs, len(pos), c.name, c.synopsis)
 	}
-	if c.child && len(child) == 0 {
+	if c.child && len(child) == 0 && !(c.holdOnly && child == nil) {
 		return usagef("%s needs -- COMMAND [ARGS]: zkr %s %s", c.name, c.name, c.synopsis)
 	}
 	if !c.child && child != nil {
 		return usagef("%s runs no COMMAND: zkr %s %s", c.name, c.name, c.synopsis)
 	}
-	return body(ctx, e, pos, child)
+	return nil
 }
 
 // lookup returns the command named name, or nil.
@@ -155,10 +188,11 @@ func lookup(name string) *command {
 	return nil
 }
 
-// flags returns the command's flag set and body.
-func (c *command) flags() (*flag.FlagSet, runFunc) {
+// flags returns the command's flag set and body; --exit-base sets base.
+func (c *command) flags(base *exitBase) (*flag.FlagSet, runFunc) {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	base.register(fs)
 	var conn *connFlags
 	if c.connects {
 		conn = registerConnFlags(fs)
@@ -169,76 +203,32 @@ func (c *command) flags() (*flag.FlagSet, runFunc) {
 // parseArgs parses flags anywhere among the arguments up to "--", and
 // returns the other arguments and what follows "--" (nil if no "--").
 func parseArgs(fs *flag.FlagSet, args []string) (pos, child []string, err error) {
+	pos, _, child, err = parseArgsAt(fs, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pos, child, nil
+}
+
+// parseArgsAt is parseArgs that also says where in args each of pos was,
+// and on error returns the arguments found until then.
+func parseArgsAt(fs *flag.FlagSet, args []string) (pos []string, at []int, child []string, err error) {
+	offset := 0
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, nil, err
+			return pos, at, nil, err
 		}
 		rest := fs.Args()
-		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
-			return pos, append([]string{}, rest...), nil
+		used := len(args) - len(rest)
+		if used > 0 && args[used-1] == "--" {
+			return pos, at, append([]string{}, rest...), nil
 		}
 		if len(rest) == 0 {
-			return pos, nil, nil
+			return pos, at, nil, nil
 		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
+		pos, at = append(pos, rest[0]), append(at, offset+used)
+		args, offset = rest[1:], offset+used+1
 	}
-}
-
-// usage writes zkr's help.
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "zkr: ZooKeeper locks, semaphores, leases and leader election from the shell (zkrecipes, Curator-compatible)")
-	fmt.Fprintln(w, "\nUsage:")
-	for _, c := range commands {
-		fmt.Fprintf(w, "  zkr %-9s %s\n      %s\n", c.name, c.synopsis, c.summary)
-	}
-	var common []string
-	for _, c := range commands {
-		if c.connects {
-			common = append(common, c.name)
-		}
-	}
-	fmt.Fprintln(w, "  zkr help [COMMAND]\n  zkr --version\n\nCommon flags of "+
-		strings.Join(common[:len(common)-1], ", ")+" and "+common[len(common)-1]+":")
-	fs := flag.NewFlagSet("common", flag.ContinueOnError)
-	registerConnFlags(fs)
-	printFlags(w, fs)
-	fmt.Fprintln(w, "\n"+exitStatuses)
-}
-
-// commandUsage writes one command's help.
-func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "Usage: zkr %s %s\n\n%s.\n", c.name, c.synopsis, upperFirst(c.summary))
-	if c.help != "" {
-		fmt.Fprintf(w, "\n%s\n", c.help)
-	}
-	fmt.Fprintln(w, "\nFlags:")
-	printFlags(w, fs)
-	fmt.Fprintln(w, "\nzkr help lists the exit statuses.")
-}
-
-// printFlags lists the flags of fs, GNU style.
-func printFlags(w io.Writer, fs *flag.FlagSet) {
-	fs.VisitAll(func(f *flag.Flag) {
-		name, text := flag.UnquoteUsage(f)
-		line := "  --" + f.Name
-		if name != "" {
-			line += " " + name
-		}
-		def := ""
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
-			def = fmt.Sprintf(" (default %s)", f.DefValue)
-		}
-		fmt.Fprintf(w, "%-30s %s%s\n", line, text, def)
-	})
-}
-
-// upperFirst capitalises the first letter of s.
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // oneLine returns err's message on one line.

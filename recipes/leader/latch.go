@@ -88,7 +88,8 @@ func NewLatch(client *framework.Client, path string, opts ...Option) (*Latch, er
 	// leads again with it (latch_run.go's reclaim) or gives it up.
 	l.lock, err = mutex.NewWithDriver(client, path, zkpath.LatchName, electionDriver{},
 		mutex.WithName("leader latch"), mutex.WithData([]byte(o.id)), mutex.WithErrorPolicy(o.policy),
-		mutex.WithNodeKeptOnLoss())
+		mutex.WithNodeKeptOnLoss(),
+		mutex.WithKind("leader.latch", "")) // the latch tells of a lost term
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,10 @@ package leader
 
 import (
 	"context"
+	"errors"
+	"path"
 	"sync"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
@@ -18,6 +21,7 @@ type Leadership struct {
 	hold  *mutex.Hold
 	id    string
 	ended chan struct{} // closed by end, once
+	since time.Time     // when the term began; only for the client's observer
 
 	mu    sync.Mutex
 	cause error // why the term ended; guarded by mu
@@ -27,6 +31,10 @@ type Leadership struct {
 // the election, stands for. The term ends by end, or by the hold's loss.
 func newLeadership(hold *mutex.Hold, id string) *Leadership {
 	l := &Leadership{hold: hold, id: id, ended: make(chan struct{})}
+	if o := hold.Client().Hooks().Observer(); o != nil {
+		l.since = time.Now()
+		l.observe(o, framework.TermStarted, nil)
+	}
 	// Ends when the hold is lost or the term is ended by its owner.
 	go func() {
 		select {
@@ -48,7 +56,36 @@ func (l *Leadership) end(cause error) bool {
 	}
 	l.cause = cause
 	close(l.ended)
+	if o := l.hold.Client().Hooks().Observer(); o != nil {
+		l.observe(o, framework.TermEnded, cause)
+	}
 	return true
+}
+
+// observe reports the term's start, or its end for cause, to the client's
+// observer.
+func (l *Leadership) observe(o framework.Observer, phase framework.TermPhase, cause error) {
+	node := l.hold.Node()
+	ev := framework.TermEvent{Recipe: "leader", Path: path.Dir(node), Node: node, Participant: l.id, Phase: phase}
+	if phase == framework.TermEnded {
+		ev.Duration, ev.Cause, ev.Err = time.Since(l.since), termCause(cause, l.hold.Session()), cause
+	}
+	o.OnTerm(ev)
+}
+
+// termCause is the cause of a term's end for the client's observer.
+func termCause(err error, s *framework.Session) framework.Cause {
+	switch {
+	case errors.Is(err, ErrLost):
+		return recipe.LossCause(err, s)
+	case errors.Is(err, errReturned):
+		return framework.CauseReleased
+	case errors.Is(err, ErrResigned):
+		return framework.CauseResigned
+	case errors.Is(err, ErrClosed):
+		return framework.CauseClosed
+	}
+	return framework.CauseCanceled
 }
 
 // Lost returns a channel that is closed when the term ends for any cause:

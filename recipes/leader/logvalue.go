@@ -1,40 +1,17 @@
 package leader
 
 import (
-	"fmt"
 	"log/slog"
-	"unicode/utf8"
+
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 )
 
-// maxLogValue is the most bytes of a user's value (a participant id, a
-// path, an error's text, which may name both) that a log line carries.
-// An id may be close to a megabyte, and some lines come at every retry:
-// the log must not grow by that much each time.
-const maxLogValue = 200
-
-// clip returns s cut to maxLogValue bytes, at a rune boundary, with its
-// length said, so that a reader sees that it was cut.
-func clip(s string) string {
-	if len(s) <= maxLogValue {
-		return s
-	}
-	cut := maxLogValue
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s... (%d bytes)", s[:cut], len(s))
-}
-
-// logAttr is a log attribute of a user's value, clipped.
-func logAttr(key, value string) slog.Attr { return slog.String(key, clip(value)) }
-
-// errAttr is the "err" attribute of a log line, its text clipped.
-func errAttr(err error) slog.Attr {
-	if err == nil {
-		return slog.Any("err", nil)
-	}
-	return logAttr("err", err.Error())
-}
+// logAttr and errAttr are recipe.LogAttr and recipe.ErrAttr: a user's
+// value in a log line, clipped.
+var (
+	logAttr = recipe.LogAttr
+	errAttr = recipe.ErrAttr
+)
 
 // logIDs are the attributes that name a latch in its log lines.
 func (l *Latch) logIDs() slog.Attr {

@@ -47,7 +47,7 @@ func config(client *framework.Client, kind string, opts []Option) (options, erro
 		return o, fmt.Errorf("%w: %s configures a Latch, not a Selector", ErrInvalidArgument, o.latchOnly[0])
 	}
 	if o.logger == nil {
-		o.logger = client.Logger()
+		o.logger = client.Hooks().Logger("leader")
 	}
 	if o.clock == nil {
 		o.clock = newMonoClock()
@@ -134,7 +134,8 @@ func WithErrorPolicy(p framework.ErrorPolicy) Option {
 
 // WithLogger sets the logger of the participant's own messages: a lost
 // term, a join tried again, a function slow to stop. Default: the
-// client's logger (framework.Client.Logger).
+// client's logger with the component zkrecipes/leader
+// (framework.Hooks.Logger).
 func WithLogger(l *slog.Logger) Option {
 	return func(o *options) error {
 		if l == nil {

@@ -75,7 +75,7 @@ func NewSelector(client *framework.Client, path string, opts ...Option) (*Select
 	// function still runs.
 	lock, err := mutex.NewWithDriver(client, path, selectorLockName, electionDriver{}, mutex.WithData([]byte(o.id)),
 		mutex.WithErrorPolicy(framework.SessionErrorPolicy), mutex.WithNodeKeptOnLoss(),
-		mutex.WithName("leader: selector"))
+		mutex.WithName("leader: selector"), mutex.WithKind("leader.selector", "")) // the term tells of its loss
 	if err != nil {
 		return nil, err
 	}

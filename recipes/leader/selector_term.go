@@ -84,6 +84,9 @@ func (s *Selector) term(ctx context.Context, hold *mutex.Hold, fn func(context.C
 		stopWatch()
 		cancel(errReturned)
 		lead.end(s.endCause(ctx, hold))
+		if cause := lead.Err(); errors.Is(cause, ErrLost) {
+			s.opts.logger.Info("leader: selector term lost", s.logIDs(), logAttr("node", hold.Node()), errAttr(cause))
+		}
 		if s.keepsPlace(ctx, lead) {
 			kept = hold
 			return

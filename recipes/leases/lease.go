@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
@@ -50,10 +51,15 @@ func New(client *framework.Client, node framework.Node, data []byte, opts ...Opt
 		return nil, err
 	}
 	l := newLease(client, node, data, o)
-	l.watch = holdwatch.Start(holdwatch.Config{Node: node, Kind: &holdwatch.Kind{
+	kind := &holdwatch.Kind{
 		Client: client, Policy: o.policy, MaxHold: o.maxHold,
 		Lost: ErrLost, Expired: ErrExpired, What: "lease",
-	}})
+		Recipe: o.kindOr(), Log: client.Hooks().Logger("leases"),
+	}
+	if client.Hooks().Observer() != nil {
+		kind.Origin = time.Now()
+	}
+	l.watch = holdwatch.Start(holdwatch.Config{Node: node, Kind: kind})
 	return l, nil
 }
 

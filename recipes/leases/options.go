@@ -1,6 +1,7 @@
 package leases
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -13,6 +14,7 @@ type Option func(*options) error
 type options struct {
 	policy  framework.ErrorPolicy
 	maxHold time.Duration
+	kind    string // the recipe in observer events (WithKind); "" is "lease"
 }
 
 // WithErrorPolicy chooses when a lease counts as lost: at Suspended
@@ -44,4 +46,25 @@ func WithMaxHold(d time.Duration) Option {
 		o.maxHold = d
 		return nil
 	}
+}
+
+// WithKind names the recipe that issues the lease in the client's
+// observer's events (framework.HoldEvent.Recipe), such as "semaphore".
+// An empty kind is rejected with ErrInvalidArgument. Default "lease".
+func WithKind(kind string) Option {
+	return func(o *options) error {
+		if kind == "" {
+			return fmt.Errorf("%w: empty kind", ErrInvalidArgument)
+		}
+		o.kind = kind
+		return nil
+	}
+}
+
+// kindOr is the lease's recipe in observer events.
+func (o options) kindOr() string {
+	if o.kind == "" {
+		return "lease"
+	}
+	return o.kind
 }

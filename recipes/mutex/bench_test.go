@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 )
@@ -18,8 +19,33 @@ import (
 // BenchmarkMutex_Uncontended measures one acquire+release with nobody else
 // on the lock, and the ZooKeeper requests it costs.
 func BenchmarkMutex_Uncontended(b *testing.B) {
+	benchmarkUncontended(b)
+}
+
+// BenchmarkMutex_UncontendedObserved is BenchmarkMutex_Uncontended on a
+// client with an observer (framework.WithObserver) that counts what it
+// hears: the cost of reporting, against the nil check alone above.
+func BenchmarkMutex_UncontendedObserved(b *testing.B) {
+	var o countingObserver
+	benchmarkUncontended(b, framework.WithObserver(&o))
+	if o.events.Load() == 0 {
+		b.Fatal("the observer heard nothing")
+	}
+}
+
+// countingObserver counts the events it hears.
+type countingObserver struct {
+	framework.NoopObserver
+	events atomic.Int64
+}
+
+func (o *countingObserver) OnRequest(framework.RequestEvent) { o.events.Add(1) }
+func (o *countingObserver) OnAcquire(framework.AcquireEvent) { o.events.Add(1) }
+func (o *countingObserver) OnHoldEnd(framework.HoldEvent)    { o.events.Add(1) }
+
+func benchmarkUncontended(b *testing.B, opts ...framework.Option) {
 	servers := zktest.Servers(b)
-	m := newMutex(b, connect(b, servers), zktest.UniquePath(b))
+	m := newMutex(b, connect(b, servers, opts...), zktest.UniquePath(b))
 	ctx := context.Background()
 	warm, err := m.Acquire(ctx) // the first acquire creates the directory
 	if err != nil {

@@ -65,6 +65,9 @@ func (h *Hold) Err() error { return h.watch.Err() }
 // Node returns the lock node's path, relative to the client's namespace.
 func (h *Hold) Node() string { return h.watch.Node().Path }
 
+// Client returns the client the lock node was created through.
+func (h *Hold) Client() *framework.Client { return h.m.client }
+
 // Session returns the session the lock node belongs to.
 func (h *Hold) Session() *framework.Session { return h.watch.Node().Session }
 

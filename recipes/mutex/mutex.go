@@ -3,6 +3,7 @@ package mutex
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,6 +56,9 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver lockd
 	if o.name == "" {
 		o.name = "mutex"
 	}
+	if !o.kindSet {
+		o.kind, o.what = "mutex", "lock hold"
+	}
 	data := o.data
 	if o.revoke != nil {
 		data = nil
@@ -65,7 +69,8 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver lockd
 		opts:   o,
 		kind: holdwatch.Kind{
 			Client: client, Policy: o.policy, MaxHold: o.maxHold,
-			Lost: ErrLost, Expired: ErrExpired, What: "lock hold", KeepNode: o.keep,
+			Lost: ErrLost, Expired: ErrExpired, What: o.what, KeepNode: o.keep,
+			Recipe: o.kind, Log: client.Hooks().Logger(component(o.kind)), Origin: time.Now(),
 		},
 	}, nil
 }
@@ -113,10 +118,12 @@ func (m *Mutex) acquire(ctx context.Context, once bool) (*Hold, error) {
 	if h, err := m.join(ctx, owner); h != nil || err != nil {
 		return h, err
 	}
+	report := recipe.StartAcquire(ctx, m.client, m.opts.kind, m.engine.dir)
 	a, err := m.engine.acquire(ctx, once)
 	if err == nil {
 		err = m.stillHeld(a)
 	}
+	report.Done(err)
 	var h *Hold
 	if err == nil {
 		h = newHold(m, owner, a)
@@ -265,3 +272,12 @@ func (m *Mutex) Participants(ctx context.Context) ([]Participant, error) {
 
 // Path returns the lock's path.
 func (m *Mutex) Path() string { return m.engine.dir }
+
+// component is the log component of a lock of kind: the kind up to its
+// first dot ("rwlock" for "rwlock.read").
+func component(kind string) string {
+	if i := strings.IndexByte(kind, '.'); i >= 0 {
+		return kind[:i]
+	}
+	return kind
+}

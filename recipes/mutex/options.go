@@ -21,7 +21,10 @@ type options struct {
 	// maxHold bounds a hold between renewals (WithMaxHold, bound.go).
 	maxHold time.Duration
 	name    string // begins the lock's error messages (WithName)
-	keep    bool   // a lost hold's node waits for the release (WithNodeKeptOnLoss)
+	kind    string // the recipe in observer events and logs (WithKind)
+	what    string // a hold in log lines (WithKind)
+	kindSet bool
+	keep    bool // a lost hold's node waits for the release (WithNodeKeptOnLoss)
 }
 
 // WithData sets the data of the lock nodes, shown to operators and to
@@ -130,6 +133,25 @@ func WithTurn(turn lockdriver.Turn) Option {
 			return fmt.Errorf("%w: nil turn", ErrInvalidArgument)
 		}
 		o.turn = turn
+		return nil
+	}
+}
+
+// WithKind names what the lock serves in what it reports, for recipes
+// built on it. kind is the recipe in the client's observer's events
+// (framework.AcquireEvent.Recipe, framework.HoldEvent.Recipe), such as
+// "rwlock.read"; up to its first dot, it is the component of the lock's
+// log lines (zkrecipes/rwlock). what names a hold in log lines ("read
+// lock hold lost"); an empty what leaves the telling of a hold's loss to
+// the recipe on the lock, as the leader package tells of a lost term.
+// An empty kind is rejected with ErrInvalidArgument. Default "mutex" and
+// "lock hold".
+func WithKind(kind, what string) Option {
+	return func(o *options) error {
+		if kind == "" {
+			return fmt.Errorf("%w: empty kind", ErrInvalidArgument)
+		}
+		o.kind, o.what, o.kindSet = kind, what, true
 		return nil
 	}
 }

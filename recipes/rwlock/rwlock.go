@@ -60,11 +60,11 @@ func New(client *framework.Client, path string, opts ...Option) (*ReadWriteLock,
 	rw.read = Lock{rw: rw, name: readName, what: "rwlock: read lock"}
 	rw.write = Lock{rw: rw, name: writeName, what: "rwlock: write lock"}
 	common := slices.Clip(append(o.mutexOptions(), mutex.WithTurn(rw.releaseTurn)))
-	w, err := mutex.NewWithDriver(client, path, writeName, writeDriver{}, append(common, mutex.WithName(rw.write.what))...)
+	w, err := mutex.NewWithDriver(client, path, writeName, writeDriver{}, append(common, mutex.WithName(rw.write.what), mutex.WithKind("rwlock.write", "write lock hold"))...)
 	if err != nil {
 		return nil, err
 	}
-	r, err := mutex.NewWithDriver(client, path, readName, readDriver{}, append(common, mutex.WithName(rw.read.what), mutex.WithPlace(rw.writersPlace))...)
+	r, err := mutex.NewWithDriver(client, path, readName, readDriver{}, append(common, mutex.WithName(rw.read.what), mutex.WithKind("rwlock.read", "read lock hold"), mutex.WithPlace(rw.writersPlace))...)
 	if err != nil {
 		return nil, err
 	}

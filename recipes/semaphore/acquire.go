@@ -35,6 +35,14 @@ func (s *Semaphore) acquire(ctx context.Context, n int, once bool) ([]*leases.Le
 			return nil, s.fail(err)
 		}
 	}
+	report := recipe.StartAcquire(ctx, s.client, "semaphore", s.path)
+	ls, err := s.acquireLeases(ctx, n, once)
+	report.Done(err)
+	return ls, err
+}
+
+// acquireLeases is acquire once its arguments are checked.
+func (s *Semaphore) acquireLeases(ctx context.Context, n int, once bool) ([]*leases.Lease, error) {
 	if s.opts.ttl > 0 {
 		return s.acquireTTL(ctx, n, once)
 	}
@@ -90,7 +98,7 @@ func (s *Semaphore) fail(err error) error {
 // (the node is deleted in the background or dies with its session).
 func (s *Semaphore) releaseGuard(ctx context.Context, hold *mutex.Hold) {
 	if err := hold.Release(ctx); err != nil {
-		s.client.Logger().Debug("semaphore guard release", "path", s.path, "err", err)
+		s.client.Hooks().Logger("semaphore").Debug("semaphore guard release", "path", s.path, "err", err)
 	}
 }
 

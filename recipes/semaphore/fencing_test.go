@@ -112,7 +112,7 @@ func TestSemaphore_EveryGrantGivesATokenWithoutARequest(t *testing.T) {
 	w := <-got
 	require.NoError(t, w.err)
 	token := tokens("wait", true, w.v)
-	assert.Greater(t, token, last, "wait: above the lease returned before")
+	assert.Greater(t, token, last, "wait: above the lease released before")
 	last = token
 	require.NoError(t, leases.ReleaseAll(ctx, b, w.v))
 

@@ -113,7 +113,7 @@ func (o options) leaseNodeData() []byte {
 
 // leaseOptions are the options of the leases the semaphore issues.
 func (o options) leaseOptions() []leases.Option {
-	opts := []leases.Option{leases.WithErrorPolicy(o.policy)}
+	opts := []leases.Option{leases.WithErrorPolicy(o.policy), leases.WithKind("semaphore")}
 	if o.maxHold > 0 {
 		opts = append(opts, leases.WithMaxHold(o.maxHold))
 	}

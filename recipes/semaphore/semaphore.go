@@ -69,7 +69,8 @@ func newSemaphore(client *framework.Client, path string, max int, count *sharedc
 	if err != nil {
 		return nil, err
 	}
-	guard, err := mutex.New(client, zkpath.Join(path, locksDir), mutex.WithData(o.data), mutex.WithErrorPolicy(o.policy))
+	guard, err := mutex.New(client, zkpath.Join(path, locksDir), mutex.WithData(o.data), mutex.WithErrorPolicy(o.policy),
+		mutex.WithKind("semaphore.guard", "semaphore guard hold"))
 	if err != nil {
 		return nil, err
 	}

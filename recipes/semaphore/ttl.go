@@ -138,7 +138,7 @@ func (s *Semaphore) releaseTTL(ls []*leases.Lease) {
 	ctx, cancel := context.WithTimeout(context.Background(), recipe.CleanupTimeout)
 	defer cancel()
 	if err := leases.ReleaseAll(ctx, ls...); err != nil {
-		s.client.Logger().Debug("semaphore TTL lease release", "path", s.path, "err", err)
+		s.client.Hooks().Logger("semaphore").Debug("semaphore TTL lease release", "path", s.path, "err", err)
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"path"
 	"sync"
 	"time"
 
@@ -37,8 +39,21 @@ type Kind struct {
 	MaxHold time.Duration
 	// Lost is wrapped by every loss error; Expired too when MaxHold ends it.
 	Lost, Expired error
-	// What names the hold in logs ("lock hold", "lease").
+	// What names the hold in logs ("lock hold", "lease"). Empty: the
+	// recipe that stands on the hold logs its loss itself (the leader
+	// package tells of a lost term).
 	What string
+	// Recipe names the recipe in the client's observer's events
+	// (framework.HoldEvent).
+	Recipe string
+	// Log is the recipe's logger (framework.Hooks.Logger); nil: the
+	// client's.
+	Log *slog.Logger
+	// Origin is an instant of the process's monotonic clock (time.Now()
+	// where the Kind is made) that each hold's start is kept relative to,
+	// for the client's observer: an offset costs an idle hold 8 bytes, a
+	// time.Time 24.
+	Origin time.Time
 	// KeepNode leaves the node of a lost hold for the holder's release to
 	// delete, instead of deleting it as soon as the connection allows.
 	KeepNode bool
@@ -68,9 +83,10 @@ type Watch struct {
 	err      error
 	ended    bool // lost: Lost's channel is closed, or made closed
 	finished bool
-	deadline time.Time   // with MaxHold: the end of the hold unless renewed
-	timer    *time.Timer // with MaxHold
-	armed    bool        // the node is watched: a change sets the watch again
+	deadline time.Time     // with MaxHold: the end of the hold unless renewed
+	timer    *time.Timer   // with MaxHold
+	armed    bool          // the node is watched: a change sets the watch again
+	since    time.Duration // when the hold began, after Kind.Origin; only for the client's observer
 }
 
 // Start starts watching; the watch ends with Finish or a loss.
@@ -84,6 +100,9 @@ func Start(cfg Config) *Watch {
 // allocation), as the function Start does.
 func (w *Watch) Start(cfg Config) {
 	w.cfg, w.armed = cfg, cfg.Watch != nil
+	if cfg.Client.Hooks().Observer() != nil {
+		w.since = time.Since(cfg.Origin)
+	}
 	// Registered first, under w.mu (the client may call w at once), so
 	// that an interruption after the check below is the client's to tell.
 	w.mu.Lock()
@@ -98,7 +117,7 @@ func (w *Watch) Start(cfg Config) {
 	// lost when it is handed out, not a moment later on another
 	// goroutine: by then others may hold what the session held.
 	if cfg.Node.Session.IsInterrupted(cfg.Policy) {
-		w.lose(fmt.Errorf("%w: %s before the hold began", cfg.Lost, Interruption(cfg.Node.Session)))
+		w.lose(fmt.Errorf("%w: %s before the hold began", cfg.Lost, Interruption(cfg.Node.Session)), recipe.InterruptionCause(cfg.Node.Session))
 		return
 	}
 	if cfg.Watch != nil {
@@ -116,7 +135,7 @@ func (w *Watch) Start(cfg Config) {
 // Interrupted ends the hold on the interruption of its session under the
 // policy. It is the client's call (framework.HoldListener).
 func (w *Watch) Interrupted() {
-	w.lose(fmt.Errorf("%w: %s", w.cfg.Lost, Interruption(w.cfg.Node.Session)))
+	w.lose(fmt.Errorf("%w: %s", w.cfg.Lost, Interruption(w.cfg.Node.Session)), recipe.InterruptionCause(w.cfg.Node.Session))
 }
 
 // NodeEvent takes a watch event of the held node: a deletion ends the
@@ -130,7 +149,7 @@ func (w *Watch) NodeEvent(ev zk.Event) {
 	switch {
 	case over:
 	case ev.Type == zk.EventNodeDeleted:
-		go w.lose(w.deleted()) // ends when the loss is signalled
+		go w.lose(w.deleted(), framework.CauseDeleted) // ends when the loss is signalled
 	case armed:
 		go w.setWatch() // data changed; ends with an answer, Finish or loss
 	}
@@ -214,9 +233,21 @@ func (w *Watch) Finish(done error) (prior error, first bool) {
 	prior = w.err
 	if prior == nil {
 		w.err = done
+		if o := w.cfg.Client.Hooks().Observer(); o != nil {
+			w.observe(o, framework.CauseReleased, nil)
+		}
 	}
 	w.endLocked()
 	return prior, true
+}
+
+// observe reports the end of the hold to the client's observer.
+func (w *Watch) observe(o framework.Observer, cause framework.Cause, err error) {
+	node := w.cfg.Node.Path
+	o.OnHoldEnd(framework.HoldEvent{
+		Recipe: w.cfg.Recipe, Path: path.Dir(node), Node: node,
+		Held: time.Since(w.cfg.Origin) - w.since, Cause: cause, Err: err,
+	})
 }
 
 // endLocked ends the registration and the timer; w.mu is held.
@@ -268,7 +299,7 @@ func (w *Watch) expire() time.Duration {
 	w.err = err
 	w.endedLocked()
 	w.mu.Unlock()
-	w.signal(err)
+	w.signal(err, framework.CauseExpired)
 	return 0
 }
 
@@ -288,7 +319,7 @@ func (w *Watch) setWatch() {
 			}
 			return
 		case errors.Is(err, zk.ErrNoNode):
-			w.lose(w.deleted())
+			w.lose(w.deleted(), framework.CauseDeleted)
 			return
 		case errors.Is(err, framework.ErrSessionChanged), errors.Is(err, framework.ErrClosed):
 			return // the session signal decides
@@ -314,7 +345,7 @@ func (w *Watch) deleted() error {
 // lose ends the hold: it records why, closes Lost, and deletes the node
 // once connected (unless KeepNode), so that a hold given up on suspension
 // frees what it held if the session survives.
-func (w *Watch) lose(err error) {
+func (w *Watch) lose(err error, cause framework.Cause) {
 	w.mu.Lock()
 	if w.err != nil || w.finished {
 		w.mu.Unlock()
@@ -323,23 +354,37 @@ func (w *Watch) lose(err error) {
 	w.err = err
 	w.endedLocked()
 	w.mu.Unlock()
-	w.signal(err)
+	w.signal(err, cause)
 }
 
-// signal tells of a loss (Lost is closed already) and gives the node up:
-// see lose.
-func (w *Watch) signal(err error) {
-	if w.cfg.Client.IsClosed() {
-		// A deliberate Close ends every hold: that is no news to warn of.
-		w.cfg.Client.Logger().Debug(w.cfg.What+" ended by Close", "path", w.cfg.Node.Path)
-		return
+// signal tells of a loss (Lost is closed already) for cause, and gives
+// the node up: see lose. A loss is logged at Info: it is the signal doing
+// its work, and the holder hears of it through Lost and Err.
+func (w *Watch) signal(err error, cause framework.Cause) {
+	closed := w.cfg.Client.IsClosed()
+	if closed {
+		cause = framework.CauseClosed
 	}
-	if w.cfg.Expired != nil && errors.Is(err, w.cfg.Expired) {
-		// The bound is there to end the hold: its passing is news, not
-		// trouble.
-		w.cfg.Client.Logger().Info(w.cfg.What+" expired", "path", w.cfg.Node.Path, "err", err)
-	} else {
-		w.cfg.Client.Logger().Warn(w.cfg.What+" lost", "path", w.cfg.Node.Path, "err", err)
+	if o := w.cfg.Client.Hooks().Observer(); o != nil {
+		w.observe(o, cause, err)
+	}
+	log := w.cfg.Log
+	if log == nil {
+		log = w.cfg.Client.Logger()
+	}
+	switch {
+	case closed:
+		// A deliberate Close ends every hold: that is no news to warn of.
+		if w.cfg.What != "" {
+			log.Debug(w.cfg.What+" ended by Close", recipe.LogAttr("path", w.cfg.Node.Path))
+		}
+		return
+	case w.cfg.What == "":
+		// The recipe on the hold tells of it.
+	case cause == framework.CauseExpired:
+		log.Info(w.cfg.What+" expired", recipe.LogAttr("path", w.cfg.Node.Path), recipe.ErrAttr(err))
+	default:
+		log.Info(w.cfg.What+" lost", recipe.LogAttr("path", w.cfg.Node.Path), "cause", string(cause), recipe.ErrAttr(err))
 	}
 	if !w.cfg.KeepNode && !w.cfg.Node.Session.IsLost() {
 		_, _ = w.cfg.Client.DeleteInBackground(w.cfg.Node.Path)
