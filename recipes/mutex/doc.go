@@ -15,9 +15,10 @@
 //
 // The queue logic is a pure judgement over the children, which lives with
 // the other names only recipe authors need in package lockdriver
-// (Curator's LockInternalsDriver); NewWithDriver, with WithName, WithPlace
-// and WithTurn, builds other locks on this mutex's engine (the read/write
-// lock, the leader election), whose holds are then this package's Hold.
+// (Curator's LockInternalsDriver); NewWithDriver, with WithName, WithKind,
+// WithPlace and WithTurn, builds other locks on this mutex's engine (the
+// read/write lock, the leader election), whose holds are then this
+// package's Hold.
 // A user of the mutex needs none of them.
 //
 // Guarantees:
