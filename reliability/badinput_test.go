@@ -115,6 +115,13 @@ func constructorCases(c *framework.Client, count *sharedcount.SharedCount) []bad
 		badCase{"mutex.Revoke, nil client", func() error { return mutex.Revoke(context.Background(), nil, "/ok") }, invalid},
 		badCase{"rwlock.New, nil option", func() error { return errOf(rwlock.New(c, "/ok", nil)) }, invalid},
 		badCase{"rwlock.New, bad error policy", func() error { return errOf(rwlock.New(c, "/ok", rwlock.WithErrorPolicy(policy))) }, invalid},
+		badCase{"mutex.New, nil logger", func() error { return errOf(mutex.New(c, "/ok", mutex.WithLogger(nil))) }, invalid},
+		badCase{"rwlock.New, nil logger", func() error { return errOf(rwlock.New(c, "/ok", rwlock.WithLogger(nil))) }, invalid},
+		badCase{"semaphore.New, nil logger", func() error { return errOf(semaphore.New(c, "/ok", 1, semaphore.WithLogger(nil))) }, invalid},
+		badCase{"sharedcount.New, nil logger", func() error { return errOf(sharedcount.New(c, "/ok", 1, sharedcount.WithLogger(nil))) }, invalid},
+		badCase{"leases.New, nil logger", func() error {
+			return errOf(leases.New(c, framework.Node{Path: "/ok", Session: c.Session()}, nil, leases.WithLogger(nil)))
+		}, invalid},
 	)
 }
 

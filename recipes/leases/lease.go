@@ -54,7 +54,7 @@ func New(client *framework.Client, node framework.Node, data []byte, opts ...Opt
 	kind := &holdwatch.Kind{
 		Client: client, Policy: o.policy, MaxHold: o.maxHold,
 		Lost: ErrLost, Expired: ErrExpired, What: "lease",
-		Recipe: o.kindOr(), Log: client.Hooks().Logger("leases"),
+		Recipe: o.kindOr(), Log: l.log(),
 	}
 	if client.Hooks().Observer() != nil {
 		kind.Origin = time.Now()

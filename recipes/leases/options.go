@@ -2,6 +2,7 @@ package leases
 
 import (
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -14,7 +15,8 @@ type Option func(*options) error
 type options struct {
 	policy  framework.ErrorPolicy
 	maxHold time.Duration
-	kind    string // the recipe in observer events (WithKind); "" is "lease"
+	kind    string       // the recipe in observer events (WithKind); "" is "lease"
+	logger  *slog.Logger // nil: the client's (WithLogger)
 }
 
 // WithErrorPolicy chooses when a lease counts as lost: at Suspended
@@ -67,4 +69,26 @@ func (o options) kindOr() string {
 		return "lease"
 	}
 	return o.kind
+}
+
+// WithLogger sets the logger of the lease's own messages (a hold lost, a
+// clean-up left to the background). A nil logger is rejected with
+// ErrInvalidArgument. Default: the client's logger, with the component
+// zkrecipes/leases (framework.Hooks.Logger).
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) error {
+		if l == nil {
+			return fmt.Errorf("%w: nil logger", ErrInvalidArgument)
+		}
+		o.logger = l
+		return nil
+	}
+}
+
+// log returns the lease's logger: WithLogger's, or the client's.
+func (l *Lease) log() *slog.Logger {
+	if l.opts.logger != nil {
+		return l.opts.logger
+	}
+	return l.client.Hooks().Logger("leases")
 }

@@ -180,7 +180,7 @@ func (l *Lease) runTTL() {
 			return // returned, or lost otherwise: nothing to give up
 		}
 		// The bound is there to end the lease: its passing is news, not trouble.
-		l.client.Hooks().Logger("leases").Info("lease expired", "path", l.node.Path, "err", err)
+		l.log().Info("lease expired", "path", l.node.Path, "err", err)
 		ctx, cancel := context.WithTimeout(context.Background(), recipe.CleanupTimeout)
 		_ = l.deleteTTL(ctx, version)
 		cancel()

@@ -65,6 +65,6 @@ func (l *Lease) deleteTTL(ctx context.Context, version int32) error {
 	case errors.Is(err, zk.ErrBadVersion):
 		return fmt.Errorf("%w: %s belongs to another holder now", ErrLost, l.node.Path)
 	}
-	l.client.Hooks().Logger("leases").Warn("TTL lease node left to the server", "path", l.node.Path, "err", err)
+	l.log().Warn("TTL lease node left to the server", "path", l.node.Path, "err", err)
 	return fmt.Errorf("the node is left to the server's TTL: %w", err)
 }

@@ -63,6 +63,9 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver lockd
 	if o.revoke != nil {
 		data = nil
 	}
+	if o.logger == nil {
+		o.logger = client.Hooks().Logger(component(o.kind))
+	}
 	return &Mutex{
 		client: client,
 		engine: engine{client: client, dir: path, lockName: lockName, driver: driver, data: data, place: o.place, prefix: zkpath.Join(path, lockName)},
@@ -70,7 +73,7 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver lockd
 		kind: holdwatch.Kind{
 			Client: client, Policy: o.policy, MaxHold: o.maxHold,
 			Lost: ErrLost, Expired: ErrExpired, What: o.what, KeepNode: o.keep,
-			Recipe: o.kind, Log: client.Hooks().Logger(component(o.kind)), Origin: time.Now(),
+			Recipe: o.kind, Log: o.logger, Origin: time.Now(),
 		},
 	}, nil
 }

@@ -2,6 +2,7 @@ package mutex
 
 import (
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -24,7 +25,8 @@ type options struct {
 	kind    string // the recipe in observer events and logs (WithKind)
 	what    string // a hold in log lines (WithKind)
 	kindSet bool
-	keep    bool // a lost hold's node waits for the release (WithNodeKeptOnLoss)
+	keep    bool         // a lost hold's node waits for the release (WithNodeKeptOnLoss)
+	logger  *slog.Logger // nil: the client's, under the kind's component (WithLogger)
 }
 
 // WithData sets the data of the lock nodes, shown to operators and to
@@ -152,6 +154,20 @@ func WithKind(kind, what string) Option {
 			return fmt.Errorf("%w: empty kind", ErrInvalidArgument)
 		}
 		o.kind, o.what, o.kindSet = kind, what, true
+		return nil
+	}
+}
+
+// WithLogger sets the logger of the lock's own messages (a hold lost, a
+// clean-up left to the background). A nil logger is rejected with
+// ErrInvalidArgument. Default: the client's logger, with the component
+// zkrecipes/mutex, or the recipe the lock serves (WithKind) (framework.Hooks.Logger).
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) error {
+		if l == nil {
+			return fmt.Errorf("%w: nil logger", ErrInvalidArgument)
+		}
+		o.logger = l
 		return nil
 	}
 }

@@ -2,6 +2,8 @@ package rwlock
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
@@ -14,6 +16,7 @@ type Option func(*options) error
 type options struct {
 	data   []byte
 	policy framework.ErrorPolicy
+	logger *slog.Logger // nil: the client's (WithLogger)
 }
 
 // WithData sets the data of the lock nodes of both kinds, shown to
@@ -43,7 +46,11 @@ func WithErrorPolicy(p framework.ErrorPolicy) Option {
 
 // mutexOptions are the options of both locks' engines.
 func (o options) mutexOptions() []mutex.Option {
-	return []mutex.Option{mutex.WithData(o.data), mutex.WithErrorPolicy(o.policy)}
+	opts := []mutex.Option{mutex.WithData(o.data), mutex.WithErrorPolicy(o.policy)}
+	if o.logger != nil {
+		opts = append(opts, mutex.WithLogger(o.logger))
+	}
+	return opts
 }
 
 // WithOwner returns a context whose acquires and releases act for owner
@@ -52,4 +59,18 @@ func (o options) mutexOptions() []mutex.Option {
 // comparable. It is mutex.WithOwner: an owner is the same on every lock.
 func WithOwner(ctx context.Context, owner any) context.Context {
 	return mutex.WithOwner(ctx, owner)
+}
+
+// WithLogger sets the logger of the read/write lock's own messages (a hold lost, a
+// clean-up left to the background). A nil logger is rejected with
+// ErrInvalidArgument. Default: the client's logger, with the component
+// zkrecipes/rwlock (framework.Hooks.Logger).
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) error {
+		if l == nil {
+			return fmt.Errorf("%w: nil logger", ErrInvalidArgument)
+		}
+		o.logger = l
+		return nil
+	}
 }

@@ -98,7 +98,7 @@ func (s *Semaphore) fail(err error) error {
 // (the node is deleted in the background or dies with its session).
 func (s *Semaphore) releaseGuard(ctx context.Context, hold *mutex.Hold) {
 	if err := hold.Release(ctx); err != nil {
-		s.client.Hooks().Logger("semaphore").Debug("semaphore guard release", "path", s.path, "err", err)
+		s.log().Debug("semaphore guard release", "path", s.path, "err", err)
 	}
 }
 

@@ -2,6 +2,7 @@ package semaphore
 
 import (
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -17,6 +18,7 @@ type options struct {
 	policy  framework.ErrorPolicy
 	maxHold time.Duration
 	ttl     time.Duration
+	logger  *slog.Logger // nil: the client's (WithLogger)
 }
 
 // WithData sets the data of the lease nodes (and of the guard's lock
@@ -111,11 +113,42 @@ func (o options) leaseNodeData() []byte {
 	return o.data
 }
 
-// leaseOptions are the options of the leases the semaphore issues.
+// ttlLeaseOptions are the options of the TTL leases the semaphore issues.
+func (o options) ttlLeaseOptions() []leases.Option {
+	opts := []leases.Option{leases.WithErrorPolicy(o.policy)}
+	if o.logger != nil {
+		opts = append(opts, leases.WithLogger(o.logger))
+	}
+	return opts
+}
+
+// leaseOptions are the options of the semaphore's session leases.
 func (o options) leaseOptions() []leases.Option {
-	opts := []leases.Option{leases.WithErrorPolicy(o.policy), leases.WithKind("semaphore")}
+	opts := append(o.ttlLeaseOptions(), leases.WithKind("semaphore"))
 	if o.maxHold > 0 {
 		opts = append(opts, leases.WithMaxHold(o.maxHold))
 	}
 	return opts
+}
+
+// WithLogger sets the logger of the semaphore's own messages (a hold lost, a
+// clean-up left to the background). A nil logger is rejected with
+// ErrInvalidArgument. Default: the client's logger, with the component
+// zkrecipes/semaphore (framework.Hooks.Logger).
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) error {
+		if l == nil {
+			return fmt.Errorf("%w: nil logger", ErrInvalidArgument)
+		}
+		o.logger = l
+		return nil
+	}
+}
+
+// log returns the semaphore's logger: WithLogger's, or the client's.
+func (s *Semaphore) log() *slog.Logger {
+	if s.opts.logger != nil {
+		return s.opts.logger
+	}
+	return s.client.Hooks().Logger("semaphore")
 }

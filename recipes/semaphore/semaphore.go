@@ -69,8 +69,12 @@ func newSemaphore(client *framework.Client, path string, max int, count *sharedc
 	if err != nil {
 		return nil, err
 	}
-	guard, err := mutex.New(client, zkpath.Join(path, locksDir), mutex.WithData(o.data), mutex.WithErrorPolicy(o.policy),
-		mutex.WithKind("semaphore.guard", "semaphore guard hold"))
+	guardOpts := []mutex.Option{mutex.WithData(o.data), mutex.WithErrorPolicy(o.policy),
+		mutex.WithKind("semaphore.guard", "semaphore guard hold")}
+	if o.logger != nil {
+		guardOpts = append(guardOpts, mutex.WithLogger(o.logger))
+	}
+	guard, err := mutex.New(client, zkpath.Join(path, locksDir), guardOpts...)
 	if err != nil {
 		return nil, err
 	}

@@ -81,7 +81,7 @@ func (s *Semaphore) createTTL(ctx context.Context, n int) ([]*leases.Lease, []fr
 		if err != nil {
 			return ls, nil, ttlError(err)
 		}
-		l, err := leases.NewTTL(s.client, node, 0, s.opts.data, s.opts.ttl, sent, leases.WithErrorPolicy(s.opts.policy))
+		l, err := leases.NewTTL(s.client, node, 0, s.opts.data, s.opts.ttl, sent, s.opts.ttlLeaseOptions()...)
 		if err != nil {
 			return ls, nil, err
 		}
@@ -138,7 +138,7 @@ func (s *Semaphore) releaseTTL(ls []*leases.Lease) {
 	ctx, cancel := context.WithTimeout(context.Background(), recipe.CleanupTimeout)
 	defer cancel()
 	if err := leases.ReleaseAll(ctx, ls...); err != nil {
-		s.client.Hooks().Logger("semaphore").Debug("semaphore TTL lease release", "path", s.path, "err", err)
+		s.log().Debug("semaphore TTL lease release", "path", s.path, "err", err)
 	}
 }
 
@@ -160,7 +160,7 @@ func (s *Semaphore) Resume(ctx context.Context, name string) (*leases.Lease, err
 	if _, ok := zkpath.ProtectionID(name); !ok {
 		return nil, fmt.Errorf("%w: resume: %q is not a lease node's name", ErrInvalidArgument, name)
 	}
-	l, err := leases.Resume(ctx, s.client, zkpath.Join(s.leases, name), leases.WithErrorPolicy(s.opts.policy))
+	l, err := leases.Resume(ctx, s.client, zkpath.Join(s.leases, name), s.opts.ttlLeaseOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("semaphore: resume %s: %w", s.path, err)
 	}

@@ -1,10 +1,16 @@
 package sharedcount
 
+import (
+	"fmt"
+	"log/slog"
+)
+
 // Option configures a SharedCount.
 type Option func(*options) error
 
 type options struct {
 	noCreate bool
+	logger   *slog.Logger // nil: the client's (WithLogger)
 }
 
 // WithoutCreate makes reads fail with an error wrapping zk.ErrNoNode when
@@ -16,4 +22,26 @@ func WithoutCreate() Option {
 		o.noCreate = true
 		return nil
 	}
+}
+
+// WithLogger sets the logger of the shared count's own messages (a malformed count, a watch
+// that ends). A nil logger is rejected with
+// ErrInvalidArgument. Default: the client's logger, with the component
+// zkrecipes/sharedcount (framework.Hooks.Logger).
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) error {
+		if l == nil {
+			return fmt.Errorf("%w: nil logger", ErrInvalidArgument)
+		}
+		o.logger = l
+		return nil
+	}
+}
+
+// log returns the count's logger: WithLogger's, or the client's.
+func (s *SharedCount) log() *slog.Logger {
+	if s.opts.logger != nil {
+		return s.opts.logger
+	}
+	return s.client.Hooks().Logger("sharedcount")
 }

@@ -66,16 +66,16 @@ func (s *SharedCount) reread(ctx context.Context) (*Value, <-chan struct{}, bool
 		case ctx.Err() != nil, errors.Is(err, framework.ErrClosed):
 			return nil, nil, false
 		case changed != nil:
-			s.client.Hooks().Logger("sharedcount").Warn("shared count is malformed; waiting for a repair", "path", s.path, "err", err)
+			s.log().Warn("shared count is malformed; waiting for a repair", "path", s.path, "err", err)
 			return nil, changed, true
 		}
 		if werr := s.client.Hooks().RetryWait(ctx, attempt, start); werr != nil {
 			if ctx.Err() == nil && !errors.Is(werr, framework.ErrClosed) {
-				s.client.Hooks().Logger("sharedcount").Warn("shared count read failed; the watch ends", "path", s.path, "err", err)
+				s.log().Warn("shared count read failed; the watch ends", "path", s.path, "err", err)
 			}
 			return nil, nil, false
 		}
-		s.client.Hooks().Logger("sharedcount").Debug("shared count read failed; retrying", "path", s.path, "err", err)
+		s.log().Debug("shared count read failed; retrying", "path", s.path, "err", err)
 	}
 }
 
