@@ -9,7 +9,8 @@
 //     states with listeners, retry policies, protected creates, container
 //     parents, namespaces and ACLs.
 //   - recipes/mutex: the reentrant inter-process mutex, and the lock
-//     engine it shares with the read/write lock.
+//     engine it shares with the read/write lock; recipes/mutex/lockdriver
+//     holds the engine's drivers, for authors of recipes on it.
 //   - recipes/rwlock: shared readers and exclusive writers, with downgrade.
 //   - recipes/semaphore: SemaphoreV2 and the semaphore mutex.
 //   - recipes/leases: the lease a semaphore hands out.
@@ -20,7 +21,11 @@
 //     LeaderSelector, and an Observer of an election;
 //     recipes/leader/leaderhttp serves its health to an HTTP probe.
 //   - zktesting: local ZooKeeper servers and ensembles for your own tests,
-//     bound to a testing.TB, and connection faults that expire a session.
+//     bound to a testing.TB, and connection faults that expire a session;
+//     zktesting/zkcontainer, a module of its own, runs one in a container
+//     through testcontainers-go.
+//   - observe/otelzk, a module of its own: the client's and the recipes'
+//     events (framework.WithObserver) as OpenTelemetry metrics and spans.
 //   - cmd/zkr: the command. A mutex (zkr lock), a read/write lock
 //     (zkr rwlock) and semaphore leases (zkr semaphore) around a shell
 //     command or, for zkr lock, until interrupted; a command run while it
@@ -50,5 +55,5 @@
 // In tests, start a server of your own:
 //
 //	server := zktesting.NewServer(t)
-//	client, err := framework.Connect(ctx, []string{server.Addr()})
+//	client, err := framework.Connect(t.Context(), []string{server.Addr()})
 package zkrecipes
