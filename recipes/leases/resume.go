@@ -116,6 +116,7 @@ func resumeOnce(ctx context.Context, client *framework.Client, path string, o op
 	l.renewals = stamp.Renewals + 1
 	l.ttl.version = stat.Version
 	l.token = stat.Mzxid // the take-over's own zxid: see Resume
+	l.observeTTL()
 	l.startTTL()
 	return l, nil
 }

@@ -27,6 +27,17 @@ type ttlHold struct {
 	deadline time.Time
 	version  int32
 	written  []byte // the data of the holder's last write, sent or not
+	// report tells the client's observer of the lease's end (observeTTL);
+	// nil without an observer.
+	report func(cause framework.Cause, err error)
+}
+
+// endedLocked reports the lease's end, once: the caller has just set err
+// (or released the lease) and holds mu.
+func (h *ttlHold) endedLocked(cause framework.Cause, err error) {
+	if h.report != nil {
+		h.report(cause, err)
+	}
 }
 
 // NewTTL returns the lease of node, a TTL lease node (persistent
@@ -93,6 +104,7 @@ func NewTTL(client *framework.Client, node framework.Node, version int32, data [
 	}
 	l := newLease(client, node, data, o)
 	l.ttl = newTTLHold(ttl, version, data, sent)
+	l.observeTTL()
 	l.startTTL()
 	return l, nil
 }
@@ -124,6 +136,7 @@ func (h *ttlHold) expireLocked() time.Duration {
 	}
 	h.err = recipe.Errorf("%w: %w: not renewed within %v", ErrLost, ErrExpired, h.bound)
 	close(h.lost)
+	h.endedLocked(framework.CauseExpired, h.err)
 	return 0
 }
 
@@ -146,6 +159,7 @@ func (h *ttlHold) lose(err error) bool {
 	}
 	h.err = err
 	close(h.lost)
+	h.endedLocked(framework.CauseDeleted, err) // taken over or deleted
 	return true
 }
 

@@ -25,6 +25,7 @@ func (l *Lease) releaseTTL(ctx context.Context) error {
 	prior, version := h.err, h.version
 	if prior == nil {
 		h.err = errReleased
+		h.endedLocked(framework.CauseReleased, nil)
 	}
 	close(h.ended)
 	h.mu.Unlock()

@@ -115,16 +115,17 @@ func (o options) leaseNodeData() []byte {
 
 // ttlLeaseOptions are the options of the TTL leases the semaphore issues.
 func (o options) ttlLeaseOptions() []leases.Option {
-	opts := []leases.Option{leases.WithErrorPolicy(o.policy)}
+	opts := []leases.Option{leases.WithErrorPolicy(o.policy), leases.WithKind("semaphore")}
 	if o.logger != nil {
 		opts = append(opts, leases.WithLogger(o.logger))
 	}
 	return opts
 }
 
-// leaseOptions are the options of the semaphore's session leases.
+// leaseOptions are the options of the semaphore's session leases: a TTL
+// lease's, and the maximum hold.
 func (o options) leaseOptions() []leases.Option {
-	opts := append(o.ttlLeaseOptions(), leases.WithKind("semaphore"))
+	opts := o.ttlLeaseOptions()
 	if o.maxHold > 0 {
 		opts = append(opts, leases.WithMaxHold(o.maxHold))
 	}

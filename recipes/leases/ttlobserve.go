@@ -1,0 +1,25 @@
+package leases
+
+import (
+	"path"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+// observeTTL has the client's observer, if it has one, hear of the end of
+// the TTL lease as it hears of a session lease's (holdwatch): released,
+// expired, or taken over or deleted by someone else.
+func (l *Lease) observeTTL() {
+	o := l.client.Hooks().Observer()
+	if o == nil {
+		return
+	}
+	start, node, kind := time.Now(), l.node.Path, l.opts.kindOr()
+	l.ttl.report = func(cause framework.Cause, err error) {
+		o.OnHoldEnd(framework.HoldEvent{
+			Recipe: kind, Path: path.Dir(node), Node: node,
+			Held: time.Since(start), Cause: cause, Err: err,
+		})
+	}
+}
