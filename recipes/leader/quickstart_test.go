@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/leader"
 	"github.com/zkrecipes/zkrecipes/zktesting"
 )
@@ -37,6 +38,7 @@ func runScheduler(ctx context.Context, servers []string, id string, schedule fun
 }
 
 func TestScheduler_RunsOnOneInstanceAtATime(t *testing.T) {
+	zktest.Integration(t) // skipped under -short; not in the README's copy
 	server := zktesting.NewServer(t)
 	var mu sync.Mutex
 	leaders := map[int]bool{} // the instances in schedule now
