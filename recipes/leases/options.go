@@ -87,8 +87,5 @@ func WithLogger(l *slog.Logger) Option {
 
 // log returns the lease's logger: WithLogger's, or the client's.
 func (l *Lease) log() *slog.Logger {
-	if l.opts.logger != nil {
-		return l.opts.logger
-	}
-	return l.client.Hooks().Logger("leases")
+	return recipe.Logger(l.opts.logger, l.client, "leases")
 }

@@ -63,9 +63,7 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver lockd
 	if o.revoke != nil {
 		data = nil
 	}
-	if o.logger == nil {
-		o.logger = client.Hooks().Logger(component(o.kind))
-	}
+	o.logger = recipe.Logger(o.logger, client, component(o.kind))
 	return &Mutex{
 		client: client,
 		engine: engine{client: client, dir: path, lockName: lockName, driver: driver, data: data, place: o.place, prefix: zkpath.Join(path, lockName)},

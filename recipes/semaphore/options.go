@@ -148,8 +148,5 @@ func WithLogger(l *slog.Logger) Option {
 
 // log returns the semaphore's logger: WithLogger's, or the client's.
 func (s *Semaphore) log() *slog.Logger {
-	if s.opts.logger != nil {
-		return s.opts.logger
-	}
-	return s.client.Hooks().Logger("semaphore")
+	return recipe.Logger(s.opts.logger, s.client, "semaphore")
 }

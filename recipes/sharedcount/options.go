@@ -3,6 +3,8 @@ package sharedcount
 import (
 	"fmt"
 	"log/slog"
+
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 )
 
 // Option configures a SharedCount.
@@ -40,8 +42,5 @@ func WithLogger(l *slog.Logger) Option {
 
 // log returns the count's logger: WithLogger's, or the client's.
 func (s *SharedCount) log() *slog.Logger {
-	if s.opts.logger != nil {
-		return s.opts.logger
-	}
-	return s.client.Hooks().Logger("sharedcount")
+	return recipe.Logger(s.opts.logger, s.client, "sharedcount")
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"unicode/utf8"
+
+	"github.com/zkrecipes/zkrecipes/framework"
 )
 
 // MaxLogValue is the most bytes of a user's value (a path, a participant
@@ -34,4 +36,13 @@ func ErrAttr(err error) slog.Attr {
 		return slog.Any("err", nil)
 	}
 	return LogAttr("err", err.Error())
+}
+
+// Logger returns a recipe's logger: own, given with its WithLogger, or the
+// client's logger under the recipe's component (framework.Hooks.Logger).
+func Logger(own *slog.Logger, client *framework.Client, component string) *slog.Logger {
+	if own != nil {
+		return own
+	}
+	return client.Hooks().Logger(component)
 }
