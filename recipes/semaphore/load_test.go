@@ -24,7 +24,7 @@ func TestLoad_SixteenClientsNeverHoldMoreThanThree(t *testing.T) {
 	}
 	path := zktest.UniquePath(t)
 	ctx := testContext(t)
-	var holders, peak, remaining atomic.Int64
+	var holders, peak, remaining, first atomic.Int64
 	remaining.Store(int64(total))
 	sems := make([]*semaphore.Semaphore, clients)
 	for i := range sems {
@@ -42,6 +42,12 @@ func TestLoad_SixteenClientsNeverHoldMoreThanThree(t *testing.T) {
 				now := holders.Add(1)
 				raise(&peak, now)
 				assert.LessOrEqual(t, now, int64(maxLeases), "more holders than leases")
+				if first.Add(1) <= maxLeases {
+					// The first holders stay until all leases are out, so that
+					// "the leases were used" does not hang on a loaded
+					// machine's timing; the bound ends it if they never are.
+					awaitPeak(&peak, maxLeases, 10*time.Second)
+				}
 				time.Sleep(time.Duration(rand.IntN(4000)) * time.Microsecond) // work, so holders overlap
 				holders.Add(-1)
 				if !assert.NoError(t, l.Release(ctx)) {
@@ -59,4 +65,11 @@ func TestLoad_SixteenClientsNeverHoldMoreThanThree(t *testing.T) {
 	assert.Equal(t, int64(maxLeases), peak.Load(), "the leases were used")
 	observer := connect(t, zktest.Servers(t))
 	require.Equal(t, 0, nodeCount(t, observer, path), "leases and guard directories are empty")
+}
+
+// awaitPeak waits until peak reaches want or bound passes.
+func awaitPeak(peak *atomic.Int64, want int64, bound time.Duration) {
+	for end := time.Now().Add(bound); peak.Load() < want && time.Now().Before(end); {
+		time.Sleep(time.Millisecond)
+	}
 }
