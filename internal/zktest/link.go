@@ -2,6 +2,7 @@ package zktest
 
 import (
 	"bufio"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -15,7 +16,8 @@ const dialTimeout = 5 * time.Second
 // server.
 type link struct {
 	client, server net.Conn
-	tainted        atomic.Bool // a packet was dropped during a pause
+	fromClient     *bufio.Reader // reads client; it may hold bytes already
+	tainted        atomic.Bool   // a packet was dropped during a pause
 	closeOnce      sync.Once
 
 	mu    sync.Mutex
@@ -73,25 +75,72 @@ func (p *Proxy) acceptLoop() {
 		if err != nil {
 			return
 		}
-		server, err := net.DialTimeout("tcp", p.target, dialTimeout)
-		if err != nil {
-			_ = client.Close() // the server is down: so is the proxied connection
-			continue
-		}
-		l := &link{client: client, server: server, drops: make(map[int32]int32), holds: make(map[int32]int)}
-		p.mu.Lock()
-		if p.closed {
-			p.mu.Unlock()
-			l.close()
-			return
-		}
-		p.links[l] = struct{}{}
-		p.wg.Add(2)
-		p.mu.Unlock()
-		// Each pump ends when its source or destination is closed.
-		go p.pump(l, true)
-		go p.pump(l, false)
+		p.wg.Add(1)
+		// Ends when the client's first bytes are read and its link is
+		// started, or the four-letter word is answered.
+		go p.serve(client)
 	}
+}
+
+// serve starts a link for a client, or answers a four-letter word
+// (srvr, which the client sends to learn the server's version) on a
+// connection of its own.
+func (p *Proxy) serve(client net.Conn) {
+	defer p.wg.Done()
+	fromClient := bufio.NewReader(client)
+	if first, err := fromClient.Peek(4); err == nil && isFourLetterWord(first) {
+		p.answerWord(client, fromClient, string(first))
+		return
+	}
+	server, err := net.DialTimeout("tcp", p.target, dialTimeout)
+	if err != nil {
+		_ = client.Close() // the server is down: so is the proxied connection
+		return
+	}
+	l := &link{client: client, server: server, fromClient: fromClient, drops: make(map[int32]int32), holds: make(map[int32]int)}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		l.close()
+		return
+	}
+	p.links[l] = struct{}{}
+	p.wg.Add(2)
+	p.mu.Unlock()
+	// Each pump ends when its source or destination is closed.
+	go p.pump(l, true)
+	go p.pump(l, false)
+}
+
+// isFourLetterWord tells a four-letter word from a connect request, whose
+// first bytes are its length: a small number.
+func isFourLetterWord(b []byte) bool {
+	for _, c := range b {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// answerWord answers srvr with the version ReportVersion set, or passes
+// the word to the server and its answer back.
+func (p *Proxy) answerWord(client net.Conn, r *bufio.Reader, word string) {
+	defer client.Close()
+	if v := p.version.Load(); v != nil && word == "srvr" {
+		_, _ = io.WriteString(client, "Zookeeper version: "+*v+", built on 01/01/2020 00:00 GMT\nMode: standalone\n")
+		return
+	}
+	server, err := net.DialTimeout("tcp", p.target, dialTimeout)
+	if err != nil {
+		return
+	}
+	defer server.Close()
+	_ = server.SetDeadline(time.Now().Add(dialTimeout))
+	if _, err := io.CopyN(server, r, 4); err != nil {
+		return
+	}
+	_, _ = io.Copy(client, server)
 }
 
 // pump forwards packets one way, client to server or back, until either
@@ -105,6 +154,9 @@ func (p *Proxy) pump(l *link, fromClient bool) {
 		src, dst = l.client, l.server
 	}
 	r := bufio.NewReader(src)
+	if fromClient {
+		r = l.fromClient
+	}
 	for first := true; ; first = false {
 		frame, err := readFrame(r)
 		if err != nil {
@@ -119,6 +171,7 @@ func (p *Proxy) pump(l *link, fromClient bool) {
 		case first:
 		case fromClient:
 			p.armRequest(l, frame)
+			p.unimplement(frame)
 		case p.swallowReply(l, frame):
 			return // the connection is cut with the reply
 		}

@@ -1,6 +1,7 @@
 package zktest
 
 import (
+	"encoding/binary"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -32,10 +33,12 @@ type Proxy struct {
 	releases int
 	closed   bool
 
-	delay     atomic.Int64 // time.Duration added before forwarding a packet
-	dropped   atomic.Int64 // replies swallowed by DropNextCreateReply and DropNextReply
-	droppedBy sync.Map     // opcode (int32) -> *atomic.Int64: replies swallowed by DropNextReply
-	requests  sync.Map     // opcode (int32) -> *atomic.Int64: requests seen
+	version   atomic.Pointer[string] // what srvr answers; nil: the server's answer
+	lacking   sync.Map               // opcode (int32) -> struct{}: requests the server is made to lack (Unimplement)
+	delay     atomic.Int64           // time.Duration added before forwarding a packet
+	dropped   atomic.Int64           // replies swallowed by DropNextCreateReply and DropNextReply
+	droppedBy sync.Map               // opcode (int32) -> *atomic.Int64: replies swallowed by DropNextReply
+	requests  sync.Map               // opcode (int32) -> *atomic.Int64: requests seen
 }
 
 // Request types that tests count with Requests.
@@ -47,7 +50,40 @@ const (
 	OpSetData      int32 = opSetData
 	OpMulti        int32 = opMulti
 	OpSetAuth      int32 = opSetAuth
+	OpMultiRead    int32 = 22
+	OpSetWatches   int32 = 101
+	OpSetWatches2  int32 = 105
+	OpAddWatch     int32 = 106
 )
+
+// Unimplement makes the server lack the requests of types ops, as a server
+// before ZooKeeper 3.6 or another implementation of the protocol does: the
+// proxy changes their opcode to one no server knows, and the real server
+// answers UNIMPLEMENTED. It is for connections made from now on and the
+// open ones alike.
+func (p *Proxy) Unimplement(ops ...int32) {
+	for _, op := range ops {
+		p.lacking.Store(op, struct{}{})
+	}
+}
+
+// ReportVersion makes the proxy answer the four-letter word srvr itself,
+// with ZooKeeper version v ("3.4.14"), as a server of that version would.
+// The client asks each server's version once, before it sends the
+// requests of ZooKeeper 3.6: with Unimplement, it makes an older server.
+func (p *Proxy) ReportVersion(v string) { p.version.Store(&v) }
+
+// unknownOpcode is an opcode no ZooKeeper server implements.
+const unknownOpcode = 9999
+
+// unimplement rewrites a request frame's opcode if Unimplement names it.
+func (p *Proxy) unimplement(frame []byte) {
+	if _, op, ok := requestHeader(frame); ok {
+		if _, lacking := p.lacking.Load(op); lacking {
+			binary.BigEndian.PutUint32(frame[8:12], unknownOpcode)
+		}
+	}
+}
 
 // Requests returns how many requests of type op clients have sent through
 // the proxy, so a test can tell which calls a recipe made.
