@@ -22,9 +22,12 @@ type Client struct {
 	events    *eventQueue
 	listeners *listenerSet
 	tap       *writeTap
+	carrier   *carrier
+	watches   *watchTable
 	leases    *leaseBook
 	clock     clock // the lease book's too
 	reach     reach
+	baseDial  dialFunc // the caller's own dialer (zk.WithDialer), wrapped; nil: the default
 
 	// life ends background work (the state loop, clean-ups) on Close.
 	life context.Context
@@ -103,6 +106,12 @@ func New(servers []string, opts ...Option) (*Client, error) {
 		connectedCh: make(chan struct{}),
 		authRefused: make(chan struct{}),
 	}
+	c.watches = newWatchTable(func(ev zk.Event) { c.holds().nodeEvent(ev) })
+	if c.baseDial, err = userDialer(cfg.zkOptions); err != nil {
+		stop()
+		return nil, err
+	}
+	c.carrier = newCarrier(newServerCaps(c.baseDial, cfg.connectionTimeout))
 	if err := c.dial(); err != nil {
 		stop()
 		return nil, err
@@ -176,9 +185,8 @@ func (c *Client) Namespace() string { return c.cfg.namespace }
 // the one asked for, WithSessionTimeout, by its minSessionTimeout and
 // maxSessionTimeout), or the one asked for before the server has answered.
 // The client reads the grant from the server's connect response, for each
-// new connection; a client dialed through the caller's own dialer
-// (zk.WithDialer in WithZKOptions) cannot see that response and uses the
-// timeout it asked for. It is how long the client stays Suspended before
+// new connection, through a dialer of the caller's own too (zk.WithDialer
+// in WithZKOptions), whose connections it wraps. It is how long the client stays Suspended before
 // it declares the session Lost: the server expires the session after that
 // long without hearing from the client, and may give its locks to others.
 func (c *Client) SessionTimeout() time.Duration {
@@ -213,6 +221,7 @@ func (c *Client) Close() error {
 
 	c.stop()
 	conn.Close()
+	c.watches.close()
 	if session != nil {
 		session.abandon()
 	}

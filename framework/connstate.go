@@ -69,8 +69,7 @@ func (c *Client) dial() error {
 	ready := make(chan struct{})
 	callback := func(ev zk.Event) {
 		if ev.Type != zk.EventSession {
-			c.holds().nodeEvent(ev) // a watch event: WatchHold's
-			return
+			return // the wrapper takes every notification: none reaches here
 		}
 		e := connEvent{gen: gen, state: ev.State}
 		if ev.State == zk.StateHasSession {
@@ -80,17 +79,26 @@ func (c *Client) dial() error {
 		}
 		c.events.push(e)
 	}
-	granted := func(r connectReply) { c.events.push(connEvent{gen: gen, granted: r.timeout}) }
-	// The caller's options come after the client's dialer and logger, so
-	// that theirs take effect; the event callback comes last: the client
-	// cannot work without it.
+	hooks := &wireHooks{
+		tap:     c.tap,
+		book:    c.leases,
+		carrier: c.carrier,
+		connected: func(r connectReply) {
+			c.events.push(connEvent{gen: gen, granted: r.timeout})
+			c.restoreWatches(r.sessionID, func() *zk.Conn { <-ready; return conn })
+		},
+		notify: c.watches.notify,
+		zxid:   c.watches.sawZxid,
+	}
+	// The caller's options come first, the client's dialer (which wraps
+	// the caller's own, if any) and event callback last: the client cannot
+	// work without them.
 	opts := []func(*zk.Conn){
 		zk.WithHostProvider(&hostProvider{}),
-		zk.WithDialer(c.recordDials(tappedDialer(c.tap, c.leases, granted))),
 		zk.WithLogger(zkLogger{l: c.log}),
 	}
 	opts = append(opts, c.cfg.zkOptions...)
-	opts = append(opts, zk.WithEventCallback(callback))
+	opts = append(opts, zk.WithDialer(c.recordDials(wrappingDialer(c.baseDial, hooks))), zk.WithEventCallback(callback))
 	conn, _, err := zk.Connect(c.servers, c.cfg.sessionTimeout, func(z *zk.Conn) {
 		for _, o := range opts {
 			o(z)

@@ -2,7 +2,13 @@ package framework
 
 import (
 	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
 	"net"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -10,72 +16,201 @@ import (
 // replies and watch events, which arrive in bursts.
 const readBufferSize = 64 << 10
 
-// tappedConn is a server connection as the client dials it by default. It
-// reads through a buffer: go-zookeeper reads each packet in two calls
-// (length, then body); through the buffer a burst of packets costs one
-// system call instead of two per packet. It follows the packets it reads
-// (frameScanner), which is how the client learns the session timeout the
-// server granted: go-zookeeper keeps it to itself. And it shows each
-// request it has written to tap, which is what lets a request be sent
-// right behind another (see writeTap).
+// maxWholePacket bounds a packet from the server: far above any server's
+// jute.maxbuffer. A longer one is refused rather than handed on, for
+// go-zookeeper would try to allocate it.
+const maxWholePacket = 256 << 20
+
+// errUnfollowable ends a connection whose packets the wrapper cannot
+// follow; go-zookeeper then reconnects. It is never a reply handed to the
+// wrong caller.
+var errUnfollowable = errors.New("framework: a packet from the server cannot be followed")
+
+// tappedConn is a server connection as the client wraps it, over the
+// default dial or a dialer of the caller's own. It reads through a buffer:
+// go-zookeeper reads each packet in two calls (length, then body); through
+// the buffer a burst of packets costs one system call instead of two per
+// packet. It follows the packets it reads (frameScanner), which is how the
+// client learns the session timeout the server granted: go-zookeeper keeps
+// it to itself. It shows each request it has written to tap, which is what
+// lets a request be sent right behind another (see writeTap). And it is
+// the carrier's other half (see carrier): it writes carried requests in
+// place of their getData frames, turns their replies back into getData
+// replies, and takes every watch notification for the client's own watch
+// table, so that go-zookeeper sees none and owns no watch.
 type tappedConn struct {
 	net.Conn
 	r      *bufio.Reader
-	tap    *writeTap
+	wire   *wireHooks
 	acks   *ackTracker // nil without a lease book
 	frames frameScanner
+
+	writes atomic.Int64 // frames written; the first is the connect request
+
+	mu      sync.Mutex // guards carried
+	carried map[int32]*carried
+
+	// Read's state, on go-zookeeper's receive goroutine only.
+	packets  int    // packets begun; the first is the connect response
+	passLeft int    // bytes of the current packet to hand on as they are
+	out      []byte // a rewritten packet still to hand on
 }
 
+// wireHooks is what every connection of a client shares.
+type wireHooks struct {
+	tap       *writeTap
+	book      *leaseBook // nil: no lease
+	carrier   *carrier
+	connected func(connectReply) // each connect response, before go-zookeeper announces the session
+	notify    func(body []byte) error
+	zxid      func(int64) // the zxid of each reply
+}
+
+// Read hands go-zookeeper the server's packets: most as they are, carried
+// replies rewritten, notifications not at all.
 func (c *tappedConn) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.frames.scan(p[:n])
-	return n, err
+	for {
+		if len(c.out) > 0 {
+			n := copy(p, c.out)
+			c.out = c.out[n:]
+			return n, nil
+		}
+		if c.passLeft > 0 {
+			n, err := c.r.Read(p[:min(len(p), c.passLeft)])
+			c.frames.scan(p[:n])
+			c.passLeft -= n
+			return n, err
+		}
+		if err := c.nextPacket(); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// nextPacket looks at the head of the next packet and decides its fate.
+func (c *tappedConn) nextPacket() error {
+	head, err := c.r.Peek(8) // length and, for a reply, its xid
+	if err != nil {
+		if len(head) > 0 && errors.Is(err, io.EOF) {
+			return io.ErrUnexpectedEOF // the connection ended inside a packet
+		}
+		return err
+	}
+	length := int(int32(binary.BigEndian.Uint32(head[0:4])))
+	c.packets++
+	if c.packets == 1 {
+		if length < 0 {
+			return errUnfollowable
+		}
+		c.passLeft = 4 + length // the connect response
+		return nil
+	}
+	if length < 16 || length > maxWholePacket {
+		return fmt.Errorf("%w: a reply of %d bytes", errUnfollowable, length)
+	}
+	xid := int32(binary.BigEndian.Uint32(head[4:8]))
+	var req *carried
+	if xid == notificationXid {
+		// handled below
+	} else if req = c.takeCarried(xid); req == nil {
+		c.passLeft = 4 + length
+		return nil
+	}
+	packet := make([]byte, 4+length)
+	if _, err := io.ReadFull(c.r, packet); err != nil {
+		return err
+	}
+	c.frames.scan(packet)
+	if req == nil {
+		if err := c.wire.notify(packet[20:]); err != nil {
+			return fmt.Errorf("%w: %w", errUnfollowable, err)
+		}
+		return nil
+	}
+	if req.onReply != nil {
+		req.onReply(int32(binary.BigEndian.Uint32(packet[16:20])), packet[20:])
+	}
+	c.out, err = getDataReply(packet)
+	return err
+}
+
+// takeCarried returns and forgets the carried request written with xid.
+func (c *tappedConn) takeCarried(xid int32) *carried {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	req := c.carried[xid]
+	if req != nil {
+		delete(c.carried, xid)
+	}
+	return req
 }
 
 // Write writes one request: go-zookeeper writes each in a single call.
 func (c *tappedConn) Write(p []byte) (int, error) {
+	frame := p
+	if c.writes.Add(1) > 1 {
+		if req := c.wire.carrier.take(p); req != nil {
+			frame = carriedFrame(p, req)
+			xid := int32(binary.BigEndian.Uint32(p[4:8]))
+			c.mu.Lock()
+			c.carried[xid] = req // before the reply can arrive
+			c.mu.Unlock()
+		}
+	}
 	if c.acks != nil {
-		c.acks.sending(p) // before the server can have heard it
+		c.acks.sending(frame) // before the server can have heard it
 	}
-	n, err := c.Conn.Write(p)
-	if err == nil {
-		c.tap.wrote(p)
+	if _, err := c.Conn.Write(frame); err != nil {
+		return 0, err
 	}
-	return n, err
+	c.wire.tap.wrote(frame)
+	return len(p), nil
 }
 
 // dialFunc is go-zookeeper's dialer type.
 type dialFunc = func(network, address string, timeout time.Duration) (net.Conn, error)
 
-// tappedDialer is go-zookeeper's default dial with the read buffer and tap
-// added. connected is called with each connection's connect response, in
-// go-zookeeper's connecting goroutine before it reports the session, so
-// the grant is known before the session is announced. Each connection
-// advances the session leases of book (see ackTracker).
-func tappedDialer(tap *writeTap, book *leaseBook, connected func(connectReply)) dialFunc {
+// wrappingDialer wraps each connection base dials (go-zookeeper's default
+// dial when nil) in a tappedConn. Each connection advances the session
+// leases of hooks.book (see ackTracker).
+func wrappingDialer(base dialFunc, hooks *wireHooks) dialFunc {
+	if base == nil {
+		base = net.DialTimeout
+	}
 	return func(network, address string, timeout time.Duration) (net.Conn, error) {
-		conn, err := net.DialTimeout(network, address, timeout)
+		conn, err := base(network, address, timeout)
 		if err != nil {
 			return nil, err
 		}
-		c := &tappedConn{Conn: conn, r: bufio.NewReaderSize(conn, readBufferSize), tap: tap}
-		if book != nil {
-			c.acks = &ackTracker{book: book}
+		hooks.carrier.servers.connected(address)
+		c := &tappedConn{Conn: conn, r: bufio.NewReaderSize(conn, readBufferSize), wire: hooks, carried: make(map[int32]*carried)}
+		if hooks.book != nil {
+			c.acks = &ackTracker{book: hooks.book}
 		}
 		c.frames.onHead = func(index int, head []byte) {
 			if index != 0 {
-				if c.acks != nil {
-					c.acks.replied(head)
-				}
+				c.replied(head)
 				return
 			}
 			if r, ok := parseConnectReply(head); ok {
 				if c.acks != nil {
 					c.acks.connected(r) // before go-zookeeper announces the session
 				}
-				connected(r)
+				hooks.connected(r)
 			}
 		}
 		return c, nil
+	}
+}
+
+// replied follows the header of a reply: xid, zxid, error code.
+func (c *tappedConn) replied(head []byte) {
+	if c.acks != nil {
+		c.acks.replied(head)
+	}
+	if len(head) >= 12 && int32(binary.BigEndian.Uint32(head[0:4])) >= 0 {
+		if zxid := int64(binary.BigEndian.Uint64(head[4:12])); zxid > 0 {
+			c.wire.zxid(zxid)
+		}
 	}
 }

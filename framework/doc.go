@@ -13,9 +13,7 @@
 //
 //   - Lost is final for a session. When the session expires, or the client
 //     has been suspended for longer than the session timeout the server
-//     granted (read from the server's connect response; a client dialed
-//     through a dialer of the caller's own counts the timeout it asked
-//     for, as it cannot see that response), the client
+//     granted (read from the server's connect response), the client
 //     abandons that session for good: it never reconnects into it, and it
 //     closes the session's [Session.Lost] channel so that holders of
 //     ephemeral nodes learn that their nodes are gone or about to be.
@@ -88,9 +86,51 @@
 // syncLimit × tickTime + tickTime/2, which the user configures with
 // [WithServerLag]; without it the client takes the answering server for
 // the one that expires sessions.
-// A client dialed through a dialer of the caller's own (zk.WithDialer in
-// [WithZKOptions]) cannot see its frames and keeps no lease: its holds end
-// on the connection events alone (Suspended or Lost, as the policy says).
+// The client follows the frames of connections made by a dialer of the
+// caller's own (zk.WithDialer in [WithZKOptions]) too: it wraps each one,
+// so a TLS connection is wrapped from outside and read in the clear.
+//
+// # The wire, and ZooKeeper 3.6+
+//
+// go-zookeeper (v1.0.4, the newest release) speaks ZooKeeper 3.4: no
+// persistent watches, no multi-read, no setWatches2. The client brings
+// them on go-zookeeper as it is, unpatched: its connection wrapper
+// carries each request go-zookeeper cannot send inside an ordinary
+// request of go-zookeeper's own. The client asks go-zookeeper for a Get
+// of a reserved path under /zookeeper that names the real request; the
+// wrapper writes the real request in its place under go-zookeeper's xid,
+// and hands go-zookeeper back a getData reply whose data is the real
+// reply. go-zookeeper keeps its single writer, its xids, deadlines, the
+// order of its credentials after a reconnect and the failing of pending
+// requests. The same carrier sends the reads with a watch of GetW, ExistsW
+// and ChildrenW, and the wrapper takes every watch notification off the
+// connection before go-zookeeper sees it: the client owns every watch
+// (one-shot and persistent), dispatches each notification to all the
+// watches it matches as ZooKeeper's Java client does, and sets them all
+// again after a reconnect. go-zookeeper's own watcher table stays empty,
+// so its reconnect never reads the zxid its receive goroutine writes (the
+// data race of go-zookeeper v1.0.4 that a user's go test -race would
+// otherwise hit). Writing frames of its own into the stream, linking to
+// go-zookeeper's unexported functions or a second connection were
+// rejected: two writers on one connection, a signature nothing checks,
+// and notifications ordered only against their own connection's replies.
+//
+// Which server gets which path: a server that says (to the four-letter
+// word srvr, asked once per server on a connection of its own) it is
+// ZooKeeper 3.6 or later, or says no version, gets addWatch ([Client.Watch]),
+// multiRead ([Client.MultiRead]) and setWatches2. An older server gets
+// none of them, and is never sent one, because a server answers an
+// unknown request with UNIMPLEMENTED and closes the connection, which
+// would suspend every hold: [Client.Watch] fails with [ErrUnimplemented]
+// (recipes fall back to one-shot watches), [Client.MultiRead] sends its
+// reads one by one, and one-shot watches are set again with 3.4's
+// setWatches. A server that hides its version and lacks a request costs
+// one reconnect, once. One-shot watches are always set again with
+// setWatches, which every server knows, with the last zxid the client saw:
+// the server fires each whose node changed meanwhile. Persistent watches
+// are set again with setWatches2, which fires nothing for them, so their
+// receivers get [WatchResumed] (same session) or [WatchSessionChanged]
+// and read again.
 //
 // go-zookeeper calls cannot be cancelled, so a call whose
 // context ends returns at once while the request may still reach the server.
@@ -99,8 +139,9 @@
 // and other writes may or may not have happened.
 //
 // An optional namespace prefixes every path, as Curator's usingNamespace
-// does; paths returned by the client are relative to it. Watch events carry
-// the server's full path. New and Connect take the connect string Curator
+// does; paths returned by the client are relative to it, the paths of
+// [WatchEvent] included. The events of one-shot watches (GetW, ExistsW,
+// ChildrenW) carry the server's full path, as go-zookeeper's did. New and Connect take the connect string Curator
 // and ZooKeeper's client take ("zk1:2181,zk2:2181/app", see
 // ParseConnectString): its chroot is the namespace.
 //

@@ -59,6 +59,9 @@ var (
 	// lost when the client cannot prove whether the server applied it; see
 	// Client.Set. It is not retryable.
 	ErrOutcomeUnknown = zkrecipes.ErrOutcomeUnknown
+	// ErrInvalidArgument is returned for an argument out of its range (a
+	// watch mode, a read op); it is the library's shared sentinel.
+	ErrInvalidArgument = zkrecipes.ErrInvalidArgument
 	// ErrNotConnected is the retryable failure of an attempt that found no
 	// connection within the connection timeout.
 	ErrNotConnected = errors.New("framework: not connected within the connection timeout")

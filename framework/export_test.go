@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"reflect"
 	"sync/atomic"
 	"time"
 )
@@ -50,4 +51,18 @@ func WithClock(c *SteppingClock) Option {
 		cfg.clock = c
 		return nil
 	}
+}
+
+// GoZookeeperWatchers returns how many paths go-zookeeper's own watcher
+// table holds for c's connection, read by reflection: the table is
+// unexported, and the client keeps it empty (see "The wire").
+func GoZookeeperWatchers(c *Client) int {
+	c.mu.Lock()
+	conn := c.conn
+	c.mu.Unlock()
+	f := reflect.ValueOf(conn).Elem().FieldByName("watchers")
+	if !f.IsValid() {
+		panic("go-zookeeper's Conn has no watchers field: update GoZookeeperWatchers")
+	}
+	return f.Len()
 }

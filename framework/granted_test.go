@@ -66,10 +66,18 @@ func TestGranted_LostAfterTheGrantedTimeoutWhateverGoZookeeperLogs(t *testing.T)
 
 // A client dialed through the caller's own dialer cannot see the connect
 // response: it counts with the timeout it asked for.
-func TestGranted_OwnDialerFallsBackToTheTimeoutAsked(t *testing.T) {
+// A dialer of the caller's own is wrapped, not replaced: the client still
+// reads the grant.
+func TestGranted_OwnDialerIsWrappedAndTheGrantRead(t *testing.T) {
 	const asked = 12 * time.Second
 	server := zktest.NewServer(t, zktesting.WithMaxSessionTimeout(3*time.Second))
+	var dials atomic.Int32
+	dial := func(network, address string, timeout time.Duration) (net.Conn, error) {
+		dials.Add(1)
+		return net.DialTimeout(network, address, timeout)
+	}
 	c := connect(t, server.Addr(), framework.WithSessionTimeout(asked),
-		framework.WithZKOptions(zk.WithDialer(net.DialTimeout)))
-	assert.Equal(t, asked, c.SessionTimeout())
+		framework.WithZKOptions(zk.WithDialer(dial)))
+	assert.Equal(t, 3*time.Second, c.SessionTimeout())
+	assert.GreaterOrEqual(t, dials.Load(), int32(1), "the caller's dialer made the connection")
 }

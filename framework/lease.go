@@ -119,7 +119,7 @@ func (b *leaseBook) of(id int64) *lease {
 }
 
 // find returns the lease of session id, or nil if no connect response
-// of that session was seen (a caller's own dialer shows none).
+// of that session was seen.
 func (b *leaseBook) find(id int64) *lease {
 	b.mu.Lock()
 	defer b.mu.Unlock()

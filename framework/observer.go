@@ -102,8 +102,7 @@ type StateEvent struct {
 	Session *Session
 	// LeaseMargin is how long the session's lease had to run when the
 	// change was delivered (negative: run out), and Leased whether the
-	// client keeps a lease at all (not without a session, nor through a
-	// dialer of the caller's own).
+	// client keeps a lease at all (not without a session).
 	LeaseMargin time.Duration
 	Leased      bool
 }

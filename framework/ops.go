@@ -41,8 +41,7 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, *zk.Stat, error)
 // when the node changes or is deleted, or when the session ends.
 func (c *Client) GetW(ctx context.Context, path string) ([]byte, *zk.Stat, <-chan zk.Event, error) {
 	r, err := do(ctx, c, "get", path, func(conn *zk.Conn, sp string) (nodeData, error) {
-		data, stat, watch, err := conn.GetW(sp)
-		return nodeData{data, stat, watch}, err
+		return c.getW(conn, sp)
 	})
 	return r.data, r.stat, r.watch, err
 }
@@ -112,8 +111,7 @@ func (c *Client) Exists(ctx context.Context, path string) (bool, *zk.Stat, error
 // watch left on a missing node waits for its creation, possibly forever.
 func (c *Client) ExistsW(ctx context.Context, path string) (bool, *zk.Stat, <-chan zk.Event, error) {
 	r, err := do(ctx, c, "exists", path, func(conn *zk.Conn, sp string) (existence, error) {
-		ok, stat, watch, err := conn.ExistsW(sp)
-		return existence{ok, stat, watch}, err
+		return c.existsW(conn, sp)
 	})
 	return r.ok, r.stat, r.watch, err
 }
@@ -131,8 +129,7 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, *zk.Stat,
 // ChildrenW is Children that also sets a watch for a change of the list.
 func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, *zk.Stat, <-chan zk.Event, error) {
 	r, err := do(ctx, c, "children", path, func(conn *zk.Conn, sp string) (childList, error) {
-		names, stat, watch, err := conn.ChildrenW(sp)
-		return childList{names, stat, watch}, err
+		return c.childrenW(conn, sp)
 	})
 	return r.names, r.stat, r.watch, err
 }

@@ -208,11 +208,11 @@ func WithLogger(l *slog.Logger) Option {
 // example zk.WithLogInfo(false) (go-zookeeper's options are of this type
 // under an unexported name). The client sets its own event callback; an
 // option that replaces it breaks the client. zk.WithLogger and
-// zk.WithLogInfo take effect as given. zk.WithDialer replaces the client's
-// dialer, which reads the server's connect response: the client then
-// counts Lost from the session timeout it asked for, not from the one the
-// server granted (see Client.SessionTimeout), and a protected create and
-// the listing behind it take two round trips instead of one. Default none.
+// zk.WithLogInfo take effect as given. zk.WithDialer's dialer makes the
+// connections (a TLS dialer, a fault injector), and the client wraps each
+// one it makes, as it wraps its own: it needs to follow the bytes to keep
+// the session lease and to send what go-zookeeper cannot (see the package
+// doc, "The wire"). Default none.
 func WithZKOptions(opts ...func(*zk.Conn)) Option {
 	return func(c *config) error {
 		for _, o := range opts {

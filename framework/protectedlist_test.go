@@ -59,9 +59,8 @@ func TestCreateProtectedAndList_MissingParentLeavesTheListingToTheCaller(t *test
 	assert.Equal(t, []string{node.Name}, zktest.Children(t, c, parent))
 }
 
-// A dialer of the caller's hides the wire: the create still works, and the
-// caller lists for itself.
-func TestCreateProtectedAndList_OwnDialerLeavesTheListingToTheCaller(t *testing.T) {
+// A dialer of the caller's own is wrapped: the listing still rides along.
+func TestCreateProtectedAndList_OwnDialerStillLists(t *testing.T) {
 	dial := func(network, address string, timeout time.Duration) (net.Conn, error) {
 		return net.DialTimeout(network, address, timeout)
 	}
@@ -71,7 +70,7 @@ func TestCreateProtectedAndList_OwnDialerLeavesTheListingToTheCaller(t *testing.
 	require.NoError(t, c.EnsurePath(ctx, parent))
 	node, children, err := c.Hooks().CreateProtectedAndList(ctx, parent+"/lock-", nil, framework.EphemeralSequential)
 	require.NoError(t, err)
-	assert.Nil(t, children)
+	assert.Equal(t, []string{node.Name}, children)
 	assert.Equal(t, []string{node.Name}, zktest.Children(t, c, parent))
 }
 

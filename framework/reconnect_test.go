@@ -11,11 +11,12 @@ import (
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 )
 
-// Reconnects with watches set and calls under way: go-zookeeper sets the
-// watches again on each new connection while its receive loop already
-// reads replies. That is where go-zookeeper 1.0.4 races on lastZxid (see
-// .ci/go-zookeeper-lastzxid.patch, which the project's own builds apply);
-// the race detector catches it only now and then.
+// Reconnects with watches set and calls under way: the client sets the
+// watches again on each new connection while go-zookeeper's receive loop
+// already reads replies. Were the watches go-zookeeper's, this is where
+// go-zookeeper 1.0.4 races on lastZxid, which the race detector catches
+// now and then in builds that, like this project's, use go-zookeeper
+// unpatched.
 func TestReconnect_WatchesAreSetAgainOnEveryConnection(t *testing.T) {
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))

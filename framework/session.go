@@ -11,7 +11,7 @@ import (
 type Session struct {
 	id    int64
 	lost  chan struct{}
-	lease *lease // nil when the client cannot see its frames (a caller's dialer)
+	lease *lease // nil when no connect response of the session was seen
 
 	mu        sync.Mutex    // guards the fields below
 	down      chan struct{} // closed when the current connection is interrupted or the lease lapses
@@ -57,9 +57,8 @@ func (s *Session) IsLost() bool {
 // LeaseDeadline returns when the session's lease runs out, on the
 // monotonic clock of this process: the instant before which the server
 // cannot have expired the session, whatever the network did since
-// (see the package doc). ok is false when the client keeps no lease: a
-// client dialed through a dialer of the caller's own cannot see its
-// replies, and holds then end on the connection events alone.
+// (see the package doc). ok is false when the client keeps no lease: it
+// saw no connect response of the session.
 func (s *Session) LeaseDeadline() (deadline time.Time, ok bool) {
 	if s.lease == nil {
 		return time.Time{}, false

@@ -76,10 +76,7 @@ const (
 	// lease (Session.LeaseDeadline): a hold survives a short disconnect,
 	// as under Curator's SessionConnectionStateErrorPolicy, but only while
 	// the lease lasts, so it ends before the server can expire the session
-	// and give the lock to someone else. A client dialed through a dialer
-	// of the caller's own keeps no lease: its holds then end only at Lost,
-	// which may come up to about two thirds of the session timeout after
-	// the server expired the session.
+	// and give the lock to someone else.
 	SessionErrorPolicy
 )
 

@@ -20,8 +20,7 @@ type writeTap struct {
 func newWriteTap() *writeTap { return &writeTap{creates: make(map[string]chan struct{})} }
 
 // expect returns a channel closed once a create of path has been written,
-// and a function to call when no longer interested. A client dialed by a
-// caller's own dialer has no tap: the channel then never closes.
+// and a function to call when no longer interested.
 func (t *writeTap) expect(path string) (written <-chan struct{}, stop func()) {
 	ch := make(chan struct{})
 	t.mu.Lock()

@@ -2,12 +2,10 @@ package reliability_test
 
 import (
 	"context"
-	"net"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -16,35 +14,29 @@ import (
 	"github.com/zkrecipes/zkrecipes/reliability/internal/chaos"
 )
 
-// The chaos run's checker catches a real overlap: under the session error
-// policy a holder that keeps no session lease (its client dialed through
-// a dialer of the caller's own) and is partitioned from the server is told
-// of its loss only when its own session timeout has run out while
-// suspended, after the server has expired the session and a waiter has
+// The chaos run's checker catches a real overlap: a holder partitioned
+// from the server that is told of its loss too late (here its signal is
+// held back by twice the session timeout, as a client without a session
+// lease would be told only after its own timeout ran out while suspended)
+// still holds when the server has expired its session and a waiter has
 // acquired. With the lease the holder is told when the lease runs out,
 // before; under the standard policy at the suspension; and the same faults
 // leave no violation.
 func TestChaos_CheckerCatchesTheSessionPolicyOverlap(t *testing.T) {
-	ownDialer := framework.WithZKOptions(zk.WithDialer(func(network, address string, timeout time.Duration) (net.Conn, error) {
-		return net.DialTimeout(network, address, timeout)
-	}))
+	const timeout = 3 * time.Second
 	for _, tc := range []struct {
 		name          string
 		policy        framework.ErrorPolicy
-		leaseless     bool
+		toldLate      bool
 		wantViolation bool
 	}{
-		{"session policy without a lease", framework.SessionErrorPolicy, true, true},
+		{"session policy, told late", framework.SessionErrorPolicy, true, true},
 		{"session policy", framework.SessionErrorPolicy, false, false},
 		{"standard policy", framework.StandardErrorPolicy, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			proxy := zktest.NewProxy(t, zktest.Servers(t))
-			opts := []framework.Option{framework.WithSessionTimeout(3 * time.Second)}
-			if tc.leaseless {
-				opts = append(opts, ownDialer)
-			}
-			holderClient := zktest.Connect(t, proxy.Addr(), opts...)
+			holderClient := zktest.Connect(t, proxy.Addr(), framework.WithSessionTimeout(timeout))
 			waiterClient := zktest.Connect(t, zktest.Servers(t))
 			path := zktest.UniquePath(t)
 			ledger, stats := chaos.NewLedger(), chaos.NewStats()
@@ -55,6 +47,9 @@ func TestChaos_CheckerCatchesTheSessionPolicyOverlap(t *testing.T) {
 				return &chaos.Worker{Recipe: "mutex", Holder: holder, Locker: l, Ledger: ledger, Stats: stats, HoldFor: holdFor}
 			}
 			holder := worker(holderClient, "holder", time.Minute)
+			if tc.toldLate {
+				holder.Locker = lateLocker{Locker: holder.Locker, late: 2 * timeout}
+			}
 			waiter := worker(waiterClient, "waiter", 10*time.Millisecond)
 
 			ctx, cancel := context.WithCancel(context.Background())
@@ -91,4 +86,41 @@ func TestChaos_CheckerCatchesTheSessionPolicyOverlap(t *testing.T) {
 			assert.Equal(t, "waiter", violations[0].Holds[1].Holder)
 		})
 	}
+}
+
+// lateLocker is a Locker whose holds are told of their loss late.
+type lateLocker struct {
+	chaos.Locker
+	late time.Duration
+}
+
+func (l lateLocker) Acquire(ctx context.Context) (chaos.Held, error) {
+	h, err := l.Locker.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lost, released := make(chan struct{}), make(chan struct{})
+	go func() { // ends late after the hold's loss, or at its release
+		select {
+		case <-h.Lost():
+			time.Sleep(l.late)
+		case <-released:
+		}
+		close(lost)
+	}()
+	return &lateHeld{Held: h, lost: lost, released: released}, nil
+}
+
+// lateHeld is a hold whose Lost closes late.
+type lateHeld struct {
+	chaos.Held
+	lost, released chan struct{}
+	once           sync.Once
+}
+
+func (h *lateHeld) Lost() <-chan struct{} { return h.lost }
+
+func (h *lateHeld) Release(ctx context.Context) error {
+	h.once.Do(func() { close(h.released) })
+	return h.Held.Release(ctx)
 }

@@ -1,0 +1,119 @@
+package framework
+
+import "github.com/go-zookeeper/zk"
+
+// maxRestoreBody bounds one setWatches request's body, as ZooKeeper's own
+// client does: a server rejects packets over its jute.maxbuffer (1 MB by
+// default, configurable lower).
+const maxRestoreBody = 128 << 10
+
+// restoreWatches sets the client's watches again on a new connection of
+// session id, whose connect response has just been read. One-shot watches
+// go with setWatches, which every server since 3.4 knows: the server
+// fires each whose node changed after the last zxid the client saw.
+// Persistent watches go with setWatches2 (ZooKeeper 3.6+), which fires
+// nothing for them: their receivers get WatchResumed or
+// WatchSessionChanged once the server has them, and read again. A server
+// without setWatches2 cannot take them: they end with ErrUnimplemented,
+// and the one-shot watches go with setWatches. It runs from go-zookeeper's
+// connecting goroutine and sends on one of its own; a request that fails
+// with its connection is sent again on the next one.
+func (c *Client) restoreWatches(id int64, conn func() *zk.Conn) {
+	rs := c.watches.connected(id)
+	if len(rs.data)+len(rs.exist)+len(rs.child)+len(rs.persistent)+len(rs.recursive) == 0 {
+		return
+	}
+	// Ends when go-zookeeper answers, with the connection at the latest.
+	c.spawn(func() { c.sendRestore(conn(), rs) })
+}
+
+func (c *Client) sendRestore(conn *zk.Conn, rs restoreSet) {
+	zxid := c.watches.lastZxid.Load()
+	if len(rs.persistent)+len(rs.recursive) > 0 {
+		err := c.sendBatches(conn, opSetWatches2, restoreBatches(zxid, rs), func() { c.watchesBack(rs) })
+		if err != ErrUnimplemented {
+			return
+		}
+		c.watchesUnrestorable(rs)
+		rs.persistent, rs.recursive = nil, nil
+	}
+	bodies := restoreBatches(zxid, rs)
+	for i, body := range bodies {
+		bodies[i] = body[:len(body)-8] // setWatches is setWatches2 without its two last lists, empty here
+	}
+	_ = c.sendBatches(conn, opSetWatches, bodies, nil)
+}
+
+// sendBatches sends one request of opcode per body, and calls done on the
+// receive goroutine when the server has answered the last one.
+func (c *Client) sendBatches(conn *zk.Conn, opcode int32, bodies [][]byte, done func()) error {
+	for i, body := range bodies {
+		req := &carried{opcode: opcode, body: body}
+		if i == len(bodies)-1 && done != nil {
+			req.onReply = func(code int32, _ []byte) {
+				if code == codeOK {
+					done()
+				}
+			}
+		}
+		if err := c.carry(conn, req); err != nil {
+			if err != ErrUnimplemented {
+				c.log.Debug("setting watches again failed; the next connection tries again", "err", err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// watchesBack tells every persistent watch that it is set again.
+func (c *Client) watchesBack(rs restoreSet) {
+	typ := WatchSessionChanged
+	if rs.sameSession {
+		typ = WatchResumed
+	}
+	for _, w := range rs.watchers {
+		w.push(WatchEvent{Type: typ, Path: w.path})
+	}
+}
+
+// watchesUnrestorable ends the persistent watches a server without
+// setWatches2 cannot take.
+func (c *Client) watchesUnrestorable(rs restoreSet) {
+	for _, w := range rs.watchers {
+		c.watches.removePersistent(w)
+		w.end(opError("watch", w.path, ErrUnimplemented))
+	}
+}
+
+// restoreBatches encodes rs as setWatches2 bodies of at most
+// maxRestoreBody bytes each (a single path longer than that gets a body of
+// its own).
+func restoreBatches(zxid int64, rs restoreSet) [][]byte {
+	lists := [5][]string{rs.data, rs.exist, rs.child, rs.persistent, rs.recursive}
+	var bodies [][]byte
+	var batch [5][]string
+	size := 0
+	flush := func() {
+		var w juteWriter
+		w.int64(zxid)
+		for _, l := range batch {
+			w.strings(l)
+		}
+		bodies = append(bodies, w.b)
+		batch, size = [5][]string{}, 0
+	}
+	for i, list := range lists {
+		for _, p := range list {
+			if size > 0 && size+4+len(p) > maxRestoreBody {
+				flush()
+			}
+			batch[i] = append(batch[i], p)
+			size += 4 + len(p)
+		}
+	}
+	if size > 0 {
+		flush()
+	}
+	return bodies
+}

@@ -1,0 +1,137 @@
+package framework
+
+import (
+	"io"
+	"net"
+	"regexp"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// serverCaps remembers, per server address, whether the server implements
+// the requests of ZooKeeper 3.6 (addWatch, multiRead, setWatches2). A
+// server answers a request it does not know with UNIMPLEMENTED and then
+// closes the connection (its UnimplementedRequestProcessor does both, in
+// 3.4 as in 3.9), which would suspend every hold of the client: so the
+// client never finds out by trying. It asks each server once, on a
+// connection of its own, with the four-letter word srvr, which every
+// server since 3.4 answers by default (3.5's whitelist keeps it), and
+// sends those requests only to a server that says it is 3.6 or later, or
+// says no version (srvr disabled, another implementation): then a
+// request answered UNIMPLEMENTED marks the server as lacking it, for the
+// rest of the client's life.
+type serverCaps struct {
+	dial    dialFunc
+	timeout time.Duration
+	addr    atomic.Pointer[string] // of the current connection
+
+	mu      sync.Mutex
+	servers map[string]*serverCap
+}
+
+// serverCap is what one server implements.
+type serverCap struct {
+	mu     sync.Mutex // held while asking the server
+	asked  bool
+	modern bool // said 3.6 or later, or said no version
+	lacks  map[int32]bool
+}
+
+func newServerCaps(dial dialFunc, timeout time.Duration) *serverCaps {
+	if dial == nil {
+		dial = net.DialTimeout
+	}
+	return &serverCaps{dial: dial, timeout: timeout, servers: make(map[string]*serverCap)}
+}
+
+// connected records the address of a new connection.
+func (s *serverCaps) connected(addr string) { s.addr.Store(&addr) }
+
+// current returns the address of the current connection.
+func (s *serverCaps) current() string {
+	if p := s.addr.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// modernOps are the requests only ZooKeeper 3.6 and later implement.
+var modernOps = map[int32]bool{opAddWatch: true, opMultiRead: true, opSetWatches2: true}
+
+// lacks reports whether the server at addr lacks op, asking it first if
+// op is one of ZooKeeper 3.6's and the server has not been asked.
+func (s *serverCaps) lacks(addr string, op int32) bool {
+	if !modernOps[op] && op != opRemovePersistentWatch {
+		return false
+	}
+	c := s.of(addr)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.asked && modernOps[op] {
+		modern, known := s.ask(addr)
+		if !known {
+			return true // not now: the next request asks again
+		}
+		c.asked, c.modern = true, modern
+	}
+	return (c.asked && !c.modern && modernOps[op]) || c.lacks[op]
+}
+
+// lack records that the server at addr answered op with UNIMPLEMENTED.
+func (s *serverCaps) lack(addr string, op int32) {
+	c := s.of(addr)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lacks[op] = true
+}
+
+func (s *serverCaps) of(addr string) *serverCap {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.servers[addr]
+	if c == nil {
+		c = &serverCap{lacks: make(map[int32]bool)}
+		s.servers[addr] = c
+	}
+	return c
+}
+
+// ask sends srvr to addr. known is false when no answer came (the server
+// could not be reached): the caller then asks again later.
+func (s *serverCaps) ask(addr string) (modern, known bool) {
+	conn, err := s.dial("tcp", addr, s.timeout)
+	if err != nil {
+		return false, false
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(s.timeout))
+	if _, err := io.WriteString(conn, "srvr"); err != nil {
+		return false, false
+	}
+	answer, err := io.ReadAll(io.LimitReader(conn, 64<<10))
+	if err != nil && len(answer) == 0 {
+		return false, false
+	}
+	major, minor, ok := zookeeperVersion(string(answer))
+	if !ok {
+		return true, true // no version said: try, and learn from the answer
+	}
+	return major > 3 || (major == 3 && minor >= 6), true
+}
+
+// versionLine finds ZooKeeper's version in srvr's answer:
+// "Zookeeper version: 3.8.0-5a02a05e..., built on ...".
+var versionLine = regexp.MustCompile(`(?m)^Zookeeper version: (\d+)\.(\d+)`)
+
+// zookeeperVersion reads the major and minor version from srvr's answer.
+func zookeeperVersion(answer string) (major, minor int, ok bool) {
+	m := versionLine.FindStringSubmatch(answer)
+	if m == nil {
+		return 0, 0, false
+	}
+	major, err1 := strconv.Atoi(m[1])
+	minor, err2 := strconv.Atoi(m[2])
+	return major, minor, err1 == nil && err2 == nil
+}

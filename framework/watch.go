@@ -1,0 +1,291 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// WatchMode is the kind of a persistent watch (ZooKeeper 3.6's addWatch).
+type WatchMode int32
+
+const (
+	// WatchPersistent watches one node: its creation, data changes,
+	// deletion and changes of its list of children, until closed.
+	WatchPersistent WatchMode = 0
+	// WatchRecursive watches a node and every node below it: creation,
+	// data changes and deletion (no children events: a child's creation
+	// or deletion is its own event), until closed.
+	WatchRecursive WatchMode = 1
+)
+
+func (m WatchMode) String() string {
+	switch m {
+	case WatchPersistent:
+		return "persistent"
+	case WatchRecursive:
+		return "recursive"
+	}
+	return fmt.Sprintf("WatchMode(%d)", int32(m))
+}
+
+// WatchEventType is what a WatchEvent says.
+type WatchEventType int32
+
+const (
+	// NodeCreated: the node at Path was created.
+	NodeCreated = WatchEventType(zk.EventNodeCreated)
+	// NodeDeleted: the node at Path was deleted.
+	NodeDeleted = WatchEventType(zk.EventNodeDeleted)
+	// NodeDataChanged: the data of the node at Path was set.
+	NodeDataChanged = WatchEventType(zk.EventNodeDataChanged)
+	// NodeChildrenChanged: a child of the node at Path was created or
+	// deleted (WatchPersistent only).
+	NodeChildrenChanged = WatchEventType(zk.EventNodeChildrenChanged)
+	// WatchResumed: the client reconnected to the same session and set the
+	// watch again. The server sends nothing for what changed while the
+	// client was away: read again what you keep.
+	WatchResumed WatchEventType = 100
+	// WatchSessionChanged: the session ended and the client set the watch
+	// again in a new one. Read again what you keep; ephemeral nodes of the
+	// old session are gone or going.
+	WatchSessionChanged WatchEventType = 101
+)
+
+func (t WatchEventType) String() string {
+	switch t {
+	case WatchResumed:
+		return "WatchResumed"
+	case WatchSessionChanged:
+		return "WatchSessionChanged"
+	}
+	return zk.EventType(t).String()
+}
+
+// WatchEvent is one event of a persistent watch. Path is relative to the
+// client's namespace; for WatchResumed and WatchSessionChanged it is the
+// watched path.
+type WatchEvent struct {
+	Type WatchEventType
+	Path string
+}
+
+// Watch is a persistent watch set with Client.Watch. Its events arrive on
+// Events in the server's order; they wait in a queue of the watch's own
+// while the receiver is busy, so that a slow receiver neither blocks the
+// client nor loses an event. Close it when done.
+type Watch struct {
+	c          *Client
+	path       string // as the caller gave it
+	serverPath string
+	mode       WatchMode
+	events     chan WatchEvent
+	stop       chan struct{} // closed by Close
+
+	mu     sync.Mutex
+	queue  []WatchEvent
+	wake   chan struct{} // has room for one wake-up
+	ended  bool
+	err    error
+	closed bool
+}
+
+// Watch sets a persistent watch of mode on path, which need not exist.
+// It needs ZooKeeper 3.6 or later; an older server, or another
+// implementation without addWatch, fails it with an error wrapping
+// ErrUnimplemented, and the caller falls back to one-shot watches (GetW,
+// ExistsW, ChildrenW). After a reconnect the client sets the watch again
+// and sends WatchResumed or WatchSessionChanged: catch up with a read.
+// If a later server cannot take the watch (a rolling downgrade), Events
+// closes and Err says why.
+func (c *Client) Watch(ctx context.Context, path string, mode WatchMode) (*Watch, error) {
+	if mode != WatchPersistent && mode != WatchRecursive {
+		return nil, opError("watch", path, fmt.Errorf("%w: watch mode %d", ErrInvalidArgument, int32(mode)))
+	}
+	sp, err := c.serverPath(path)
+	if err != nil {
+		return nil, opError("watch", path, err)
+	}
+	w := &Watch{c: c, path: path, serverPath: sp, mode: mode, events: make(chan WatchEvent), stop: make(chan struct{}), wake: make(chan struct{}, 1)}
+	var body juteWriter
+	body.string(sp)
+	body.int32(int32(mode))
+	_, err = retry(ctx, c, "watch", path, func(conn *zk.Conn, _ *Session) (struct{}, error) {
+		return struct{}{}, c.carry(conn, &carried{opcode: opAddWatch, body: body.b, onReply: func(code int32, _ []byte) {
+			if code == codeOK {
+				c.watches.addPersistent(w)
+			}
+		}})
+	})
+	if err != nil {
+		w.forget(context.WithoutCancel(ctx)) // a reply may have come after ctx ended
+		return nil, err
+	}
+	// Ends when the watch ends and its queue is delivered, or at Close.
+	go w.pump()
+	return w, nil
+}
+
+// Events returns the channel of the watch's events. It is closed once the
+// watch has ended (Err says why) and its events are delivered, or at Close.
+func (w *Watch) Events() <-chan WatchEvent { return w.events }
+
+// Path returns the watched path, as given to Client.Watch.
+func (w *Watch) Path() string { return w.path }
+
+// Mode returns the watch's mode.
+func (w *Watch) Mode() WatchMode { return w.mode }
+
+// Err returns why the watch ended: ErrClosed when the client was closed,
+// an error wrapping ErrUnimplemented when a server could not take it
+// again after a reconnect; nil while it lasts and after Close.
+func (w *Watch) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// Close ends the watch and asks the server to remove it when no other
+// watch of the client has the same path and mode. Events closes. Close
+// may be called more than once; only the first talks to the server. The
+// watch ends whatever the removal's error.
+func (w *Watch) Close(ctx context.Context) error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	w.ended = true
+	close(w.stop)
+	w.mu.Unlock()
+	return w.forget(ctx)
+}
+
+// forget takes w out of the client's table and removes the server's watch
+// if it was the last of its path and mode.
+func (w *Watch) forget(ctx context.Context) error {
+	found, last := w.c.watches.removePersistent(w)
+	if !found || !last || w.c.isClosed() {
+		return nil
+	}
+	_, err := retry(ctx, w.c, "remove watch", w.path, func(conn *zk.Conn, _ *Session) (struct{}, error) {
+		return struct{}{}, w.removeFromServer(conn)
+	})
+	return err
+}
+
+// removeFromServer removes the server's watch of w's path and mode.
+// ZooKeeper 3.9 removes a persistent watch by its mode; 3.6 to 3.8 know
+// only "any watch of the path" for it (ZOOKEEPER-4472), which would take
+// one-shot watches and a watch of the other mode of the same path with
+// it: there the server's watch is left while the client has another on
+// the path, and its notifications go to no one.
+func (w *Watch) removeFromServer(conn *zk.Conn) error {
+	servers := w.c.carrier.servers
+	if server := servers.current(); !servers.lacks(server, opRemovePersistentWatch) {
+		err := w.c.carry(conn, removeWatchesRequest(w.serverPath, removeWatchType(w.mode)))
+		if !isCode(err, codeMarshallingError) {
+			return ignoreNoWatcher(err)
+		}
+		servers.lack(server, opRemovePersistentWatch)
+	}
+	if w.c.watches.watched(w.serverPath) {
+		return nil
+	}
+	return ignoreNoWatcher(w.c.carry(conn, removeWatchesRequest(w.serverPath, removeAnyWatch)))
+}
+
+// removeWatchesRequest is removeWatches of path's watches of type typ.
+func removeWatchesRequest(path string, typ int32) *carried {
+	var body juteWriter
+	body.string(path)
+	body.int32(typ)
+	return &carried{opcode: opRemoveWatches, body: body.b}
+}
+
+// ignoreNoWatcher drops the server's "no such watch": it went with a
+// connection already.
+func ignoreNoWatcher(err error) error {
+	if isCode(err, codeNoWatcher) {
+		return nil
+	}
+	return err
+}
+
+// removeWatches' watcher types.
+const (
+	removeAnyWatch       = 3
+	removePersistent     = 4
+	removePersistentTree = 5
+)
+
+// removeWatchType is removeWatches' watcher type of a mode.
+func removeWatchType(mode WatchMode) int32 {
+	if mode == WatchRecursive {
+		return removePersistentTree
+	}
+	return removePersistent
+}
+
+// push queues an event. It never blocks.
+func (w *Watch) push(ev WatchEvent) {
+	w.mu.Lock()
+	if w.ended {
+		w.mu.Unlock()
+		return
+	}
+	w.queue = append(w.queue, ev)
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// end ends the watch with err; queued events are still delivered.
+func (w *Watch) end(err error) {
+	w.mu.Lock()
+	if !w.ended {
+		w.ended, w.err = true, err
+	}
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// pump delivers the queue to Events.
+func (w *Watch) pump() {
+	defer close(w.events)
+	for {
+		w.mu.Lock()
+		batch, ended := w.queue, w.ended
+		w.queue = nil
+		w.mu.Unlock()
+		for _, ev := range batch {
+			select {
+			case w.events <- ev:
+			case <-w.stop:
+				return
+			}
+		}
+		if ended && len(batch) == 0 {
+			return
+		}
+		if len(batch) > 0 {
+			continue
+		}
+		select {
+		case <-w.wake:
+		case <-w.stop:
+			return
+		}
+	}
+}
+
+// clientPath is a server path as the watch's receiver sees it.
+func (w *Watch) clientPath(serverPath string) string { return w.c.clientPath(serverPath) }

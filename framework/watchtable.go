@@ -1,0 +1,262 @@
+package framework
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// watchKind is the kind of a one-shot watch, as the server keeps them.
+type watchKind int8
+
+const (
+	watchData  watchKind = iota // getData, or exists on a node that exists
+	watchExist                  // exists on a node that does not
+	watchChild                  // getChildren
+)
+
+// oneShotKey names the one-shot watches of one path and kind.
+type oneShotKey struct {
+	path string // server path
+	kind watchKind
+}
+
+// watchTable is every watch the client has set: one-shot watches of the
+// legacy calls (GetW, ExistsW, ChildrenW) and the persistent watches of
+// Watch. The server sends one notification per event and connection,
+// whatever watches match; the table fans it out as ZooKeeper's Java client
+// does. It belongs to one session: a new one ends the one-shot watches
+// and keeps the persistent ones, which the client sets again.
+type watchTable struct {
+	lastZxid atomic.Int64 // of the replies read, for setWatches2
+	onNode   func(zk.Event)
+
+	mu         sync.Mutex
+	session    int64
+	oneShot    map[oneShotKey][]chan zk.Event
+	persistent map[string][]*Watch // by server path
+	recursive  map[string][]*Watch // by server path
+}
+
+func newWatchTable(onNode func(zk.Event)) *watchTable {
+	return &watchTable{
+		onNode:     onNode,
+		oneShot:    make(map[oneShotKey][]chan zk.Event),
+		persistent: make(map[string][]*Watch),
+		recursive:  make(map[string][]*Watch),
+	}
+}
+
+// sawZxid records the zxid of a reply.
+func (t *watchTable) sawZxid(zxid int64) {
+	for {
+		old := t.lastZxid.Load()
+		if zxid <= old || t.lastZxid.CompareAndSwap(old, zxid) {
+			return
+		}
+	}
+}
+
+// addOneShot registers a one-shot watch the server has just set, and
+// returns the channel that receives its event.
+func (t *watchTable) addOneShot(path string, kind watchKind) <-chan zk.Event {
+	ch := make(chan zk.Event, 1)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	k := oneShotKey{path, kind}
+	t.oneShot[k] = append(t.oneShot[k], ch)
+	return ch
+}
+
+// addPersistent registers w, whose watch the server has just set.
+func (t *watchTable) addPersistent(w *Watch) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	m := t.byMode(w.mode)
+	m[w.serverPath] = append(m[w.serverPath], w)
+}
+
+// removePersistent forgets w, and reports whether no watch of its path
+// and mode is left, so that the server's may be removed too.
+func (t *watchTable) removePersistent(w *Watch) (found, last bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	m := t.byMode(w.mode)
+	list := m[w.serverPath]
+	for i, x := range list {
+		if x == w {
+			list = append(list[:i:i], list[i+1:]...)
+			found = true
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(m, w.serverPath)
+	} else {
+		m[w.serverPath] = list
+	}
+	return found, len(list) == 0
+}
+
+// watched reports whether the client has any watch of path.
+func (t *watchTable) watched(path string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, kind := range []watchKind{watchData, watchExist, watchChild} {
+		if len(t.oneShot[oneShotKey{path, kind}]) > 0 {
+			return true
+		}
+	}
+	return len(t.persistent[path]) > 0 || len(t.recursive[path]) > 0
+}
+
+func (t *watchTable) byMode(mode WatchMode) map[string][]*Watch {
+	if mode == WatchRecursive {
+		return t.recursive
+	}
+	return t.persistent
+}
+
+// notify dispatches a notification's body (type, state, path). It runs on
+// the goroutine that reads the connection and never blocks.
+func (t *watchTable) notify(body []byte) error {
+	ev, err := parseNotification(body)
+	if err != nil {
+		return err
+	}
+	t.dispatch(ev)
+	return nil
+}
+
+// parseNotification reads a notification's body: ZooKeeper's WatcherEvent.
+func parseNotification(body []byte) (zk.Event, error) {
+	r := juteReader{b: body}
+	ev := zk.Event{Type: zk.EventType(r.int32()), State: zk.State(r.int32()), Path: r.string()}
+	return ev, r.err
+}
+
+func (t *watchTable) dispatch(ev zk.Event) {
+	var fired []chan zk.Event
+	var watchers []*Watch
+	t.mu.Lock()
+	for _, kind := range firedKinds(ev.Type) {
+		k := oneShotKey{ev.Path, kind}
+		fired = append(fired, t.oneShot[k]...)
+		delete(t.oneShot, k)
+	}
+	watchers = append(watchers, t.persistent[ev.Path]...)
+	if ev.Type != zk.EventNodeChildrenChanged {
+		for p := ev.Path; ; p = parentPath(p) {
+			watchers = append(watchers, t.recursive[p]...)
+			if p == "/" {
+				break
+			}
+		}
+	}
+	t.mu.Unlock()
+	for _, ch := range fired {
+		ch <- ev // each channel has room for its one event
+		close(ch)
+	}
+	for _, w := range watchers {
+		w.push(WatchEvent{Type: WatchEventType(ev.Type), Path: w.clientPath(ev.Path)})
+	}
+	if t.onNode != nil {
+		t.onNode(ev)
+	}
+}
+
+// firedKinds is which one-shot watches an event ends: the rules of
+// ZooKeeper's own client (ZKWatchManager).
+func firedKinds(typ zk.EventType) []watchKind {
+	switch typ {
+	case zk.EventNodeCreated, zk.EventNodeDataChanged:
+		return []watchKind{watchData, watchExist}
+	case zk.EventNodeChildrenChanged:
+		return []watchKind{watchChild}
+	case zk.EventNodeDeleted:
+		return []watchKind{watchData, watchExist, watchChild}
+	}
+	return nil
+}
+
+// parentPath is the parent of a server path; "/" is its own.
+func parentPath(p string) string {
+	i := strings.LastIndexByte(p, '/')
+	if i <= 0 {
+		return "/"
+	}
+	return p[:i]
+}
+
+// restoreSet is what setWatches2 sets again on a connection.
+type restoreSet struct {
+	data, exist, child, persistent, recursive []string
+	sameSession                               bool
+	watchers                                  []*Watch // every persistent watch, to tell when it is back
+}
+
+// connected begins a connection of session id: on a new session the
+// one-shot watches end (their channels get EventNotWatching, as
+// go-zookeeper sends); what is left is returned, to be set again.
+func (t *watchTable) connected(id int64) restoreSet {
+	t.mu.Lock()
+	same := t.session == id
+	var ended map[oneShotKey][]chan zk.Event
+	if !same {
+		t.session = id
+		ended, t.oneShot = t.oneShot, make(map[oneShotKey][]chan zk.Event)
+	}
+	rs := restoreSet{sameSession: same}
+	for k := range t.oneShot {
+		switch k.kind {
+		case watchData:
+			rs.data = append(rs.data, k.path)
+		case watchExist:
+			rs.exist = append(rs.exist, k.path)
+		case watchChild:
+			rs.child = append(rs.child, k.path)
+		}
+	}
+	for p, list := range t.persistent {
+		rs.persistent = append(rs.persistent, p)
+		rs.watchers = append(rs.watchers, list...)
+	}
+	for p, list := range t.recursive {
+		rs.recursive = append(rs.recursive, p)
+		rs.watchers = append(rs.watchers, list...)
+	}
+	t.mu.Unlock()
+	endOneShots(ended, zk.ErrSessionExpired)
+	return rs
+}
+
+// close ends every watch: the client is closed.
+func (t *watchTable) close() {
+	t.mu.Lock()
+	ended := t.oneShot
+	t.oneShot = make(map[oneShotKey][]chan zk.Event)
+	var watchers []*Watch
+	for _, m := range []map[string][]*Watch{t.persistent, t.recursive} {
+		for p, list := range m {
+			watchers = append(watchers, list...)
+			delete(m, p)
+		}
+	}
+	t.mu.Unlock()
+	endOneShots(ended, zk.ErrClosing)
+	for _, w := range watchers {
+		w.end(ErrClosed)
+	}
+}
+
+func endOneShots(ended map[oneShotKey][]chan zk.Event, err error) {
+	for k, list := range ended {
+		for _, ch := range list {
+			ch <- zk.Event{Type: zk.EventNotWatching, State: zk.StateDisconnected, Path: k.path, Err: err}
+			close(ch)
+		}
+	}
+}
