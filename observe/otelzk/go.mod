@@ -2,9 +2,11 @@ module github.com/zkrecipes/zkrecipes/observe/otelzk
 
 go 1.26.0
 
-// The root module comes at the version this module is released with. The
-// project's workspace (.ci/gowork.sh) replaces it by the checkout's root,
-// which may be ahead of that version; `make tidy` tidies this file.
+// The root module comes at the version this module is released with; the
+// replace below builds it against this checkout's root, which may be
+// ahead of that version. A replace directive binds only this module's own
+// builds: a module that requires this one gets the root at the version
+// required here.
 
 require (
 	github.com/go-zookeeper/zk v1.0.4
@@ -29,3 +31,5 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 )
+
+replace github.com/zkrecipes/zkrecipes => ../..

@@ -2,9 +2,11 @@ module github.com/zkrecipes/zkrecipes/zktesting/zkcontainer
 
 go 1.26.0
 
-// The root module comes at the version this module is released with. The
-// project's workspace (.ci/gowork.sh) replaces it by the checkout's root,
-// which may be ahead of that version; `make tidy` tidies this file.
+// The root module comes at the version this module is released with; the
+// replace below builds it against this checkout's root, which may be
+// ahead of that version. A replace directive binds only this module's own
+// builds: a module that requires this one gets the root at the version
+// required here.
 
 require (
 	github.com/go-zookeeper/zk v1.0.4
@@ -67,3 +69,5 @@ require (
 // testcontainers-go v0.45.0 asks for a go-ansiterm (Windows only) that the
 // module proxy refuses.
 replace github.com/Azure/go-ansiterm => github.com/Azure/go-ansiterm v0.0.0-20250102033503-faa5f7b0171c
+
+replace github.com/zkrecipes/zkrecipes => ../..
