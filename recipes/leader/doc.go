@@ -106,8 +106,8 @@
 // with no read: that hand-off is the leader's delete alone. A successor
 // that was further back lists the queue once when the node in front of
 // it goes: two requests. Participants is one
-// listing and a read of each node, sent together (two round trips;
-// go-zookeeper has no multi-read, so not two requests).
+// listing and one multi-read of every node (two requests, two round
+// trips; before ZooKeeper 3.6, a read per node, sent together).
 //
 // Not guaranteed: leading is never certain while it lasts; a process
 // paused past its session timeout may still act as leader before it sees

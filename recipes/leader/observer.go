@@ -70,9 +70,9 @@ func (o *Observer) Leader(ctx context.Context) (Participant, error) {
 // order of Curator's getParticipants, the first marked as the leader;
 // none when the election has no node. A node deleted between the listing
 // and the read of its data is left out, as Curator leaves it out. It takes
-// two round trips: the listing, then the reads of every node's data, sent
-// together (go-zookeeper has no multi-read, so that is one request per
-// participant).
+// two requests and two round trips: the listing, then one multi-read of
+// every node's data (before ZooKeeper 3.6, a read per node, sent
+// together).
 func (o *Observer) Participants(ctx context.Context) ([]Participant, error) {
 	return o.e.participants(ctx)
 }

@@ -68,29 +68,44 @@ func TestObserver_ParticipantsMatchCuratorsLeaderLatch(t *testing.T) {
 	assert.Equal(t, got[0], l)
 }
 
-// Participants lists once and reads each node once; Leader lists once and
-// reads the first node.
-func TestObserver_ParticipantsCostOneListingAndOneReadEach(t *testing.T) {
-	proxy := zktest.NewProxy(t, zktest.Servers(t))
-	c := zktest.Connect(t, proxy.Addr())
-	ctx := zktest.Context(t)
-	path := zktest.UniquePath(t)
-	for i := range 4 {
-		joinLatchElection(ctx, t, c, path, fmt.Sprintf("p%d", i))
-	}
-	o := newObserver(t, c, path)
-	lists, reads := proxy.Requests(zktest.OpGetChildren2), proxy.Requests(zktest.OpGetData)
-	ps, err := o.Participants(ctx)
-	require.NoError(t, err)
-	require.Len(t, ps, 4)
-	assert.Equal(t, int64(1), proxy.Requests(zktest.OpGetChildren2)-lists, "listings")
-	assert.Equal(t, int64(4), proxy.Requests(zktest.OpGetData)-reads, "reads")
+// Participants lists once and reads every node in one multi-read (on a
+// server before 3.6, one read each); Leader lists once and reads the
+// first node.
+func TestObserver_ParticipantsCostOneListingAndOneMultiRead(t *testing.T) {
+	for _, old := range []bool{false, true} {
+		t.Run(map[bool]string{false: "3.6+", true: "before 3.6"}[old], func(t *testing.T) {
+			proxy := zktest.NewProxy(t, zktest.Servers(t))
+			if old {
+				proxy.ReportVersion("3.5.9")
+				proxy.Unimplement(zktest.OpAddWatch, zktest.OpMultiRead, zktest.OpSetWatches2)
+			}
+			c := zktest.Connect(t, proxy.Addr())
+			ctx := zktest.Context(t)
+			path := zktest.UniquePath(t)
+			for i := range 4 {
+				joinLatchElection(ctx, t, c, path, fmt.Sprintf("p%d", i))
+			}
+			o := newObserver(t, c, path)
+			lists, reads, multi := proxy.Requests(zktest.OpGetChildren2), proxy.Requests(zktest.OpGetData), proxy.Requests(zktest.OpMultiRead)
+			ps, err := o.Participants(ctx)
+			require.NoError(t, err)
+			require.Len(t, ps, 4)
+			assert.Equal(t, int64(1), proxy.Requests(zktest.OpGetChildren2)-lists, "listings")
+			if old {
+				assert.Equal(t, int64(4), proxy.Requests(zktest.OpGetData)-reads, "reads")
+				assert.Equal(t, int64(0), proxy.Requests(zktest.OpMultiRead)-multi, "multi-reads")
+			} else {
+				assert.Equal(t, int64(0), proxy.Requests(zktest.OpGetData)-reads, "reads")
+				assert.Equal(t, int64(1), proxy.Requests(zktest.OpMultiRead)-multi, "multi-reads")
+			}
 
-	lists, reads = proxy.Requests(zktest.OpGetChildren2), proxy.Requests(zktest.OpGetData)
-	_, err = o.Leader(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, int64(1), proxy.Requests(zktest.OpGetChildren2)-lists, "listings")
-	assert.Equal(t, int64(1), proxy.Requests(zktest.OpGetData)-reads, "reads")
+			lists, reads = proxy.Requests(zktest.OpGetChildren2), proxy.Requests(zktest.OpGetData)
+			_, err = o.Leader(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, int64(1), proxy.Requests(zktest.OpGetChildren2)-lists, "listings")
+			assert.Equal(t, int64(1), proxy.Requests(zktest.OpGetData)-reads, "reads")
+		})
+	}
 }
 
 // An election without nodes, or without a path, has no leader: Leader says

@@ -260,8 +260,9 @@ func (m *Mutex) IsAcquiredInThisProcess() bool {
 
 // Participants returns the lock nodes queued on the lock, in queue order:
 // the holder first, each with its data as the participant's id. Nodes of
-// Curator processes are included. The nodes are listed, then read
-// together (one round trip more); a node gone in between is left out.
+// Curator processes are included. The nodes are listed, then read in one
+// multi-read (two requests; before ZooKeeper 3.6 a read per node, sent
+// together); a node gone in between is left out.
 func (m *Mutex) Participants(ctx context.Context) ([]Participant, error) {
 	sort := func(children []string) { m.engine.driver.Sort(children, m.engine.lockName) }
 	members, err := recipe.Participants(ctx, m.client, m.engine.dir, sort, nil)

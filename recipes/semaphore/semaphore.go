@@ -171,8 +171,9 @@ func (s *Semaphore) Release(ctx context.Context, ls ...*leases.Lease) error {
 // Participants returns the lease nodes of the semaphore, its holders and
 // the node of the one acquirer counting under the guard, in sequence order,
 // each with its data as the participant's id. Curator processes' leases
-// are included. The nodes are listed, then read together (one round trip
-// more); a node gone in between is left out.
+// are included. The nodes are listed, then read in one multi-read (two
+// requests; before ZooKeeper 3.6 a read per node, sent together); a node
+// gone in between is left out.
 func (s *Semaphore) Participants(ctx context.Context) ([]Participant, error) {
 	sort := func(children []string) { zkpath.SortNodes(children, zkpath.LeaseName) }
 	members, err := recipe.Participants(ctx, s.client, s.leases, sort, nil)

@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -37,38 +38,43 @@ func Queue(ctx context.Context, client *framework.Client, dir string, sort func(
 	return paths, nil
 }
 
+// maxReadBatch bounds the reads of one multi-read, so that a long queue
+// makes several requests of reasonable size instead of one huge one.
+const maxReadBatch = 512
+
 // ReadMembers reads the data of every node of paths, keeping their order
 // and leaving out those gone by then, as Curator's participantForPath
-// does. go-zookeeper has no multi-read: the reads are sent together, each
-// on its own goroutine, so that they share one round trip.
+// does. The reads go in one multi-read (ZooKeeper 3.6+; an older server
+// gets them one by one, sent together), in batches of maxReadBatch sent
+// together: one round trip either way.
 func ReadMembers(ctx context.Context, client *framework.Client, paths []string) ([]Member, error) {
-	type answer struct {
-		m   Member
-		ok  bool
-		err error
-	}
-	answers := make([]answer, len(paths))
+	results := make([]framework.ReadResult, len(paths))
+	errs := make([]error, (len(paths)+maxReadBatch-1)/maxReadBatch)
 	var wg sync.WaitGroup
-	for i, p := range paths {
-		// Ends with the read's answer or ctx.
+	for b := range errs {
+		lo, hi := b*maxReadBatch, min((b+1)*maxReadBatch, len(paths))
+		// Ends with the batch's answer or ctx.
 		wg.Go(func() {
-			data, stat, err := client.Get(ctx, p)
-			switch {
-			case err == nil:
-				answers[i] = answer{m: Member{Path: p, Data: data, Czxid: stat.Czxid}, ok: true}
-			case !IsNoNode(err):
-				answers[i].err = err
+			ops := make([]framework.ReadOp, 0, hi-lo)
+			for _, p := range paths[lo:hi] {
+				ops = append(ops, framework.GetOp(p))
 			}
+			res, err := client.MultiRead(ctx, ops...)
+			copy(results[lo:hi], res)
+			errs[b] = err
 		})
 	}
 	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
 	members := make([]Member, 0, len(paths))
-	for _, a := range answers {
-		if a.err != nil {
-			return nil, a.err
-		}
-		if a.ok {
-			members = append(members, a.m)
+	for i, r := range results {
+		switch {
+		case r.Err == nil:
+			members = append(members, Member{Path: paths[i], Data: r.Data, Czxid: r.Stat.Czxid})
+		case !IsNoNode(r.Err):
+			return nil, r.Err
 		}
 	}
 	return members, nil
