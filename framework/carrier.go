@@ -97,7 +97,10 @@ func newCarrier(servers *serverCaps) *carrier {
 // ErrUnimplemented without a request.
 func (k *carrier) send(conn *zk.Conn, req *carried) (code int32, body []byte, err error) {
 	server := k.servers.current()
-	if k.servers.lacks(server, req.opcode) {
+	switch lacking, err := k.servers.lacks(server, req.opcode); {
+	case err != nil:
+		return 0, nil, err
+	case lacking:
 		return codeUnimplemented, nil, ErrUnimplemented
 	}
 	id := k.next.Add(1)

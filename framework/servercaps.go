@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"regexp"
@@ -8,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 )
 
 // serverCaps remembers, per server address, whether the server implements
@@ -61,22 +64,40 @@ func (s *serverCaps) current() string {
 var modernOps = map[int32]bool{opAddWatch: true, opMultiRead: true, opSetWatches2: true}
 
 // lacks reports whether the server at addr lacks op, asking it first if
-// op is one of ZooKeeper 3.6's and the server has not been asked.
-func (s *serverCaps) lacks(addr string, op int32) bool {
-	if !modernOps[op] && op != opRemovePersistentWatch {
-		return false
+// op is one of ZooKeeper 3.6's and the server has not been asked. A
+// server that cannot be asked (unreachable, or no connection yet) fails
+// with errNotAsked, which the retry loop takes as a lost connection.
+func (s *serverCaps) lacks(addr string, op int32) (bool, error) {
+	if !modernOps[op] {
+		return false, nil
 	}
 	c := s.of(addr)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.asked && modernOps[op] {
+	if !c.asked {
+		if addr == "" {
+			return false, errNotAsked
+		}
 		modern, known := s.ask(addr)
 		if !known {
-			return true // not now: the next request asks again
+			return false, errNotAsked
 		}
 		c.asked, c.modern = true, modern
 	}
-	return (c.asked && !c.modern && modernOps[op]) || c.lacks[op]
+	return !c.modern || c.lacks[op], nil
+}
+
+// errNotAsked is the error of a request for a server whose version could
+// not be asked: retryable, as a lost connection is.
+var errNotAsked = fmt.Errorf("framework: the server's version could not be asked: %w", zk.ErrConnectionClosed)
+
+// knownLacking reports whether the server at addr is known to lack op,
+// without asking it.
+func (s *serverCaps) knownLacking(addr string, op int32) bool {
+	c := s.of(addr)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lacks[op]
 }
 
 // lack records that the server at addr answered op with UNIMPLEMENTED.

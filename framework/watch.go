@@ -84,12 +84,13 @@ type Watch struct {
 	events     chan WatchEvent
 	stop       chan struct{} // closed by Close
 
-	mu     sync.Mutex
-	queue  []WatchEvent
-	wake   chan struct{} // has room for one wake-up
-	ended  bool
-	err    error
-	closed bool
+	mu        sync.Mutex
+	abandoned bool // Watch failed: a late reply must not add it
+	queue     []WatchEvent
+	wake      chan struct{} // has room for one wake-up
+	ended     bool
+	err       error
+	closed    bool
 }
 
 // Watch sets a persistent watch of mode on path, which need not exist.
@@ -115,17 +116,59 @@ func (c *Client) Watch(ctx context.Context, path string, mode WatchMode) (*Watch
 	_, err = retry(ctx, c, "watch", path, func(conn *zk.Conn, _ *Session) (struct{}, error) {
 		return struct{}{}, c.carry(conn, &carried{opcode: opAddWatch, body: body.b, onReply: func(code int32, _ []byte) {
 			if code == codeOK {
-				c.watches.addPersistent(w)
+				w.set()
 			}
 		}})
 	})
 	if err != nil {
-		w.forget(context.WithoutCancel(ctx)) // a reply may have come after ctx ended
+		w.abandon()
 		return nil, err
 	}
 	// Ends when the watch ends and its queue is delivered, or at Close.
 	go w.pump()
 	return w, nil
+}
+
+// set enters w in the client's table once the server has its watch,
+// unless Watch has failed meanwhile (its ctx ended first): then the
+// server's watch is removed again. It runs on the receive goroutine.
+func (w *Watch) set() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.abandoned {
+		w.c.watches.addPersistent(w)
+		return
+	}
+	w.c.spawn(func() { // the server has the watch, the table does not
+		w.inBackground(func(ctx context.Context) error {
+			if w.c.watches.modeWatched(w.serverPath, w.mode) {
+				return nil // another watch of the client needs it
+			}
+			_, err := retry(ctx, w.c, "remove watch", w.path, func(conn *zk.Conn, _ *Session) (struct{}, error) {
+				return struct{}{}, w.removeFromServer(conn)
+			})
+			return err
+		})
+	})
+}
+
+// abandon is the end of a Watch call that failed: if a reply came all
+// the same, the watch is taken out again.
+func (w *Watch) abandon() {
+	w.mu.Lock()
+	w.abandoned, w.ended = true, true
+	w.mu.Unlock()
+	w.c.spawn(func() { w.inBackground(w.forget) })
+}
+
+// inBackground runs a removal nobody waits for, bounded by the
+// connection timeout.
+func (w *Watch) inBackground(remove func(context.Context) error) {
+	ctx, cancel := context.WithTimeout(w.c.life, w.c.cfg.connectionTimeout)
+	defer cancel()
+	if err := remove(ctx); err != nil {
+		w.c.log.Debug("removing an abandoned watch failed; it goes with the connection", "path", w.path, "err", err)
+	}
 }
 
 // Events returns the channel of the watch's events. It is closed once the
@@ -185,7 +228,7 @@ func (w *Watch) forget(ctx context.Context) error {
 // the path, and its notifications go to no one.
 func (w *Watch) removeFromServer(conn *zk.Conn) error {
 	servers := w.c.carrier.servers
-	if server := servers.current(); !servers.lacks(server, opRemovePersistentWatch) {
+	if server := servers.current(); !servers.knownLacking(server, opRemovePersistentWatch) {
 		err := w.c.carry(conn, removeWatchesRequest(w.serverPath, removeWatchType(w.mode)))
 		if !isCode(err, codeMarshallingError) {
 			return ignoreNoWatcher(err)

@@ -350,3 +350,41 @@ func TestWatch_GoZookeeperOwnsNoWatch(t *testing.T) {
 	assert.Equal(t, 0, framework.GoZookeeperWatchers(c))
 	assert.Equal(t, int64(0), proxy.Requests(zktest.OpSetWatches), "go-zookeeper set none")
 }
+
+// A Watch whose ctx ends before the server's answer fails, and the watch
+// the answer sets all the same is removed again: no watch of the client's
+// is left on the server, and none in the client.
+func TestWatch_CtxEndingBeforeTheAnswerLeavesNoWatch(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	path := zktest.UniquePath(t)
+	_, err := c.Watch(testContext(t), "/", framework.WatchPersistent) // the server's version is asked
+	require.NoError(t, err)
+	proxy.HoldReplies()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err = c.Watch(ctx, path, framework.WatchRecursive)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	before := proxy.Requests(18)
+	proxy.ReleaseReplies()
+	require.Eventually(t, func() bool { return proxy.Requests(18) == before+1 }, 10*time.Second, time.Millisecond,
+		"the late watch is removed")
+}
+
+// With no server to reach, Watch fails with the context's end, never with
+// ErrUnimplemented: the server's version could not be asked.
+func TestWatch_UnreachableServerIsNotTakenForAnOldOne(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	addr := proxy.Addr()
+	proxy.Close()
+	c, err := framework.New([]string{addr})
+	require.NoError(t, err)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	_, err = c.Watch(ctx, "/", framework.WatchRecursive)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, framework.ErrUnimplemented)
+	_, err = c.MultiRead(ctx, framework.GetOp("/"))
+	require.Error(t, err)
+}

@@ -112,6 +112,13 @@ func (t *watchTable) watched(path string) bool {
 	return len(t.persistent[path]) > 0 || len(t.recursive[path]) > 0
 }
 
+// modeWatched reports whether the client has a watch of path and mode.
+func (t *watchTable) modeWatched(path string, mode WatchMode) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.byMode(mode)[path]) > 0
+}
+
 func (t *watchTable) byMode(mode WatchMode) map[string][]*Watch {
 	if mode == WatchRecursive {
 		return t.recursive
