@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"sync/atomic"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 )
 
 // HoldBackgroundDeletes holds every background delete of c started from
@@ -65,4 +67,19 @@ func GoZookeeperWatchers(c *Client) int {
 		panic("go-zookeeper's Conn has no watchers field: update GoZookeeperWatchers")
 	}
 	return f.Len()
+}
+
+// CountNotifications counts, from now on, the notifications c receives
+// for path (a server path), whatever watch of c's they are for.
+func CountNotifications(c *Client, path string) (count func() int) {
+	var n atomic.Int64
+	prev := *c.watches.onNode.Load()
+	counting := func(ev zk.Event) {
+		if ev.Path == path {
+			n.Add(1)
+		}
+		prev(ev)
+	}
+	c.watches.onNode.Store(&counting)
+	return func() int { return int(n.Load()) }
 }

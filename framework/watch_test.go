@@ -102,9 +102,11 @@ func TestWatch_CloseRemovesTheServersWatchAndEndsTheEvents(t *testing.T) {
 	assert.LessOrEqual(t, proxy.Requests(18), int64(2), "removeWatches by mode, then of any watch before 3.9")
 	// The server sends nothing for the removed watch: its notification
 	// would reach the client before the reply to the next request.
+	notified := framework.CountNotifications(c, path)
 	require.NoError(t, c.EnsurePath(ctx, path))
 	_, _, err = c.Get(ctx, path)
 	require.NoError(t, err)
+	assert.Zero(t, notified(), "a notification for the removed watch")
 }
 
 func TestWatch_SlowReceiverLosesNoEvent(t *testing.T) {

@@ -30,8 +30,8 @@ type oneShotKey struct {
 // does. It belongs to one session: a new one ends the one-shot watches
 // and keeps the persistent ones, which the client sets again.
 type watchTable struct {
-	lastZxid atomic.Int64 // of the replies read, for setWatches2
-	onNode   func(zk.Event)
+	lastZxid atomic.Int64                   // of the replies read, for setWatches2
+	onNode   atomic.Pointer[func(zk.Event)] // told every notification
 
 	mu         sync.Mutex
 	session    int64
@@ -41,12 +41,13 @@ type watchTable struct {
 }
 
 func newWatchTable(onNode func(zk.Event)) *watchTable {
-	return &watchTable{
-		onNode:     onNode,
+	t := &watchTable{
 		oneShot:    make(map[oneShotKey][]chan zk.Event),
 		persistent: make(map[string][]*Watch),
 		recursive:  make(map[string][]*Watch),
 	}
+	t.onNode.Store(&onNode)
+	return t
 }
 
 // sawZxid records the zxid of a reply.
@@ -170,9 +171,7 @@ func (t *watchTable) dispatch(ev zk.Event) {
 	for _, w := range watchers {
 		w.push(WatchEvent{Type: WatchEventType(ev.Type), Path: w.clientPath(ev.Path)})
 	}
-	if t.onNode != nil {
-		t.onNode(ev)
-	}
+	(*t.onNode.Load())(ev)
 }
 
 // firedKinds is which one-shot watches an event ends: the rules of
