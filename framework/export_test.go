@@ -83,3 +83,13 @@ func CountNotifications(c *Client, path string) (count func() int) {
 	c.watches.onNode.Store(&counting)
 	return func() int { return int(n.Load()) }
 }
+
+// HoldRestores holds every restore of c's watches after a reconnect back
+// until release is called.
+func HoldRestores(c *Client) (release func()) {
+	s := &seams{restores: make(chan struct{})}
+	c.mu.Lock()
+	c.seams = s
+	c.mu.Unlock()
+	return func() { close(s.restores) }
+}

@@ -18,17 +18,28 @@ const maxRestoreBody = 128 << 10
 // and the one-shot watches go with setWatches. It runs from go-zookeeper's
 // connecting goroutine and sends on one of its own; a request that fails
 // with its connection is sent again on the next one.
+//
+// The last zxid is taken now, before any reply of the new connection is
+// read, as ZooKeeper's own client takes it: a reply to a request that
+// goes out before the restore carries a later zxid, and a one-shot watch
+// restored relative to that would miss a change made in between.
 func (c *Client) restoreWatches(id int64, conn func() *zk.Conn) {
 	rs := c.watches.connected(id)
 	if len(rs.data)+len(rs.exist)+len(rs.child)+len(rs.persistent)+len(rs.recursive) == 0 {
 		return
 	}
+	zxid := c.watches.lastZxid.Load()
 	// Ends when go-zookeeper answers, with the connection at the latest.
-	c.spawn(func() { c.sendRestore(conn(), rs) })
+	c.spawn(func() {
+		c.mu.Lock()
+		s := c.seams
+		c.mu.Unlock()
+		s.restoreGate()
+		c.sendRestore(conn(), zxid, rs)
+	})
 }
 
-func (c *Client) sendRestore(conn *zk.Conn, rs restoreSet) {
-	zxid := c.watches.lastZxid.Load()
+func (c *Client) sendRestore(conn *zk.Conn, zxid int64, rs restoreSet) {
 	if len(rs.persistent)+len(rs.recursive) > 0 {
 		err := c.sendBatches(conn, opSetWatches2, restoreBatches(zxid, rs), func() { c.watchesBack(rs) })
 		if err != ErrUnimplemented {

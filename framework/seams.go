@@ -9,6 +9,16 @@ type seams struct {
 	mu   sync.Mutex
 	gate chan struct{}     // background deletes wait until it is closed
 	held []<-chan struct{} // the finished channels of the deletes held
+
+	restores chan struct{} // restores of watches wait until it is closed; nil: none
+}
+
+// restoreGate holds a restore of watches back until a test lets it go.
+func (s *seams) restoreGate() {
+	if s == nil || s.restores == nil {
+		return
+	}
+	<-s.restores
 }
 
 // deleteGate returns the channel a background operation op waits on

@@ -390,3 +390,31 @@ func TestWatch_UnreachableServerIsNotTakenForAnOldOne(t *testing.T) {
 	_, err = c.MultiRead(ctx, framework.GetOp("/"))
 	require.Error(t, err)
 }
+
+// A one-shot watch is set again relative to the last zxid the client saw
+// before the reconnect, not to a later reply's: a read that goes out
+// ahead of the restore does not hide a change made while away.
+func TestWatch_OneShotRestoredRelativeToTheZxidBeforeTheReconnect(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	states := recordStates(c)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, path))
+	_, _, once, err := c.GetW(ctx, path)
+	require.NoError(t, err)
+	release := framework.HoldRestores(c)
+
+	proxy.Cut()
+	require.Equal(t, framework.Suspended, states.next(t, 10*time.Second).State)
+	other := connect(t, zktest.Servers(t))
+	_, err = other.Set(ctx, path, []byte("while away"), -1)
+	require.NoError(t, err)
+	require.Equal(t, framework.Reconnected, states.next(t, 10*time.Second).State)
+	_, err = other.Create(ctx, path+"-later", nil, framework.Persistent) // a later zxid
+	require.NoError(t, err)
+	_, _, err = c.Get(ctx, path+"-later") // its reply carries it, ahead of the restore
+	require.NoError(t, err)
+	release()
+	awaitOneShot(t, once, zk.EventNodeDataChanged, "the change made while away was missed")
+}
