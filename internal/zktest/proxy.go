@@ -39,6 +39,7 @@ type Proxy struct {
 	dropped   atomic.Int64           // replies swallowed by DropNextCreateReply and DropNextReply
 	droppedBy sync.Map               // opcode (int32) -> *atomic.Int64: replies swallowed by DropNextReply
 	requests  sync.Map               // opcode (int32) -> *atomic.Int64: requests seen
+	notified  atomic.Int64           // watch notifications (xid -1) forwarded to clients
 }
 
 // Request types that tests count with Requests.
@@ -93,6 +94,21 @@ func (p *Proxy) Requests(op int32) int64 {
 	}
 	return 0
 }
+
+// Notifications returns how many watch notifications (server packets with
+// xid -1) the proxy has forwarded to clients, one per event and connection,
+// so that a test can tell what a recipe's watches cost the server.
+func (p *Proxy) Notifications() int64 { return p.notified.Load() }
+
+// countNotification counts a server frame if it is a watch notification.
+func (p *Proxy) countNotification(frame []byte) {
+	if xid, ok := replyXid(frame); ok && xid == notificationXid {
+		p.notified.Add(1)
+	}
+}
+
+// notificationXid is the xid of the server's watch notifications.
+const notificationXid = -1
 
 // countRequest counts a client request frame by its type.
 func (p *Proxy) countRequest(frame []byte) {
