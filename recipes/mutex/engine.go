@@ -31,6 +31,8 @@ type engine struct {
 	place    lockdriver.Place // or nil
 	// prefix is dir/lockName, the path every node is created under.
 	prefix string
+	// watch is the directory's persistent watch, on ZooKeeper 3.6+.
+	watch *dirWatch
 }
 
 // acquired is a node that holds the lock.
@@ -38,6 +40,9 @@ type acquired struct {
 	node framework.Node
 	// ownWatch is the watch on node set while waiting, or nil.
 	ownWatch <-chan zk.Event
+	// sub is the directory watch's subscription that tells of node's
+	// events, or nil: the hold releases it.
+	sub *dirSub
 }
 
 // acquire queues a node and waits until it holds the lock, ctx ends, or,
@@ -52,26 +57,64 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 			return e.takePlace(ctx, at)
 		}
 	}
+	// A waiter follows the queue through the directory's persistent watch
+	// when the server has them (see waitWatched). Joined before the create,
+	// whose round trip lists the queue, the watch tells of every change
+	// after that listing; it is joined only if set already, so that a
+	// free lock costs no request and no round trip more.
+	sub := e.watch.join()
 	start := time.Now()
 	for requeue := 0; ; requeue++ {
 		// The queue is listed in the create's round trip when it can be.
 		node, children, err := e.client.Hooks().CreateProtectedAndList(ctx, e.prefix, e.data,
 			framework.EphemeralSequential, framework.WithParents())
 		if err != nil {
+			sub.release()
 			return acquired{}, err
 		}
-		a, err := e.wait(ctx, node, children, once)
+		if sub == nil && !once && e.contended(node, children) {
+			// Set now, after the listing: the waiter lists again.
+			switch sub, err = e.watch.subscribe(ctx); {
+			case err == nil:
+				children = nil
+			case !errors.Is(err, framework.ErrUnimplemented):
+				e.discard(node)
+				return acquired{}, err
+			}
+		}
+		var a acquired
+		if sub != nil {
+			a, err = e.waitWatched(ctx, node, children, once, sub)
+		} else {
+			a, err = e.wait(ctx, node, children, once)
+		}
 		if err == nil {
 			return a, nil
 		}
 		e.discard(node)
+		if errors.Is(err, errWatchEnded) {
+			// The directory watch ended under us (a downgraded server):
+			// queue again on one-shot watches.
+			sub.release()
+			sub = nil
+			if e.client.Hooks().RetryWait(ctx, requeue, start) == nil {
+				continue
+			}
+		}
 		// Deleted by someone, or its container reaped: queue again, as
 		// Curator does, as often as the client's retry policy allows.
 		if errors.Is(err, ErrNodeMissing) && e.client.Hooks().RetryWait(ctx, requeue, start) == nil {
 			continue
 		}
+		sub.release()
 		return acquired{}, err
 	}
+}
+
+// contended reports whether node must wait, by children.
+func (e *engine) contended(node framework.Node, children []string) bool {
+	d, err := e.driver.Decide(slices.Clone(children), node.Name, e.lockName)
+	return err == nil && !d.Held
 }
 
 // wait judges the queue until node holds the lock, first from children

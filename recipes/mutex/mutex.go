@@ -66,8 +66,9 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver lockd
 	o.logger = recipe.Logger(o.logger, client, component(o.kind))
 	return &Mutex{
 		client: client,
-		engine: engine{client: client, dir: path, lockName: lockName, driver: driver, data: data, place: o.place, prefix: zkpath.Join(path, lockName)},
-		opts:   o,
+		engine: engine{client: client, dir: path, lockName: lockName, driver: driver, data: data, place: o.place, prefix: zkpath.Join(path, lockName),
+			watch: &dirWatch{client: client, dir: path}},
+		opts: o,
 		kind: holdwatch.Kind{
 			Client: client, Policy: o.policy, MaxHold: o.maxHold,
 			Lost: ErrLost, Expired: ErrExpired, What: o.what, KeepNode: o.keep,
