@@ -44,17 +44,18 @@ type Proxy struct {
 
 // Request types that tests count with Requests.
 const (
-	OpCreate       int32 = opCreate
-	OpDelete       int32 = opDelete
-	OpGetData      int32 = 4
-	OpGetChildren2 int32 = 12 // go-zookeeper's Children
-	OpSetData      int32 = opSetData
-	OpMulti        int32 = opMulti
-	OpSetAuth      int32 = opSetAuth
-	OpMultiRead    int32 = 22
-	OpSetWatches   int32 = 101
-	OpSetWatches2  int32 = 105
-	OpAddWatch     int32 = 106
+	OpCreate        int32 = opCreate
+	OpDelete        int32 = opDelete
+	OpGetData       int32 = 4
+	OpGetChildren2  int32 = 12 // go-zookeeper's Children
+	OpSetData       int32 = opSetData
+	OpMulti         int32 = opMulti
+	OpSetAuth       int32 = opSetAuth
+	OpMultiRead     int32 = 22
+	OpSetWatches    int32 = 101
+	OpSetWatches2   int32 = 105
+	OpAddWatch      int32 = 106
+	OpRemoveWatches int32 = 18
 )
 
 // Unimplement makes the server lack the requests of types ops, as a server
