@@ -34,21 +34,43 @@ type dirWatch struct {
 // subscribe returns a subscription to the directory's events, setting the
 // server's watch if none is set. An old server fails it with an error
 // wrapping framework.ErrUnimplemented, sending nothing.
+//
+// The addWatch is not cancelled with ctx: an answer that came after ctx
+// ended would leave the watch set with no one to remove it. A caller that
+// leaves drops its subscription when the answer comes, and the linger
+// removes the watch.
 func (d *dirWatch) subscribe(ctx context.Context) (*dirSub, error) {
-	d.open.Lock()
-	defer d.open.Unlock()
-	s := &dirSub{d: d, wake: make(chan struct{}, 1)}
-	d.mu.Lock()
-	if d.idle != nil {
-		d.idle.Stop() // if it fired already, closeIdle finds a subscriber
-		d.idle = nil
-	}
-	if d.w != nil {
-		d.subs[s] = struct{}{}
-		d.mu.Unlock()
+	if s := d.join(); s != nil {
 		return s, nil
 	}
-	d.mu.Unlock()
+	type result struct {
+		s   *dirSub
+		err error
+	}
+	answer := make(chan result, 1)
+	// Ends with the addWatch's answer: the client's retry policy bounds it.
+	go func() {
+		s, err := d.set(context.WithoutCancel(ctx))
+		answer <- result{s, err}
+	}()
+	select {
+	case r := <-answer:
+		return r.s, r.err
+	case <-ctx.Done():
+		// Ends with the answer, as above.
+		go func() { (<-answer).s.release() }()
+		return nil, ctx.Err()
+	}
+}
+
+// set subscribes, setting the server's watch unless another caller has
+// set it meanwhile.
+func (d *dirWatch) set(ctx context.Context) (*dirSub, error) {
+	d.open.Lock()
+	defer d.open.Unlock()
+	if s := d.join(); s != nil {
+		return s, nil
+	}
 	w, err := d.client.Watch(ctx, d.dir, framework.WatchRecursive)
 	if err != nil {
 		return nil, err
@@ -58,11 +80,10 @@ func (d *dirWatch) subscribe(ctx context.Context) (*dirSub, error) {
 		d.subs = make(map[*dirSub]struct{})
 	}
 	d.w = w
-	d.subs[s] = struct{}{}
 	d.mu.Unlock()
 	// Ends when the watch's Events closes: at its removal or end.
 	go d.fanOut(w)
-	return s, nil
+	return d.join(), nil
 }
 
 // join returns a subscription if the server's watch is set already (it
