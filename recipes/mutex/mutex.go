@@ -123,7 +123,9 @@ func (m *Mutex) acquire(ctx context.Context, once bool) (*Hold, error) {
 	report := recipe.StartAcquire(ctx, m.client, m.opts.kind, m.engine.dir)
 	a, err := m.engine.acquire(ctx, once)
 	if err == nil {
-		err = m.stillHeld(a)
+		if err = m.stillHeld(a); err != nil {
+			a.sub.release() // no hold takes it over
+		}
 	}
 	report.Done(err)
 	var h *Hold
