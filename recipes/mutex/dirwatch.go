@@ -140,12 +140,20 @@ func (d *dirWatch) subscribers(w *framework.Watch) []*dirSub {
 	return subs
 }
 
-// unsubscribe drops s; the last subscriber's going starts the linger.
-func (d *dirWatch) unsubscribe(s *dirSub) {
+// unsubscribe drops s; the last subscriber's going starts the linger, or
+// with now, removes the watch at once.
+func (d *dirWatch) unsubscribe(s *dirSub, now bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.subs, s)
-	if len(d.subs) == 0 && d.w != nil && d.idle == nil {
+	switch {
+	case len(d.subs) > 0 || d.w == nil:
+	case now:
+		if d.idle != nil {
+			d.idle.Stop()
+		}
+		d.idle = time.AfterFunc(0, d.closeIdle)
+	case d.idle == nil:
 		d.idle = time.AfterFunc(dirWatchLinger, d.closeIdle)
 	}
 }
@@ -243,7 +251,15 @@ func (s *dirSub) hand(node string, recheck func()) {
 
 // release ends the subscription; later calls, and calls on nil, do
 // nothing.
-func (s *dirSub) release() {
+func (s *dirSub) release() { s.drop(false) }
+
+// abandon is release by a waiter gone back to one-shot watches: a last
+// subscriber removes the watch at once, without the linger, since the next
+// waiter of a long queue would keep it set, and told of every change, for
+// nothing.
+func (s *dirSub) abandon() { s.drop(true) }
+
+func (s *dirSub) drop(now bool) {
 	if s == nil {
 		return
 	}
@@ -252,6 +268,6 @@ func (s *dirSub) release() {
 	s.done = true
 	s.mu.Unlock()
 	if !done {
-		s.d.unsubscribe(s)
+		s.d.unsubscribe(s, now)
 	}
 }

@@ -88,7 +88,7 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 		switch {
 		case once:
 		case len(children) > shortQueue:
-			sub.release() // a long queue waits on one-shot watches
+			sub.abandon() // a long queue waits on one-shot watches
 			sub = nil
 		case sub == nil && e.contended(node, children):
 			// Set now, after the listing: the waiter lists again.
