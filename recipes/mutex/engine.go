@@ -41,11 +41,13 @@ type engine struct {
 // server. The directory watch saves four requests of seven per contended
 // acquisition, but tells every connection that has it of every create and
 // delete: with N waiting clients, about 2N notifications per acquisition
-// against 3. Measured on one local server (TestContention_FanOut, medians
-// of three runs, acquisitions per second, directory watch against
-// one-shot): 8 waiters 558 against 569, 16: 387/509, 32: 278/781, 64:
-// 220/723, 256: 74/552. At 8 the saved requests cost nothing; beyond, the
-// fan-out costs more than they save.
+// against 3. Measured on one local server with the directory watch always
+// used (TestContention_FanOut, medians of three runs, acquisitions per
+// second, directory watch against one-shot): 8 waiters 558/569, 16:
+// 387/509, 32: 278/781, 64: 220/723, 256: 74/552. Up to 8 the saved
+// requests cost little (over five such comparisons at 8, from 10% more to
+// 15% less throughput, on two cores that run clients and server alike);
+// beyond, the fan-out costs far more than they save.
 const shortQueue = 8
 
 // acquired is a node that holds the lock.

@@ -78,35 +78,53 @@ func TestWatched_PredecessorDeletedDuringABlipIsNoHandOff(t *testing.T) {
 // server then says nothing, it learns by reading its node once back.
 func TestWatched_HoldLearnsOfItsNodesDeletionAfterABlip(t *testing.T) {
 	for _, wp := range waitPaths {
-		t.Run(wp.name, func(t *testing.T) {
-			servers := zktest.Servers(t)
-			path := zktest.UniquePath(t)
-			operator := connect(t, servers)
-			count := func() int { return len(children(t, operator, path)) }
-			holder, err := newMutex(t, connect(t, servers), path).Acquire(testContext(t))
-			require.NoError(t, err)
-			proxy := zktest.NewProxy(t, servers)
-			if wp.old {
-				makeOld(proxy)
-			}
-			// Under the session policy a blip does not end the hold itself.
-			m := newMutex(t, connect(t, proxy.Addr()), path, mutex.WithErrorPolicy(framework.SessionErrorPolicy))
-			waiter := queue(t, m, count, 2)
-			require.Eventually(t, func() bool { return waiting(proxy, wp.old, 2) }, 10*time.Second, 5*time.Millisecond)
-			require.NoError(t, holder.Release(testContext(t)))
-			h := waiter.held(t, "the waiter")
-			lost := h.Lost()
-
-			proxy.Pause()
-			require.NoError(t, operator.Delete(testContext(t), h.Node(), -1))
-			time.Sleep(100 * time.Millisecond)
-			proxy.Resume()
-			waitClosed(t, lost, 10*time.Second, "the loss channel after the node was deleted during a blip")
-			require.ErrorIs(t, h.Err(), mutex.ErrLost)
-			assert.Contains(t, h.Err().Error(), "deleted")
-			close(waiter.release)
-		})
+		t.Run(wp.name, func(t *testing.T) { holdLearnsOfItsNodesDeletion(t, wp.old, true) })
 	}
+}
+
+// A hold taken after waiting learns of its node's deletion, through the
+// directory watch on ZooKeeper 3.6+, with no watch of its own.
+func TestWatched_HoldLearnsOfItsNodesDeletion(t *testing.T) {
+	for _, wp := range waitPaths {
+		t.Run(wp.name, func(t *testing.T) { holdLearnsOfItsNodesDeletion(t, wp.old, false) })
+	}
+}
+
+func holdLearnsOfItsNodesDeletion(t *testing.T, old, blip bool) {
+	servers := zktest.Servers(t)
+	path := zktest.UniquePath(t)
+	operator := connect(t, servers)
+	count := func() int { return len(children(t, operator, path)) }
+	holder, err := newMutex(t, connect(t, servers), path).Acquire(testContext(t))
+	require.NoError(t, err)
+	proxy := zktest.NewProxy(t, servers)
+	if old {
+		makeOld(proxy)
+	}
+	// Under the session policy a blip does not end the hold itself.
+	m := newMutex(t, connect(t, proxy.Addr()), path, mutex.WithErrorPolicy(framework.SessionErrorPolicy))
+	waiter := queue(t, m, count, 2)
+	require.Eventually(t, func() bool { return waiting(proxy, old, 2) }, 10*time.Second, 5*time.Millisecond)
+	require.NoError(t, holder.Release(testContext(t)))
+	h := waiter.held(t, "the waiter")
+	lost := h.Lost()
+
+	reads := proxy.Requests(zktest.OpGetData)
+	if blip {
+		proxy.Pause()
+	}
+	require.NoError(t, operator.Delete(testContext(t), h.Node(), -1))
+	if blip {
+		time.Sleep(100 * time.Millisecond)
+		proxy.Resume()
+	}
+	waitClosed(t, lost, 10*time.Second, "the loss channel after the node was deleted")
+	if !old && !blip {
+		assert.Equal(t, reads, proxy.Requests(zktest.OpGetData), "the hold read nothing")
+	}
+	require.ErrorIs(t, h.Err(), mutex.ErrLost)
+	assert.Contains(t, h.Err().Error(), "deleted")
+	close(waiter.release)
 }
 
 // Nothing is left once every waiter has released or given up: no node,
