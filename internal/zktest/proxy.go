@@ -96,6 +96,14 @@ func (p *Proxy) Requests(op int32) int64 {
 	return 0
 }
 
+// MakeOld makes the server behind the proxy look like ZooKeeper 3.5: no
+// addWatch, no multi-read, no setWatches2. Recipes then wait on one-shot
+// watches, the path a test of their request counts on it pins down.
+func (p *Proxy) MakeOld() {
+	p.ReportVersion("3.5.9")
+	p.Unimplement(OpAddWatch, OpMultiRead, OpSetWatches2)
+}
+
 // Notifications returns how many watch notifications (server packets with
 // xid -1) the proxy has forwarded to clients, one per event and connection,
 // so that a test can tell what a recipe's watches cost the server.

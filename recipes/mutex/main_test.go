@@ -46,10 +46,7 @@ var waitPaths = []struct {
 
 // makeOld makes the server behind proxy look like ZooKeeper 3.5: no
 // addWatch, no multi-read, no setWatches2.
-func makeOld(proxy *zktest.Proxy) {
-	proxy.ReportVersion("3.5.9")
-	proxy.Unimplement(zktest.OpAddWatch, zktest.OpMultiRead, zktest.OpSetWatches2)
-}
+func makeOld(proxy *zktest.Proxy) { proxy.MakeOld() }
 
 // waiting reports whether the one waiter behind proxy has armed its
 // watches: on the old path, getDataWatches getData requests; on the new,
