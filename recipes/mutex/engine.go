@@ -117,9 +117,10 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 			// queue again on one-shot watches.
 			sub.release()
 			sub = nil
-			if e.client.Hooks().RetryWait(ctx, requeue, start) == nil {
-				continue
+			if err := e.client.Hooks().RetryWait(ctx, requeue, start); err != nil {
+				return acquired{}, err
 			}
+			continue
 		}
 		// Deleted by someone, or its container reaped: queue again, as
 		// Curator does, as often as the client's retry policy allows.
