@@ -174,6 +174,8 @@ func (p *Proxy) pump(l *link, fromClient bool) {
 			p.unimplement(frame)
 		case p.swallowReply(l, frame):
 			return // the connection is cut with the reply
+		default:
+			p.countNotification(frame)
 		}
 		if !p.forward(dst, frame, fromClient) {
 			return

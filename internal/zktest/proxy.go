@@ -39,21 +39,23 @@ type Proxy struct {
 	dropped   atomic.Int64           // replies swallowed by DropNextCreateReply and DropNextReply
 	droppedBy sync.Map               // opcode (int32) -> *atomic.Int64: replies swallowed by DropNextReply
 	requests  sync.Map               // opcode (int32) -> *atomic.Int64: requests seen
+	notified  atomic.Int64           // watch notifications (xid -1) forwarded to clients
 }
 
 // Request types that tests count with Requests.
 const (
-	OpCreate       int32 = opCreate
-	OpDelete       int32 = opDelete
-	OpGetData      int32 = 4
-	OpGetChildren2 int32 = 12 // go-zookeeper's Children
-	OpSetData      int32 = opSetData
-	OpMulti        int32 = opMulti
-	OpSetAuth      int32 = opSetAuth
-	OpMultiRead    int32 = 22
-	OpSetWatches   int32 = 101
-	OpSetWatches2  int32 = 105
-	OpAddWatch     int32 = 106
+	OpCreate        int32 = opCreate
+	OpDelete        int32 = opDelete
+	OpGetData       int32 = 4
+	OpGetChildren2  int32 = 12 // go-zookeeper's Children
+	OpSetData       int32 = opSetData
+	OpMulti         int32 = opMulti
+	OpSetAuth       int32 = opSetAuth
+	OpMultiRead     int32 = 22
+	OpSetWatches    int32 = 101
+	OpSetWatches2   int32 = 105
+	OpAddWatch      int32 = 106
+	OpRemoveWatches int32 = 18
 )
 
 // Unimplement makes the server lack the requests of types ops, as a server
@@ -93,6 +95,29 @@ func (p *Proxy) Requests(op int32) int64 {
 	}
 	return 0
 }
+
+// MakeOld makes the server behind the proxy look like ZooKeeper 3.5: no
+// addWatch, no multi-read, no setWatches2. Recipes then wait on one-shot
+// watches, the path a test of their request counts on it pins down.
+func (p *Proxy) MakeOld() {
+	p.ReportVersion("3.5.9")
+	p.Unimplement(OpAddWatch, OpMultiRead, OpSetWatches2)
+}
+
+// Notifications returns how many watch notifications (server packets with
+// xid -1) the proxy has forwarded to clients, one per event and connection,
+// so that a test can tell what a recipe's watches cost the server.
+func (p *Proxy) Notifications() int64 { return p.notified.Load() }
+
+// countNotification counts a server frame if it is a watch notification.
+func (p *Proxy) countNotification(frame []byte) {
+	if xid, ok := replyXid(frame); ok && xid == notificationXid {
+		p.notified.Add(1)
+	}
+}
+
+// notificationXid is the xid of the server's watch notifications.
+const notificationXid = -1
 
 // countRequest counts a client request frame by its type.
 func (p *Proxy) countRequest(frame []byte) {

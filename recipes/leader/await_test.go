@@ -38,6 +38,7 @@ func TestLatch_AwaitNeverGrantsANodeOfAnExpiredSession(t *testing.T) {
 	a := startLatch(t, connect(t, servers), p, leader.WithID("a"))
 	await(t, a, 10*time.Second, "a")
 	proxy := zktest.NewProxy(t, servers)
+	proxy.MakeOld() // waits on one-shot watches, whose requests tell when b waits
 	bc := connect(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	b := startLatch(t, bc, p, leader.WithID("b"))
 	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpGetData) == 2 }, 10*time.Second, 2*time.Millisecond, "b waits")

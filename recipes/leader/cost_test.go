@@ -48,6 +48,9 @@ func TestLatch_JoinCostsAtMostFourRequestsAndAHandOffOneOrTwo(t *testing.T) {
 	require.NoError(t, warm.Close(testContext(t)))
 
 	proxies := []*zktest.Proxy{zktest.NewProxy(t, servers), zktest.NewProxy(t, servers), zktest.NewProxy(t, servers)}
+	for _, proxy := range proxies {
+		proxy.MakeOld() // the one-shot path's costs; the mutex tests both
+	}
 	var latches []*leader.Latch
 	for i, proxy := range proxies {
 		c := connect(t, proxy.Addr())
@@ -91,6 +94,9 @@ func TestSelector_JoinCostsAtMostFourRequestsAndAHandOffOneOrTwo(t *testing.T) {
 	require.NoError(t, newSelector(t, zktest.Connect(t, servers), p).Run(ctx, func(context.Context) error { return nil }))
 
 	proxies := []*zktest.Proxy{zktest.NewProxy(t, servers), zktest.NewProxy(t, servers), zktest.NewProxy(t, servers)}
+	for _, proxy := range proxies {
+		proxy.MakeOld() // the one-shot path's costs; the mutex tests both
+	}
 	started := make(chan int)
 	ends := []chan struct{}{make(chan struct{}), make(chan struct{}), make(chan struct{})}
 	runs := []chan error{make(chan error, 1), make(chan error, 1), make(chan error, 1)}

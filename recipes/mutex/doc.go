@@ -13,6 +13,16 @@
 // the farther of its two goes, while the nearer one holds, so that its own
 // hand-off needs no read either.
 //
+// On ZooKeeper 3.6 and later, a waiter behind a short queue (at most 8
+// nodes) waits instead through one persistent recursive watch of the
+// directory that the Mutex shares between its waiters and holds: it keeps
+// the listing it got with its create up to date from the watch's events
+// and holds as soon as the queue in front of it is gone, with no read at
+// all; a hold learns of its node's deletion through the same watch. That
+// watch tells every waiting client of every change, so behind a longer
+// queue the one-shot watches above cost the server less. The watch is
+// removed a second after its last waiter or hold is done.
+//
 // The queue logic is a pure judgement over the children, which lives with
 // the other names only recipe authors need in package lockdriver
 // (Curator's LockInternalsDriver); NewWithDriver, with WithName, WithKind,
@@ -64,7 +74,9 @@
 // Cost: a free lock is taken in one round trip and released in one, three
 // requests in all: the listing of the queue leaves right behind the create
 // (framework.Hooks.CreateProtectedAndList). A waiter sets its watches
-// together, in one more round trip.
+// together, in one more round trip. A contended acquisition costs about
+// three requests through the directory watch (create, listing, delete),
+// seven with one-shot watches.
 //
 // Not guaranteed: holding is never certain until release; a process paused
 // for longer than the session timeout may still believe it holds the lock.

@@ -31,13 +31,33 @@ type engine struct {
 	place    lockdriver.Place // or nil
 	// prefix is dir/lockName, the path every node is created under.
 	prefix string
+	// watch is the directory's persistent watch, on ZooKeeper 3.6+.
+	watch *dirWatch
 }
+
+// shortQueue is the longest queue (the children the create's listing
+// saw) that a waiter follows through the directory watch; behind a longer
+// one it waits on one-shot watches of the nodes in front, as on an old
+// server. The directory watch saves four requests of seven per contended
+// acquisition, but tells every connection that has it of every create and
+// delete: with N waiting clients, about 2N notifications per acquisition
+// against 3. Measured on one local server with the directory watch always
+// used (TestContention_FanOut, medians of three runs, acquisitions per
+// second, directory watch against one-shot): 8 waiters 558/569, 16:
+// 387/509, 32: 278/781, 64: 220/723, 256: 74/552. Up to 8 the saved
+// requests cost little (over five such comparisons at 8, from 10% more to
+// 15% less throughput, on two cores that run clients and server alike);
+// beyond, the fan-out costs far more than they save.
+const shortQueue = 8
 
 // acquired is a node that holds the lock.
 type acquired struct {
 	node framework.Node
 	// ownWatch is the watch on node set while waiting, or nil.
 	ownWatch <-chan zk.Event
+	// sub is the directory watch's subscription that tells of node's
+	// events, or nil: the hold releases it.
+	sub *dirSub
 }
 
 // acquire queues a node and waits until it holds the lock, ctx ends, or,
@@ -52,26 +72,70 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 			return e.takePlace(ctx, at)
 		}
 	}
+	// A waiter follows the queue through the directory's persistent watch
+	// when the server has them (see waitWatched). Joined before the create,
+	// whose round trip lists the queue, the watch tells of every change
+	// after that listing; it is joined only if set already, so that a
+	// free lock costs no request and no round trip more.
+	sub := e.watch.join()
 	start := time.Now()
 	for requeue := 0; ; requeue++ {
 		// The queue is listed in the create's round trip when it can be.
 		node, children, err := e.client.Hooks().CreateProtectedAndList(ctx, e.prefix, e.data,
 			framework.EphemeralSequential, framework.WithParents())
 		if err != nil {
+			sub.release()
 			return acquired{}, err
 		}
-		a, err := e.wait(ctx, node, children, once)
+		switch {
+		case once:
+		case len(children) > shortQueue:
+			sub.abandon() // a long queue waits on one-shot watches
+			sub = nil
+		case sub == nil && e.contended(node, children):
+			// Set now, after the listing: the waiter lists again.
+			switch sub, err = e.watch.subscribe(ctx); {
+			case err == nil:
+				children = nil
+			case !errors.Is(err, framework.ErrUnimplemented):
+				e.discard(node)
+				return acquired{}, err
+			}
+		}
+		var a acquired
+		if sub != nil {
+			a, err = e.waitWatched(ctx, node, children, once, sub)
+		} else {
+			a, err = e.wait(ctx, node, children, once)
+		}
 		if err == nil {
 			return a, nil
 		}
 		e.discard(node)
+		if errors.Is(err, errWatchEnded) {
+			// The directory watch ended under us (a downgraded server):
+			// queue again on one-shot watches.
+			sub.release()
+			sub = nil
+			if err := e.client.Hooks().RetryWait(ctx, requeue, start); err != nil {
+				return acquired{}, err
+			}
+			continue
+		}
 		// Deleted by someone, or its container reaped: queue again, as
 		// Curator does, as often as the client's retry policy allows.
 		if errors.Is(err, ErrNodeMissing) && e.client.Hooks().RetryWait(ctx, requeue, start) == nil {
 			continue
 		}
+		sub.release()
 		return acquired{}, err
 	}
+}
+
+// contended reports whether node must wait, by children.
+func (e *engine) contended(node framework.Node, children []string) bool {
+	d, err := e.driver.Decide(slices.Clone(children), node.Name, e.lockName)
+	return err == nil && !d.Held
 }
 
 // wait judges the queue until node holds the lock, first from children

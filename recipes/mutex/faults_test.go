@@ -139,7 +139,16 @@ func TestFault_CancelledWaiterLeavesNoNode(t *testing.T) {
 }
 
 func TestFault_WaiterWhoseSessionIsLostFailsFast(t *testing.T) {
+	for _, wp := range waitPaths {
+		t.Run(wp.name, func(t *testing.T) { waiterWhoseSessionIsLostFailsFast(t, wp.old) })
+	}
+}
+
+func waiterWhoseSessionIsLostFailsFast(t *testing.T, old bool) {
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	if old {
+		makeOld(proxy)
+	}
 	holderClient := connect(t, zktest.Servers(t))
 	waiterClient := connect(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	ctx := testContext(t)
@@ -153,8 +162,8 @@ func TestFault_WaiterWhoseSessionIsLostFailsFast(t *testing.T) {
 		_, err := newMutex(t, waiterClient, path).Acquire(ctx) // ctx allows 90 s
 		done <- err
 	}()
-	// Waiting: it has watched its own node and the holder's.
-	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpGetData) >= 2 }, 10*time.Second, 5*time.Millisecond)
+	// Waiting: it has watched its own node and the holder's, or the directory.
+	require.Eventually(t, func() bool { return waiting(proxy, old, 2) }, 10*time.Second, 5*time.Millisecond)
 	proxy.Pause()
 	select {
 	case err := <-done:

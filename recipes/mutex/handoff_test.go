@@ -70,6 +70,14 @@ func (q *queued) notHeld(t *testing.T, d time.Duration, what string) {
 // the holder's release to the third waiter's hold, nobody lists the
 // directory or reads a node (DESIGN section 6).
 func TestHandOff_NearTheHeadNeedsNoSecondLook(t *testing.T) {
+	for _, wp := range waitPaths {
+		t.Run(wp.name, func(t *testing.T) { nearTheHeadNeedsNoSecondLook(t, wp.old) })
+	}
+}
+
+// nearTheHeadNeedsNoSecondLook: on the directory watch's path, each waiter
+// lists twice (at its create, and once its watch is set) and reads no node.
+func nearTheHeadNeedsNoSecondLook(t *testing.T, old bool) {
 	servers := zktest.Servers(t)
 	path := zktest.UniquePath(t)
 	observer := connect(t, servers)
@@ -78,12 +86,21 @@ func TestHandOff_NearTheHeadNeedsNoSecondLook(t *testing.T) {
 	require.NoError(t, err)
 
 	proxies := []*zktest.Proxy{zktest.NewProxy(t, servers), zktest.NewProxy(t, servers)}
+	if old {
+		makeOld(proxies[0])
+		makeOld(proxies[1])
+	}
+	// listings and reads is what a waiter i (from 0) has sent once armed.
+	listings, reads := func(int) int64 { return 2 }, func(int) int64 { return 0 }
+	if old {
+		listings, reads = func(int) int64 { return 1 }, func(i int) int64 { return int64(i + 2) }
+	}
 	second := queue(t, newMutex(t, connect(t, proxies[0].Addr()), path), count, 2)
 	third := queue(t, newMutex(t, connect(t, proxies[1].Addr()), path), count, 3)
 	// Each waiter lists once and watches its own node and those in front.
 	for i, p := range proxies {
 		require.Eventually(t, func() bool {
-			return p.Requests(zktest.OpGetChildren2) == 1 && p.Requests(zktest.OpGetData) == int64(i+2)
+			return p.Requests(zktest.OpGetChildren2) == listings(i) && p.Requests(zktest.OpGetData) == reads(i)
 		}, 10*time.Second, 5*time.Millisecond, "waiter %d is armed", i+2)
 	}
 
@@ -94,8 +111,8 @@ func TestHandOff_NearTheHeadNeedsNoSecondLook(t *testing.T) {
 	third.held(t, "the third waiter")
 	close(third.release)
 	for i, p := range proxies {
-		assert.Equal(t, int64(1), p.Requests(zktest.OpGetChildren2), "waiter %d listed the directory once", i+2)
-		assert.Equal(t, int64(i+2), p.Requests(zktest.OpGetData), "waiter %d read no node after the release", i+2)
+		assert.Equal(t, listings(i), p.Requests(zktest.OpGetChildren2), "waiter %d listed the directory no more", i+2)
+		assert.Equal(t, reads(i), p.Requests(zktest.OpGetData), "waiter %d read no node after the release", i+2)
 	}
 	require.Eventually(t, func() bool { return count() == 0 }, 10*time.Second, 10*time.Millisecond)
 }
@@ -104,6 +121,12 @@ func TestHandOff_NearTheHeadNeedsNoSecondLook(t *testing.T) {
 // its node would have had: it queues again behind the waiter that is now
 // first, and only one of them holds at a time.
 func TestHandOff_WaiterWhoseNodeIsDeletedQueuesAgain(t *testing.T) {
+	for _, wp := range waitPaths {
+		t.Run(wp.name, func(t *testing.T) { waiterWhoseNodeIsDeletedQueuesAgain(t, wp.old) })
+	}
+}
+
+func waiterWhoseNodeIsDeletedQueuesAgain(t *testing.T, old bool) {
 	servers := zktest.Servers(t)
 	path := zktest.UniquePath(t)
 	operator := connect(t, servers)
@@ -111,9 +134,12 @@ func TestHandOff_WaiterWhoseNodeIsDeletedQueuesAgain(t *testing.T) {
 	holder, err := newMutex(t, connect(t, servers), path).Acquire(testContext(t))
 	require.NoError(t, err)
 	proxy := zktest.NewProxy(t, servers)
+	if old {
+		makeOld(proxy)
+	}
 	victim := queue(t, newMutex(t, connect(t, proxy.Addr()), path), count, 2)
 	third := queue(t, newMutex(t, connect(t, servers), path), count, 3)
-	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpGetData) >= 1 }, 10*time.Second, 5*time.Millisecond, "the victim waits")
+	require.Eventually(t, func() bool { return waiting(proxy, old, 1) }, 10*time.Second, 5*time.Millisecond, "the victim waits")
 
 	lister := newMutex(t, operator, path)
 	participants, err := lister.Participants(testContext(t))

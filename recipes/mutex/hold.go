@@ -31,6 +31,12 @@ type Hold struct {
 func newHold(m *Mutex, owner any, a acquired) *Hold {
 	h := &Hold{m: m, owner: owner, count: 1}
 	cfg := holdwatch.Config{Kind: &m.kind, Node: a.node, Watch: a.ownWatch}
+	if a.sub != nil {
+		// The directory watch tells of the node's events (through the
+		// client's hold fan-out) for as long as the hold keeps it.
+		// With revocation the hold reads its node's data once anyway (below).
+		cfg.Covered, cfg.Done = m.opts.revoke == nil, a.sub.release
+	}
 	if m.opts.revoke != nil {
 		// A revocation may have been written while we waited, and the
 		// wait's watch on our node consumed its event: the hold reads the
@@ -44,6 +50,11 @@ func newHold(m *Mutex, owner any, a acquired) *Hold {
 		}
 	}
 	h.watch.Start(cfg)
+	if a.sub != nil {
+		// After a reconnect the server says nothing of what changed while
+		// the client was away: the hold reads its node.
+		a.sub.hand(a.node.Path, h.watch.Recheck)
+	}
 	if m.opts.revoke != nil {
 		h.watch.Arm()
 	}

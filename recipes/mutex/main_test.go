@@ -35,3 +35,25 @@ func newMutex(t testing.TB, c *framework.Client, path string, opts ...mutex.Opti
 	require.NoError(t, err)
 	return m
 }
+
+// waitPaths are the two ways a waiter waits: through the directory's
+// persistent watch (ZooKeeper 3.6+), and with one-shot watches, as on an
+// older server, which a proxy made old stands for.
+var waitPaths = []struct {
+	name string
+	old  bool
+}{{"directory watch", false}, {"one-shot watches", true}}
+
+// makeOld makes the server behind proxy look like ZooKeeper 3.5: no
+// addWatch, no multi-read, no setWatches2.
+func makeOld(proxy *zktest.Proxy) { proxy.MakeOld() }
+
+// waiting reports whether the one waiter behind proxy has armed its
+// watches: on the old path, getDataWatches getData requests; on the new,
+// the directory watch and the listing that follows it.
+func waiting(proxy *zktest.Proxy, old bool, getDataWatches int64) bool {
+	if old {
+		return proxy.Requests(zktest.OpGetData) >= getDataWatches
+	}
+	return proxy.Requests(zktest.OpAddWatch) == 1 && proxy.Requests(zktest.OpGetChildren2) >= 2
+}

@@ -66,8 +66,9 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver lockd
 	o.logger = recipe.Logger(o.logger, client, component(o.kind))
 	return &Mutex{
 		client: client,
-		engine: engine{client: client, dir: path, lockName: lockName, driver: driver, data: data, place: o.place, prefix: zkpath.Join(path, lockName)},
-		opts:   o,
+		engine: engine{client: client, dir: path, lockName: lockName, driver: driver, data: data, place: o.place, prefix: zkpath.Join(path, lockName),
+			watch: &dirWatch{client: client, dir: path}},
+		opts: o,
 		kind: holdwatch.Kind{
 			Client: client, Policy: o.policy, MaxHold: o.maxHold,
 			Lost: ErrLost, Expired: ErrExpired, What: o.what, KeepNode: o.keep,
@@ -122,7 +123,9 @@ func (m *Mutex) acquire(ctx context.Context, once bool) (*Hold, error) {
 	report := recipe.StartAcquire(ctx, m.client, m.opts.kind, m.engine.dir)
 	a, err := m.engine.acquire(ctx, once)
 	if err == nil {
-		err = m.stillHeld(a)
+		if err = m.stillHeld(a); err != nil {
+			a.sub.release() // no hold takes it over
+		}
 	}
 	report.Done(err)
 	var h *Hold

@@ -33,6 +33,7 @@ func TestHandOff_ReadersReleasedTogetherSendNothing(t *testing.T) {
 	var readers []*pending
 	for i := range 4 {
 		p := zktest.NewProxy(t, servers)
+		p.MakeOld() // the one-shot path's counts; the mutex tests both
 		proxies = append(proxies, p)
 		readers = append(readers, start(newRW(t, connect(t, p.Addr()), path).ReadLock()))
 		queued(t, observer, path, i+2)
@@ -67,6 +68,8 @@ func TestHandOff_WriterCosts(t *testing.T) {
 	r2, err := newRW(t, connect(t, servers), path).ReadLock().Acquire(ctx)
 	require.NoError(t, err)
 	p1, p2 := zktest.NewProxy(t, servers), zktest.NewProxy(t, servers)
+	p1.MakeOld() // the one-shot path's counts; the mutex tests both
+	p2.MakeOld()
 	first := start(newRW(t, connect(t, p1.Addr()), path).WriteLock())
 	queued(t, observer, path, 3)
 	armed(t, p1, 3, "the writer behind two readers")
@@ -100,6 +103,7 @@ func TestHandOff_WriterBehindADowngradedWriterWaitsForItsReadNode(t *testing.T) 
 	w, err := rw.WriteLock().Acquire(ctx)
 	require.NoError(t, err)
 	proxy := zktest.NewProxy(t, servers)
+	proxy.MakeOld() // the one-shot path's counts; the mutex tests both
 	behind := start(newRW(t, connect(t, proxy.Addr()), path).WriteLock())
 	queued(t, observer, path, 2)
 	armed(t, proxy, 2, "the writer behind a writer") // its own node and the writer's

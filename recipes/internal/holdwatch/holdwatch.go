@@ -67,6 +67,13 @@ type Config struct {
 	Watch <-chan zk.Event
 	// OnData, if set, gets the node's data each time its watch is set.
 	OnData func(data []byte)
+	// Covered: a persistent watch of the recipe's brings the node's events
+	// (through the client's hold fan-out), so arming sends nothing; the
+	// recipe calls Recheck when that watch cannot tell (a reconnect).
+	Covered bool
+	// Done, if set, is called once when the hold ends (released or lost),
+	// under the Watch's lock: it must not block or call the Watch.
+	Done func()
 }
 
 // Watch signals the end of one hold. It has no goroutine of its own: the
@@ -86,6 +93,7 @@ type Watch struct {
 	deadline time.Time     // with MaxHold: the end of the hold unless renewed
 	timer    *time.Timer   // with MaxHold
 	armed    bool          // the node is watched: a change sets the watch again
+	covered  bool          // by a recipe's persistent watch: a change needs no new watch
 	since    time.Duration // when the hold began, after Kind.Origin; only for the client's observer
 }
 
@@ -99,7 +107,7 @@ func Start(cfg Config) *Watch {
 // Start starts w, a zero Watch that a hold keeps inside itself (saving an
 // allocation), as the function Start does.
 func (w *Watch) Start(cfg Config) {
-	w.cfg, w.armed = cfg, cfg.Watch != nil
+	w.cfg, w.armed, w.covered = cfg, cfg.Watch != nil || cfg.Covered, cfg.Covered
 	if cfg.Client.Hooks().Observer() != nil {
 		w.since = time.Since(cfg.Origin)
 	}
@@ -144,13 +152,13 @@ func (w *Watch) Interrupted() {
 // reads the connection: what may block runs on a goroutine of its own.
 func (w *Watch) NodeEvent(ev zk.Event) {
 	w.mu.Lock()
-	over, armed := w.err != nil || w.finished, w.armed
+	over, armed, covered := w.err != nil || w.finished, w.armed, w.covered
 	w.mu.Unlock()
 	switch {
 	case over:
 	case ev.Type == zk.EventNodeDeleted:
 		go w.lose(w.deleted(), framework.CauseDeleted) // ends when the loss is signalled
-	case armed:
+	case armed && (!covered || w.cfg.OnData != nil):
 		go w.setWatch() // data changed; ends with an answer, Finish or loss
 	}
 }
@@ -177,6 +185,20 @@ func (w *Watch) Arm() {
 			go w.setWatch() // ends with an answer, Finish or loss
 		}
 	})
+}
+
+// Recheck reads the node (one request, setting a one-shot watch on it),
+// and ends the hold if it is gone: the covering watch may have missed its
+// deletion, or ended. From then on the hold keeps a one-shot watch of its
+// own set, as an uncovered hold does. It does not block.
+func (w *Watch) Recheck() {
+	w.mu.Lock()
+	over := w.err != nil || w.finished
+	w.covered = false
+	w.mu.Unlock()
+	if !over {
+		go w.setWatch() // ends with an answer, Finish or loss
+	}
 }
 
 // Node returns the watched node.
@@ -253,6 +275,10 @@ func (w *Watch) observe(o framework.Observer, cause framework.Cause, err error) 
 // endLocked ends the registration and the timer; w.mu is held.
 func (w *Watch) endLocked() {
 	w.reg.Stop()
+	if w.cfg.Done != nil {
+		w.cfg.Done()
+		w.cfg.Done = nil
+	}
 	if w.timer != nil {
 		w.timer.Stop()
 	}
