@@ -1,6 +1,7 @@
 package zktesting_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -50,8 +51,12 @@ func TestEnsemble_IsolatedFollowerStopsServingAndRejoins(t *testing.T) {
 	t.Logf("the isolated follower served for %v after the cut (syncLimit × tickTime = %v)", time.Since(cut).Round(time.Millisecond), syncLimit*tick)
 
 	// The others keep a quorum: they serve writes, and one of them leads.
-	_, err = onOther.Create("/isolated", nil, 0, zk.WorldACL(zk.PermAll))
-	require.NoError(t, err)
+	// The client may be between connections when the cut lands (a loaded
+	// machine can make the remaining pair re-elect): it tries again.
+	require.Eventually(t, func() bool {
+		_, err := onOther.Create("/isolated", nil, 0, zk.WorldACL(zk.PermAll))
+		return err == nil || errors.Is(err, zk.ErrNodeExists)
+	}, 30*time.Second, 50*time.Millisecond, "the other members serve writes")
 	lead, err := e.Leader(testContext(t))
 	require.NoError(t, err)
 	assert.NotEqual(t, follower, lead)
