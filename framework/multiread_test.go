@@ -20,8 +20,7 @@ func TestMultiRead_ReadsInOneRequestEachOnItsOwn(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			proxy := zktest.NewProxy(t, zktest.Servers(t))
 			if lacking {
-				proxy.ReportVersion("3.5.9")
-				proxy.Unimplement(zktest.OpMultiRead)
+				proxy.MakeOld()
 			}
 			c := connect(t, proxy.Addr())
 			ctx := testContext(t)

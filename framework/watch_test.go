@@ -99,7 +99,7 @@ func TestWatch_CloseRemovesTheServersWatchAndEndsTheEvents(t *testing.T) {
 	_, open := <-w.Events()
 	assert.False(t, open)
 	assert.NoError(t, w.Err())
-	assert.LessOrEqual(t, proxy.Requests(18), int64(2), "removeWatches by mode, then of any watch before 3.9")
+	assert.LessOrEqual(t, proxy.Requests(zktest.OpRemoveWatches), int64(2), "removeWatches by mode, then of any watch before 3.9")
 	// The server sends nothing for the removed watch: its notification
 	// would reach the client before the reply to the next request.
 	notified := framework.CountNotifications(c, path)
@@ -192,16 +192,9 @@ func TestWatch_SessionChangedAfterAnExpiryAndOneShotsEnd(t *testing.T) {
 	assert.Equal(t, framework.WatchEvent{Type: framework.NodeCreated, Path: path + "/new"}, nextWatchEvent(t, w))
 }
 
-// oldServer makes the proxy's server one before ZooKeeper 3.6: it says
-// so to srvr, and answers the newer requests with UNIMPLEMENTED.
-func oldServer(proxy *zktest.Proxy) {
-	proxy.ReportVersion("3.5.9")
-	proxy.Unimplement(zktest.OpAddWatch, zktest.OpMultiRead, zktest.OpSetWatches2)
-}
-
 func TestWatch_AServerWithoutAddWatchFailsItTypedWithoutARequest(t *testing.T) {
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
-	oldServer(proxy)
+	proxy.MakeOld()
 	c := connect(t, proxy.Addr())
 	states := recordStates(c)
 	ctx := testContext(t)
@@ -273,7 +266,7 @@ func TestWatch_AReconnectToAServerWithoutSetWatches2KeepsOneShotsAndEndsPersiste
 
 func TestWatch_OneShotWatchesAloneAreSetAgainWithSetWatches(t *testing.T) {
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
-	oldServer(proxy)
+	proxy.MakeOld()
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
 	states := recordStates(c)
 	ctx := testContext(t)
@@ -367,9 +360,9 @@ func TestWatch_CtxEndingBeforeTheAnswerLeavesNoWatch(t *testing.T) {
 	defer cancel()
 	_, err = c.Watch(ctx, path, framework.WatchRecursive)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	before := proxy.Requests(18)
+	before := proxy.Requests(zktest.OpRemoveWatches)
 	proxy.ReleaseReplies()
-	require.Eventually(t, func() bool { return proxy.Requests(18) == before+1 }, 10*time.Second, time.Millisecond,
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpRemoveWatches) == before+1 }, 10*time.Second, time.Millisecond,
 		"the late watch is removed")
 }
 

@@ -76,8 +76,7 @@ func TestObserver_ParticipantsCostOneListingAndOneMultiRead(t *testing.T) {
 		t.Run(map[bool]string{false: "3.6+", true: "before 3.6"}[old], func(t *testing.T) {
 			proxy := zktest.NewProxy(t, zktest.Servers(t))
 			if old {
-				proxy.ReportVersion("3.5.9")
-				proxy.Unimplement(zktest.OpAddWatch, zktest.OpMultiRead, zktest.OpSetWatches2)
+				proxy.MakeOld()
 			}
 			c := zktest.Connect(t, proxy.Addr())
 			ctx := zktest.Context(t)
