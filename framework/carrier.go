@@ -148,15 +148,8 @@ func (k *carrier) take(frame []byte) *carried {
 // xid and opcode, each 4 bytes, the path as a length-prefixed string,
 // the watch flag.
 func carriedID(frame []byte) (uint64, bool) {
-	if len(frame) < 16 || binary.BigEndian.Uint32(frame[8:12]) != opGetData {
-		return 0, false
-	}
-	n := int(int32(binary.BigEndian.Uint32(frame[12:16])))
-	if n < len(carrierPrefix) || n > len(frame)-16 {
-		return 0, false
-	}
-	path := frame[16 : 16+n]
-	if !bytes.HasPrefix(path, []byte(carrierPrefix)) {
+	op, path, ok := requestPath(frame)
+	if !ok || op != opGetData || !bytes.HasPrefix(path, []byte(carrierPrefix)) {
 		return 0, false
 	}
 	id, err := strconv.ParseUint(string(path[len(carrierPrefix):]), 10, 64)

@@ -67,20 +67,28 @@ const (
 	wireCreateTTL       = 21
 )
 
-// createdPath reads the path of a create request frame: its length, xid
-// and opcode, each 4 bytes, then the path as a length-prefixed string.
+// createdPath reads the path of a create request frame.
 func createdPath(frame []byte) ([]byte, bool) {
-	if len(frame) < 16 {
-		return nil, false
-	}
-	switch binary.BigEndian.Uint32(frame[8:12]) {
+	op, path, ok := requestPath(frame)
+	switch op {
 	case wireCreate, wireCreate2, wireCreateContainer, wireCreateTTL:
-	default:
-		return nil, false
+		return path, ok
 	}
+	return nil, false
+}
+
+// requestPath reads the opcode of a request frame and, for a request that
+// starts with a path, the path: its length, xid and opcode, each 4 bytes,
+// then the path as a length-prefixed string. ok is false for a frame too
+// short to hold them.
+func requestPath(frame []byte) (op uint32, path []byte, ok bool) {
+	if len(frame) < 16 {
+		return 0, nil, false
+	}
+	op = binary.BigEndian.Uint32(frame[8:12])
 	n := int(int32(binary.BigEndian.Uint32(frame[12:16])))
 	if n < 0 || n > len(frame)-16 {
-		return nil, false
+		return op, nil, false
 	}
-	return frame[16 : 16+n], true
+	return op, frame[16 : 16+n], true
 }
