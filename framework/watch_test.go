@@ -362,7 +362,10 @@ func TestWatch_CtxEndingBeforeTheAnswerLeavesNoWatch(t *testing.T) {
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	before := proxy.Requests(zktest.OpRemoveWatches)
 	proxy.ReleaseReplies()
-	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpRemoveWatches) == before+1 }, 10*time.Second, time.Millisecond,
+	// One removeWatches by mode, and on 3.6-3.8 a second one of any watch
+	// of the path after the first is refused: poll for the first, which a
+	// poll can see whichever comes.
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpRemoveWatches) >= before+1 }, 10*time.Second, time.Millisecond,
 		"the late watch is removed")
 }
 
