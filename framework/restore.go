@@ -41,18 +41,14 @@ func (c *Client) restoreWatches(id int64, conn func() *zk.Conn) {
 
 func (c *Client) sendRestore(conn *zk.Conn, zxid int64, rs restoreSet) {
 	if len(rs.persistent)+len(rs.recursive) > 0 {
-		err := c.sendBatches(conn, opSetWatches2, restoreBatches(zxid, rs), func() { c.watchesBack(rs) })
+		err := c.sendBatches(conn, opSetWatches2, restoreBatches(zxid, rs), func() { c.watchesBack(rs, zxid) })
 		if err != ErrUnimplemented {
 			return
 		}
 		c.watchesUnrestorable(rs)
 		rs.persistent, rs.recursive = nil, nil
 	}
-	bodies := restoreBatches(zxid, rs)
-	for i, body := range bodies {
-		bodies[i] = body[:len(body)-8] // setWatches is setWatches2 without its two last lists, empty here
-	}
-	_ = c.sendBatches(conn, opSetWatches, bodies, nil)
+	_ = c.sendBatches(conn, opSetWatches, setWatchesBatches(zxid, rs), nil)
 }
 
 // sendBatches sends one request of opcode per body, and calls done on the
@@ -78,13 +74,13 @@ func (c *Client) sendBatches(conn *zk.Conn, opcode int32, bodies [][]byte, done 
 }
 
 // watchesBack tells every persistent watch that it is set again.
-func (c *Client) watchesBack(rs restoreSet) {
+func (c *Client) watchesBack(rs restoreSet, zxid int64) {
 	typ := WatchSessionChanged
 	if rs.sameSession {
 		typ = WatchResumed
 	}
 	for _, w := range rs.watchers {
-		w.push(WatchEvent{Type: typ, Path: w.path})
+		w.push(WatchEvent{Type: typ, Path: w.path, Zxid: zxid})
 	}
 }
 

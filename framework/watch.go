@@ -70,6 +70,11 @@ func (t WatchEventType) String() string {
 type WatchEvent struct {
 	Type WatchEventType
 	Path string
+	// Zxid, of WatchResumed and WatchSessionChanged, is the last zxid the
+	// client had seen before the watch was set again: the watch told every
+	// change up to it, and Client.ChangedSince finds those after it.
+	// Zero for the other events.
+	Zxid int64
 }
 
 // Watch is a persistent watch set with Client.Watch. Its events arrive on

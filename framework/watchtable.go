@@ -38,6 +38,7 @@ type watchTable struct {
 	oneShot    map[oneShotKey][]chan zk.Event
 	persistent map[string][]*Watch // by server path
 	recursive  map[string][]*Watch // by server path
+	probes     []*probe            // of the ChangedSince calls under way
 }
 
 func newWatchTable(onNode func(zk.Event)) *watchTable {
@@ -155,6 +156,9 @@ func (t *watchTable) dispatch(ev zk.Event) {
 		delete(t.oneShot, k)
 	}
 	watchers = append(watchers, t.persistent[ev.Path]...)
+	for _, p := range t.probes {
+		p.note(ev)
+	}
 	if ev.Type != zk.EventNodeChildrenChanged {
 		for p := ev.Path; ; p = parentPath(p) {
 			watchers = append(watchers, t.recursive[p]...)

@@ -1,0 +1,140 @@
+package framework
+
+import (
+	"context"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// ChangedSince asks the server which nodes changed after zxid, in one
+// setWatches request per 128 KiB of paths, which every server since 3.4
+// answers: the server compares each node's zxids with zxid, as it does
+// for the watches a client sets again after a reconnect. For each of
+// present (nodes the caller holds) it reports NodeDeleted if the node is
+// gone, NodeDataChanged if its data changed and NodeChildrenChanged if
+// its list of children did; for each of absent, NodeCreated if the node
+// now exists. What did not change is not reported: a cache catches up
+// after a reconnect with reads in proportion to what changed, not to
+// what it holds. Pass the Zxid of a WatchResumed or WatchSessionChanged
+// event.
+//
+// The server keeps a one-shot watch of each path it did not report until
+// the watch fires or the connection closes; its notification reaches the
+// client's watches of that path (a recursive Watch of an ancestor gets
+// it as it would anyway, and the server sends one notification for
+// both), and nothing else. A one-shot watch of the client's own (GetW,
+// ExistsW, ChildrenW) of a path reported may fire for the change
+// reported, even if it was set after that change.
+func (c *Client) ChangedSince(ctx context.Context, zxid int64, present, absent []string) ([]WatchEvent, error) {
+	var rs restoreSet
+	for _, p := range present {
+		sp, err := c.serverPath(p)
+		if err != nil {
+			return nil, opError("changed since", p, err)
+		}
+		rs.data = append(rs.data, sp)
+		rs.child = append(rs.child, sp)
+	}
+	for _, p := range absent {
+		sp, err := c.serverPath(p)
+		if err != nil {
+			return nil, opError("changed since", p, err)
+		}
+		rs.exist = append(rs.exist, sp)
+	}
+	if len(rs.data)+len(rs.exist) == 0 {
+		return nil, nil
+	}
+	first := absent
+	if len(present) > 0 {
+		first = present
+	}
+	bodies := setWatchesBatches(zxid, rs)
+	return retry(ctx, c, "changed since", first[0], func(conn *zk.Conn, _ *Session) ([]WatchEvent, error) {
+		p := c.watches.addProbe(rs)
+		defer c.watches.removeProbe(p)
+		for _, body := range bodies {
+			if err := c.carry(conn, &carried{opcode: opSetWatches, body: body}); err != nil {
+				return nil, err
+			}
+		}
+		// Every notification the requests caused came before their replies.
+		return p.reported(c), nil
+	})
+}
+
+// setWatchesBatches encodes rs (no persistent watches) as setWatches
+// bodies: setWatches is setWatches2 without its two last lists.
+func setWatchesBatches(zxid int64, rs restoreSet) [][]byte {
+	bodies := restoreBatches(zxid, rs)
+	for i, body := range bodies {
+		bodies[i] = body[:len(body)-8]
+	}
+	return bodies
+}
+
+// probe collects the notifications of a ChangedSince: those of the
+// one-shot watches it asked for.
+type probe struct {
+	mu     sync.Mutex
+	asked  map[oneShotKey]bool
+	events []zk.Event
+}
+
+// note records ev if it answers a watch the probe asked for. A deleted
+// node answers its data and its child watch, each with a notification:
+// it is recorded once.
+func (p *probe) note(ev zk.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	answered := false
+	for _, kind := range firedKinds(ev.Type) {
+		k := oneShotKey{ev.Path, kind}
+		if p.asked[k] {
+			delete(p.asked, k)
+			answered = true
+		}
+	}
+	if answered {
+		p.events = append(p.events, ev)
+	}
+}
+
+func (p *probe) reported(c *Client) []WatchEvent {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]WatchEvent, len(p.events))
+	for i, ev := range p.events {
+		out[i] = WatchEvent{Type: WatchEventType(ev.Type), Path: c.clientPath(ev.Path)}
+	}
+	return out
+}
+
+func (t *watchTable) addProbe(rs restoreSet) *probe {
+	p := &probe{asked: make(map[oneShotKey]bool, len(rs.data)+len(rs.child)+len(rs.exist))}
+	for _, sp := range rs.data {
+		p.asked[oneShotKey{sp, watchData}] = true
+	}
+	for _, sp := range rs.child {
+		p.asked[oneShotKey{sp, watchChild}] = true
+	}
+	for _, sp := range rs.exist {
+		p.asked[oneShotKey{sp, watchExist}] = true
+	}
+	t.mu.Lock()
+	t.probes = append(t.probes, p)
+	t.mu.Unlock()
+	return p
+}
+
+func (t *watchTable) removeProbe(p *probe) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, q := range t.probes {
+		if q == p {
+			t.probes = append(t.probes[:i], t.probes[i+1:]...)
+			return
+		}
+	}
+}
