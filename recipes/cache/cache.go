@@ -191,11 +191,11 @@ func (c *Cache) Err() error {
 func (c *Cache) Get(path string) (Entry, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	e, ok := c.tree.nodes[path]
+	n, ok := c.tree.nodes[path]
 	if !ok {
 		return Entry{}, false
 	}
-	return *e, true
+	return n.entry(path), true
 }
 
 // Children returns the sorted names of the cached children of the node
@@ -214,8 +214,8 @@ func (c *Cache) Children(path string) ([]string, bool) {
 func (c *Cache) Entries() []Entry {
 	c.mu.RLock()
 	out := make([]Entry, 0, len(c.tree.nodes))
-	for _, e := range c.tree.nodes {
-		out = append(out, *e)
+	for p, n := range c.tree.nodes {
+		out = append(out, n.entry(p))
 	}
 	c.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })

@@ -203,18 +203,25 @@ func (l *loop) failed(what string, err error) bool {
 
 // take empties pending into requests, parents before children.
 func (l *loop) take() []request {
-	reqs := make([]request, 0, len(l.pending))
-	for p, w := range l.pending {
-		reqs = append(reqs, request{path: p, want: w})
+	type ranked struct {
+		request
+		depth int
 	}
-	clear(l.pending)
-	sort.Slice(reqs, func(i, j int) bool {
-		di, dj := depth(l.c.path, reqs[i].path), depth(l.c.path, reqs[j].path)
-		if di != dj {
-			return di < dj
+	rs := make([]ranked, 0, len(l.pending))
+	for p, w := range l.pending {
+		rs = append(rs, ranked{request{path: p, want: w}, depth(l.c.path, p)})
+	}
+	l.pending = make(map[string]want) // not clear: a load's table would stay allocated
+	sort.Slice(rs, func(i, j int) bool {
+		if rs[i].depth != rs[j].depth {
+			return rs[i].depth < rs[j].depth
 		}
-		return reqs[i].path < reqs[j].path
+		return rs[i].path < rs[j].path
 	})
+	reqs := make([]request, len(rs))
+	for i, r := range rs {
+		reqs[i] = r.request
+	}
 	return reqs
 }
 
@@ -275,20 +282,20 @@ func (l *loop) applyData(r result) {
 			return
 		}
 	}
-	if old != nil && old.Stat.Czxid == r.stat.Czxid {
-		if r.stat.Mzxid < old.Stat.Mzxid || (r.stat.Mzxid == old.Stat.Mzxid && r.stat.Pzxid <= old.Stat.Pzxid) {
+	if old != nil && old.stat.Czxid == r.stat.Czxid {
+		if r.stat.Mzxid < old.stat.Mzxid || (r.stat.Mzxid == old.stat.Mzxid && r.stat.Pzxid <= old.stat.Pzxid) {
 			c.mu.Unlock()
 			return // nothing newer
 		}
-		e := &Entry{Path: old.Path, Data: old.Data, Stat: r.stat}
-		changed := r.stat.Mzxid != old.Stat.Mzxid
+		n := &node{data: old.data, stat: r.stat}
+		changed := r.stat.Mzxid != old.stat.Mzxid
 		if changed {
-			e.Data = c.stored(r.path, r.data)
+			n.data = c.stored(r.path, r.data)
 		}
-		c.tree.nodes[r.path] = e
+		c.tree.nodes[r.path] = n
 		c.mu.Unlock()
 		if changed {
-			c.emit(Event{Type: Changed, Path: r.path, Entry: *e, Old: *old})
+			c.emit(Event{Type: Changed, Path: r.path, Entry: n.entry(r.path), Old: old.entry(r.path)})
 		}
 		return
 	}
@@ -296,11 +303,11 @@ func (l *loop) applyData(r result) {
 	if old != nil { // deleted and created again while the cache looked away
 		l.remove(r.path)
 	}
-	e := &Entry{Path: r.path, Data: c.stored(r.path, r.data), Stat: r.stat}
+	n := &node{data: c.stored(r.path, r.data), stat: r.stat}
 	c.mu.Lock()
-	c.tree.put(c.path, e)
+	c.tree.put(c.path, r.path, n)
 	c.mu.Unlock()
-	c.emit(Event{Type: Created, Path: r.path, Entry: *e})
+	c.emit(Event{Type: Created, Path: r.path, Entry: n.entry(r.path)})
 	if r.stat.NumChildren > 0 || l.src.listsEveryNode() {
 		l.pend(r.path, wantList)
 	}
@@ -313,6 +320,6 @@ func (l *loop) remove(p string) {
 	gone := c.tree.removeSubtree(c.path, p)
 	c.mu.Unlock()
 	for _, e := range gone {
-		c.emit(Event{Type: Deleted, Path: e.Path, Old: *e})
+		c.emit(Event{Type: Deleted, Path: e.Path, Old: e})
 	}
 }
