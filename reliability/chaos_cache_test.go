@@ -32,7 +32,8 @@ func startChaosCaches(t *testing.T, root string, clients []*framework.Client) *c
 		require.NoError(t, err)
 		seq := cachecheck.NewSequence(root)
 		cc.AddListener(seq.Listener())
-		require.NoError(t, cc.Start(ctx))
+		require.NoError(t, cc.Start(context.Background())) // until judge closes it
+		require.NoError(t, cc.AwaitInitialized(ctx))
 		cs.caches, cs.seqs = append(cs.caches, cc), append(cs.seqs, seq)
 	}
 	return cs

@@ -67,6 +67,7 @@ func BenchmarkCache_HeapPerNode(b *testing.B) {
 				cc, err := cache.New(c, root)
 				require.NoError(b, err)
 				require.NoError(b, cc.Start(context.Background()))
+				require.NoError(b, cc.AwaitInitialized(context.Background()))
 				runtime.GC()
 				runtime.ReadMemStats(&after)
 				perNode = float64(after.HeapAlloc-before.HeapAlloc) / float64(cc.Len())

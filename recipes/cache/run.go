@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"time"
 
@@ -31,13 +32,22 @@ type loop struct {
 	since   int64
 }
 
-func (c *Cache) run(src source) {
+func (c *Cache) run() {
+	defer close(c.done)
+	defer func() {
+		if err := c.ctx.Err(); err != nil {
+			c.stopped(context.Cause(c.ctx)) // Start's ctx, unless Close
+		}
+	}()
+	src := c.openUntilSet()
+	if src == nil {
+		return
+	}
 	l := &loop{c: c, src: src, pending: map[string]want{c.path: wantData}}
 	defer func() {
 		cleanup, cancel := context.WithTimeout(context.Background(), closeBound)
 		l.src.close(cleanup)
 		cancel()
-		close(c.done)
 	}()
 	if !l.settle() {
 		return
@@ -55,6 +65,30 @@ func (c *Cache) run(src source) {
 		}
 		if !l.drain() || !l.settle() {
 			return
+		}
+	}
+}
+
+// openUntilSet sets the cache's watch, trying again while the server
+// cannot be reached; nil when the cache must stop.
+func (c *Cache) openUntilSet() source {
+	for {
+		src, err := c.open(c.ctx)
+		if err == nil {
+			return src
+		}
+		if c.ctx.Err() != nil {
+			return nil
+		}
+		if errors.Is(err, framework.ErrClosed) {
+			c.stopped(fmt.Errorf("%w: %w", ErrClosed, err))
+			return nil
+		}
+		c.log().Debug("cache watch not set; trying again", "path", c.path, "err", err)
+		select {
+		case <-time.After(retryPause):
+		case <-c.ctx.Done():
+			return nil
 		}
 	}
 }
@@ -119,9 +153,10 @@ func (l *loop) ended(err error) bool {
 		return true
 	}
 	if err != nil && l.c.ctx.Err() == nil {
-		l.c.mu.Lock()
-		l.c.err = err
-		l.c.mu.Unlock()
+		if errors.Is(err, framework.ErrClosed) {
+			err = fmt.Errorf("%w: %w", ErrClosed, err)
+		}
+		l.c.stopped(err)
 	}
 	return false
 }
