@@ -190,6 +190,11 @@ func (c *Cache) Close(ctx context.Context) error {
 	}
 }
 
+// Done returns a channel closed once the cache has stopped: Start's ctx
+// ended, Close was called, or the client was closed (Err says which).
+// Before Start it stays open.
+func (c *Cache) Done() <-chan struct{} { return c.done }
+
 // Err returns why the cache stopped on its own: Start's ctx ended (its
 // error), or the client was closed under it (an error wrapping
 // ErrClosed). Nil while the cache runs, and after Close.

@@ -369,3 +369,24 @@ func TestCache_SequenceCatchesWrongEvents(t *testing.T) {
 	l(cache.Event{Type: cache.Created, Path: "/r"})
 	assert.Len(t, seq.Violations(), 3, "a change of nothing, a child before its parent, a create of a held node")
 }
+
+func TestCache_DoneClosesWhenTheCacheStops(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx, cancel := context.WithCancel(testContext(t))
+	cc, err := cache.New(c, zktest.UniquePath(t))
+	require.NoError(t, err)
+	require.NoError(t, cc.Start(ctx))
+	require.NoError(t, cc.AwaitInitialized(ctx))
+	select {
+	case <-cc.Done():
+		t.Fatal("done while running")
+	default:
+	}
+	cancel()
+	select {
+	case <-cc.Done():
+		assert.ErrorIs(t, cc.Err(), context.Canceled)
+	case <-time.After(10 * time.Second):
+		t.Fatal("not done after its ctx ended")
+	}
+}
