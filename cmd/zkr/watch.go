@@ -116,6 +116,20 @@ func watchEnd(ctx context.Context, err error) error {
 	return err
 }
 
+// notifyChange returns a listener that sends on changed, without
+// waiting, on each event of a node (Initialized aside).
+func notifyChange(changed chan<- struct{}) cache.Listener {
+	return func(ev cache.Event) {
+		if ev.Type == cache.Initialized {
+			return
+		}
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+}
+
 // cacheClose bounds the removal of a cache's watch at zkr's end.
 const cacheClose = 10 * time.Second
 
