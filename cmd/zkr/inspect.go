@@ -144,8 +144,7 @@ func (in *inspector) show(ctx context.Context, e *env, asJSON, watch bool) error
 	changed := make(chan struct{}, 1)
 	c.AddListener(notifyChange(changed))
 	defer closeCache(c)
-	ended, err := startCache(ctx, c)
-	if err != nil {
+	if err := startCache(ctx, c); err != nil {
 		return watchEnd(ctx, err)
 	}
 	for {
@@ -165,8 +164,8 @@ func (in *inspector) show(ctx context.Context, e *env, asJSON, watch bool) error
 		for _, wait := range []<-chan struct{}{changed, afterDelay(ctx)} {
 			select {
 			case <-wait:
-			case err := <-ended:
-				return err
+			case <-c.Done():
+				return cacheStopped(ctx, c)
 			case <-ctx.Done():
 				return watchEnd(ctx, ctx.Err())
 			}

@@ -86,25 +86,33 @@ func setupWatch(fs *flag.FlagSet, conn *connFlags) runFunc {
 // or the cache stops with an error; then it closes c.
 func follow(ctx context.Context, c *cache.Cache) error {
 	defer closeCache(c)
-	ended, err := startCache(ctx, c)
-	if err != nil {
+	if err := c.Start(ctx); err != nil {
 		return watchEnd(ctx, err)
 	}
 	select {
 	case <-ctx.Done():
 		return watchEnd(ctx, ctx.Err())
-	case err := <-ended:
-		return err
+	case <-c.Done():
+		return cacheStopped(ctx, c)
 	}
 }
 
-// startCache starts c: the channel delivers the error with which it
-// stops on its own, if it does before ctx ends.
-func startCache(ctx context.Context, c *cache.Cache) (<-chan error, error) {
+// startCache starts c for as long as ctx lasts and waits for its first
+// load.
+func startCache(ctx context.Context, c *cache.Cache) error {
 	if err := c.Start(ctx); err != nil {
-		return nil, err
+		return err
 	}
-	return stopped(ctx, c), nil
+	return c.AwaitInitialized(ctx)
+}
+
+// cacheStopped is the end of zkr by a cache that stopped: as interrupted
+// when ctx ended (the cache stops with it), else the cache's error.
+func cacheStopped(ctx context.Context, c *cache.Cache) error {
+	if ctx.Err() != nil {
+		return watchEnd(ctx, ctx.Err())
+	}
+	return fmt.Errorf("cache of %s stopped: %w", c.Path(), c.Err())
 }
 
 // watchEnd is the end of a watch by err: none (status 0) when zkr was
@@ -138,32 +146,6 @@ func closeCache(c *cache.Cache) {
 	ctx, cancel := context.WithTimeout(context.Background(), cacheClose)
 	defer cancel()
 	_ = c.Close(ctx)
-}
-
-// stoppedPoll is how often stopped asks a cache whether it stopped: the
-// cache says so only through Err.
-const stoppedPoll = 200 * time.Millisecond
-
-// stopped delivers the error with which c stopped on its own.
-func stopped(ctx context.Context, c *cache.Cache) <-chan error {
-	ch := make(chan error, 1)
-	// Ends when the cache has stopped or ctx ends.
-	go func() {
-		t := time.NewTicker(stoppedPoll)
-		defer t.Stop()
-		for {
-			select {
-			case <-t.C:
-				if err := c.Err(); err != nil {
-					ch <- fmt.Errorf("cache of %s stopped: %w", c.Path(), err)
-					return
-				}
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return ch
 }
 
 // depthFlag is --depth: a level count from 0; n is -1 when not given.
