@@ -1,0 +1,16 @@
+package node
+
+import "github.com/zkrecipes/zkrecipes"
+
+// Sentinel errors, the zkrecipes package's, so that errors.Is works with
+// the same name across the recipes.
+var (
+	// ErrInvalidArgument is returned for a nil client, a bad path, mode or
+	// option, before anything is sent to the server.
+	ErrInvalidArgument = zkrecipes.ErrInvalidArgument
+	// ErrStarted is returned by a second Start.
+	ErrStarted = zkrecipes.ErrStarted
+	// ErrClosed is returned by calls after Close, and wrapped by Err once
+	// the client was closed under the node.
+	ErrClosed = zkrecipes.ErrClosed
+)

@@ -1,0 +1,37 @@
+package node
+
+// EventType says what happened to a Node's node.
+type EventType int
+
+const (
+	// Created: the node was created, the first time or again (after its
+	// session was lost, or after someone deleted it). Event.Node is its
+	// path.
+	Created EventType = iota + 1
+	// Failed: a create failed in a way that trying again will not cure
+	// by itself (no permission, a bad ACL, a node of another owner in
+	// the way); the node tries again when the server tells of a change,
+	// and at each reconnect. Event.Err says why.
+	Failed
+)
+
+func (t EventType) String() string {
+	switch t {
+	case Created:
+		return "created"
+	case Failed:
+		return "failed"
+	}
+	return "unknown"
+}
+
+// Event is one thing that happened to a Node's node.
+type Event struct {
+	Type EventType
+	Node string // the node's path, relative to the client's namespace
+	Err  error  // for Failed
+}
+
+// Listener hears the events of a Node, one at a time and in order, on
+// the node's own goroutine.
+type Listener func(Event)

@@ -1,0 +1,242 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+// retryPause is the wait before trying a failed create again, unless the
+// server tells of a change or the client reconnects first.
+const retryPause = 500 * time.Millisecond
+
+// deleteBound bounds the deletion of the node once it stops.
+const deleteBound = 10 * time.Second
+
+// The node's goroutine looks at its node (one exists read, which also
+// sets a watch), creates it if it is gone, and waits for the watch, a
+// reconnect, or the pause after a failure; then it looks again.
+
+func (n *Node) run() {
+	defer close(n.done)
+	defer n.unhook()
+	defer n.deleteOwn()
+	for {
+		watch, retry := n.ensure()
+		var pause <-chan time.Time
+		if retry {
+			pause = time.After(retryPause)
+		}
+		select {
+		case <-watch:
+		case <-n.wake:
+		case <-pause:
+		case <-n.ctx.Done():
+			if err := context.Cause(n.ctx); err != nil {
+				n.stopped(err)
+			}
+			return
+		}
+	}
+}
+
+// ensure makes sure the node is there and the process's: it returns the
+// watch of the node, and whether to try again after a pause.
+func (n *Node) ensure() (<-chan zk.Event, bool) {
+	ctx := n.ctx
+	session := n.client.Session()
+	if session == nil || session.IsLost() {
+		return nil, true // the next session wakes it
+	}
+	n.mu.Lock()
+	node, owner := n.node, n.owner
+	n.mu.Unlock()
+	if node != "" && n.mode.IsEphemeral() && owner != session.ID() {
+		// A new session: the old node is gone, or goes with its session.
+		// Create first, within one round trip; delete the old one after.
+		n.setNode("", 0)
+		watch, retry := n.create(ctx, session)
+		if !n.fixedName() {
+			n.deleteIfOwnedBy(ctx, node, owner)
+		}
+		return watch, retry
+	}
+	if node != "" {
+		ok, stat, watch, err := n.client.ExistsW(ctx, node)
+		switch {
+		case err != nil:
+			return nil, n.failed(err)
+		case ok && (!n.mode.IsEphemeral() || stat.EphemeralOwner == session.ID()):
+			return watch, false // still there, and ours
+		}
+		n.setNode("", 0) // deleted by someone
+	}
+	return n.create(ctx, session)
+}
+
+// create creates the node and watches it.
+func (n *Node) create(ctx context.Context, session *framework.Session) (<-chan zk.Event, bool) {
+	n.mu.Lock()
+	data := n.data
+	n.mu.Unlock()
+	var copts []framework.CreateOption
+	if n.opts.ttl > 0 {
+		copts = append(copts, framework.WithTTL(n.opts.ttl))
+	}
+	if n.opts.protected {
+		made, err := n.client.CreateProtected(ctx, n.path, data, n.mode, copts...)
+		if err != nil {
+			return nil, n.failed(err)
+		}
+		return n.made(ctx, made.Path, made.Session.ID())
+	}
+	made, err := n.client.Create(ctx, n.path, data, n.mode, append(copts, framework.WithParents())...)
+	if errors.Is(err, zk.ErrNodeExists) {
+		return n.taken(ctx, session, data)
+	}
+	if err != nil {
+		return nil, n.failed(err)
+	}
+	return n.made(ctx, made, session.ID())
+}
+
+// taken handles a create of the node's own name that found a node there:
+// ours from a create whose answer was lost, ours from a lost session,
+// persistent (taken over, with our data, as Curator does), or another
+// session's ephemeral node (waited for).
+func (n *Node) taken(ctx context.Context, session *framework.Session, data []byte) (<-chan zk.Event, bool) {
+	ok, stat, watch, err := n.client.ExistsW(ctx, n.path)
+	switch {
+	case err != nil:
+		return nil, n.failed(err)
+	case !ok:
+		return watch, false // gone meanwhile: its watch fires at its next create, or look again now
+	case !n.mode.IsEphemeral():
+		if _, err := n.client.Set(ctx, n.path, data, -1); err != nil {
+			return nil, n.failed(err)
+		}
+		return n.made(ctx, n.path, session.ID())
+	case stat.EphemeralOwner == session.ID():
+		return n.made(ctx, n.path, session.ID())
+	}
+	n.mu.Lock()
+	ours := stat.EphemeralOwner != 0 && (stat.EphemeralOwner == n.owner || stat.EphemeralOwner == n.prevOwner)
+	n.mu.Unlock()
+	if ours { // of a lost session of the process's
+		n.deleteIfOwnedBy(ctx, n.path, stat.EphemeralOwner)
+		return nil, false // and create again at once
+	}
+	n.emit(Event{Type: Failed, Node: n.path, Err: fmt.Errorf("node %s: %w: held by session 0x%x", n.path, zk.ErrNodeExists, stat.EphemeralOwner)})
+	return watch, false // waits for it to go
+}
+
+// made records a created node, tells the listeners, and watches it.
+func (n *Node) made(ctx context.Context, node string, owner int64) (<-chan zk.Event, bool) {
+	n.setNode(node, owner)
+	n.mu.Lock()
+	if !n.createdOnce() {
+		close(n.created)
+	}
+	n.mu.Unlock()
+	n.emit(Event{Type: Created, Node: node})
+	_, _, watch, err := n.client.ExistsW(ctx, node)
+	if err != nil {
+		return nil, n.failed(err)
+	}
+	return watch, false
+}
+
+// createdOnce tells whether the first create was announced; n.mu held.
+func (n *Node) createdOnce() bool {
+	select {
+	case <-n.created:
+		return true
+	default:
+		return false
+	}
+}
+
+func (n *Node) setNode(node string, owner int64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.node = node
+	if owner != 0 && owner != n.owner {
+		n.prevOwner, n.owner = n.owner, owner
+	}
+}
+
+// fixedName tells whether the node's path is the path given (no
+// protection id, no sequence).
+func (n *Node) fixedName() bool { return !n.opts.protected }
+
+// failed logs a failed request and says to try again, unless the node
+// must stop (the client was closed) or is stopping.
+func (n *Node) failed(err error) bool {
+	if n.ctx.Err() != nil {
+		return false
+	}
+	if errors.Is(err, framework.ErrClosed) {
+		n.stopped(fmt.Errorf("%w: %w", ErrClosed, err))
+		n.cancel()
+		return false
+	}
+	if !retryable(err) {
+		n.emit(Event{Type: Failed, Node: n.path, Err: err})
+	}
+	n.log().Debug("node: create failed; trying again", "path", n.path, "err", err)
+	return true
+}
+
+// retryable tells whether err is one that time cures by itself.
+func retryable(err error) bool {
+	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrSessionExpired) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, framework.ErrSessionChanged) ||
+		errors.Is(err, zk.ErrNoServer)
+}
+
+// deleteIfOwnedBy deletes node if it is an ephemeral node of session
+// owner: one of the process's that a lost session leaves for a while.
+func (n *Node) deleteIfOwnedBy(ctx context.Context, node string, owner int64) {
+	ok, stat, err := n.client.Exists(ctx, node)
+	if err != nil || !ok || stat.EphemeralOwner != owner {
+		return
+	}
+	if err := n.client.Delete(ctx, node, stat.Version); err != nil && !isNoNode(err) {
+		n.log().Debug("node: an old node was not deleted; its session takes it", "node", node, "err", err)
+	}
+}
+
+// deleteOwn deletes the node as the node stops. A create the stopping
+// cut short may still reach the server: for a name of its own the path
+// is looked at too, after it in the connection's order.
+func (n *Node) deleteOwn() {
+	ctx, cancel := context.WithTimeout(context.Background(), deleteBound)
+	defer cancel()
+	n.mu.Lock()
+	node := n.node
+	n.mu.Unlock()
+	if node == "" && n.fixedName() && n.mode.IsEphemeral() {
+		node = n.path // ours only if its owner is our session, checked below
+	}
+	if node == "" {
+		return // a protected create cut short is deleted by the client
+	}
+	ok, stat, err := n.client.Exists(ctx, node)
+	if err != nil || !ok {
+		return
+	}
+	if session := n.client.Session(); n.mode.IsEphemeral() && (session == nil || stat.EphemeralOwner != session.ID()) {
+		return // not ours
+	}
+	if err := n.client.Delete(ctx, node, -1); err != nil && !isNoNode(err) {
+		n.log().Warn("node: not deleted at close", "node", node, "err", err)
+	}
+	n.setNode("", 0)
+}
+
+func isNoNode(err error) bool { return errors.Is(err, zk.ErrNoNode) }
