@@ -40,6 +40,11 @@ type Node struct {
 	done    chan struct{} // closed when the node's goroutine has stopped
 	loopID  atomic.Int64
 	unhook  func() // removes the client listener
+
+	// sidecar, if set, runs beside the node's goroutine until the node's
+	// ctx ends (a TTLNode's touching); the node is deleted after it ends.
+	sidecar     func(ctx context.Context)
+	sidecarDone chan struct{}
 }
 
 // New returns a node of mode at path with data, with the client's
@@ -47,6 +52,14 @@ type Node struct {
 // WithProtection), so that a lost answer never leaves two nodes. New
 // validates and does no I/O: Start creates the node.
 func New(client *framework.Client, path string, mode framework.CreateMode, data []byte, opts ...Option) (*Node, error) {
+	if mode == framework.Container {
+		return nil, fmt.Errorf("node %s: %w: mode %v (NewTTL keeps a container alive)", path, ErrInvalidArgument, mode)
+	}
+	return newNode(client, path, mode, data, opts...)
+}
+
+// newNode is New with container mode allowed, for a TTLNode's node.
+func newNode(client *framework.Client, path string, mode framework.CreateMode, data []byte, opts ...Option) (*Node, error) {
 	if client == nil {
 		return nil, fmt.Errorf("node: %w: nil client", ErrInvalidArgument)
 	}
@@ -64,7 +77,7 @@ func New(client *framework.Client, path string, mode framework.CreateMode, data 
 	}
 	ttlMode := mode == framework.PersistentTTL || mode == framework.PersistentSequentialTTL
 	switch {
-	case mode < framework.Persistent || mode > framework.PersistentSequentialTTL || mode == framework.Container:
+	case mode < framework.Persistent || mode > framework.PersistentSequentialTTL:
 		return nil, fmt.Errorf("node %s: %w: mode %v", path, ErrInvalidArgument, mode)
 	case ttlMode != (o.ttl > 0):
 		return nil, fmt.Errorf("node %s: %w: a TTL mode needs WithTTL, and WithTTL a TTL mode", path, ErrInvalidArgument)
@@ -135,6 +148,14 @@ func (n *Node) Start(ctx context.Context) error {
 			n.poke()
 		}
 	})
+	n.sidecarDone = make(chan struct{})
+	// Ends with the node's ctx.
+	go func() {
+		defer close(n.sidecarDone)
+		if n.sidecar != nil {
+			n.sidecar(n.ctx)
+		}
+	}()
 	// Ends when ctx ends, at Close, or when the client is closed.
 	go func() {
 		n.loopID.Store(goid.Get())
@@ -200,11 +221,8 @@ func (n *Node) SetData(ctx context.Context, data []byte) error {
 func (n *Node) Close(ctx context.Context) error {
 	n.mu.Lock()
 	started := n.started
-	n.closed = true
-	if n.cancel != nil {
-		n.cancel()
-	}
 	n.mu.Unlock()
+	n.closing()
 	if !started || goid.Get() == n.loopID.Load() {
 		return nil
 	}
@@ -213,6 +231,16 @@ func (n *Node) Close(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("node %s: close: %w", n.path, ctx.Err())
+	}
+}
+
+// closing marks the node closed and stops its goroutine.
+func (n *Node) closing() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.closed = true
+	if n.cancel != nil {
+		n.cancel()
 	}
 }
 

@@ -215,6 +215,7 @@ func (n *Node) deleteIfOwnedBy(ctx context.Context, node string, owner int64) {
 // cut short may still reach the server: for a name of its own the path
 // is looked at too, after it in the connection's order.
 func (n *Node) deleteOwn() {
+	<-n.sidecarDone // its last write is in the connection's order before the deletes
 	ctx, cancel := context.WithTimeout(context.Background(), deleteBound)
 	defer cancel()
 	n.mu.Lock()
@@ -232,6 +233,12 @@ func (n *Node) deleteOwn() {
 	}
 	if session := n.client.Session(); n.mode.IsEphemeral() && (session == nil || stat.EphemeralOwner != session.ID()) {
 		return // not ours
+	}
+	if n.mode == framework.Container { // a TTLNode's: its touch child first
+		names, _, _ := n.client.Children(ctx, node)
+		for _, name := range names {
+			_ = n.client.Delete(ctx, node+"/"+name, -1)
+		}
 	}
 	if err := n.client.Delete(ctx, node, -1); err != nil && !isNoNode(err) {
 		n.log().Warn("node: not deleted at close", "node", node, "err", err)
