@@ -121,3 +121,10 @@ func (g *GroupMember) AddListener(l cache.Listener) (remove func()) {
 func (g *GroupMember) Close(ctx context.Context) error {
 	return errors.Join(g.node.Close(ctx), g.cache.Close(ctx))
 }
+
+// Done returns a channel closed once the membership has stopped (Start's
+// ctx ended, Close, or the client was closed).
+func (g *GroupMember) Done() <-chan struct{} { return g.node.Done() }
+
+// Err returns why the membership stopped on its own, as Node.Err does.
+func (g *GroupMember) Err() error { return errors.Join(g.node.Err(), g.cache.Err()) }

@@ -218,3 +218,23 @@ func TestNode_StartTwiceOrAfterCloseFails(t *testing.T) {
 }
 
 const opExists int32 = 3
+
+// A server that cannot be reached delays the create, and never ends the
+// node: it is created once the server is back.
+func TestNode_AnUnreachableServerDelaysTheCreate(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr())
+	path := zktest.UniquePath(t) + "/member"
+	proxy.Pause()
+	n, err := node.New(c, path, framework.Ephemeral, nil)
+	require.NoError(t, err)
+	require.NoError(t, n.Start(context.Background()))
+	defer n.Close(testContext(t))
+	short, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	assert.ErrorIs(t, n.AwaitCreated(short), context.DeadlineExceeded)
+	proxy.Resume()
+	proxy.Cut()
+	require.NoError(t, n.AwaitCreated(testContext(t)))
+	assert.Equal(t, path, n.Node())
+}
