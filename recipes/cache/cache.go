@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
-
-	"github.com/petermattis/goid"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 )
 
 // Cache is a node and its subtree kept in memory and current, from one
@@ -25,16 +23,11 @@ type Cache struct {
 
 	mu        sync.RWMutex
 	tree      *tree
-	listeners []*Listener
-	started   bool
-	closed    bool
-	err       error
+	listeners recipe.Listeners[Event]
+	life      *recipe.Background
 
-	ctx         context.Context // Start's, ended at Close
-	cancel      context.CancelFunc
-	initialized chan struct{} // closed once Initialized was delivered
-	done        chan struct{} // closed when the cache's goroutine has stopped
-	loopID      atomic.Int64  // that goroutine's id
+	ctx         context.Context // of the cache's goroutine, set as it starts
+	initialized chan struct{}   // closed once Initialized was delivered
 }
 
 // New returns a cache of the node at path and its subtree, with the
@@ -57,7 +50,7 @@ func New(client *framework.Client, path string, opts ...Option) (*Cache, error) 
 	}
 	return &Cache{
 		client: client, path: path, opts: o, tree: newTree(),
-		initialized: make(chan struct{}), done: make(chan struct{}),
+		life: recipe.NewBackground("cache " + path), initialized: make(chan struct{}),
 	}, nil
 }
 
@@ -68,22 +61,7 @@ func (c *Cache) Path() string { return c.path }
 // it. A listener added before Start hears every event, the Created
 // events of the first load included; one added later hears what comes
 // after (read the tree with Entries to catch up).
-func (c *Cache) AddListener(fn Listener) (remove func()) {
-	l := &fn
-	c.mu.Lock()
-	c.listeners = append(c.listeners[:len(c.listeners):len(c.listeners)], l)
-	c.mu.Unlock()
-	return func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		for i, m := range c.listeners {
-			if m == l {
-				c.listeners = append(c.listeners[:i:i], c.listeners[i+1:]...)
-				return
-			}
-		}
-	}
-}
+func (c *Cache) AddListener(fn Listener) (remove func()) { return c.listeners.Add(fn) }
 
 // Start starts the cache, in the background: from now until ctx ends or
 // Close is called, it sets its watch, loads the subtree (Created events,
@@ -94,54 +72,14 @@ func (c *Cache) AddListener(fn Listener) (remove func()) {
 // that lives as long as the cache, not one bounded to the call. Start may
 // be called once: again, it returns ErrStarted; after Close, ErrClosed;
 // with ctx ended already, ctx's error, and the cache stays unstarted.
-func (c *Cache) Start(ctx context.Context) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	switch {
-	case c.closed:
-		return fmt.Errorf("cache %s: start: %w", c.path, ErrClosed)
-	case c.started:
-		return fmt.Errorf("cache %s: start: %w", c.path, ErrStarted)
-	case ctx.Err() != nil:
-		return fmt.Errorf("cache %s: start: %w", c.path, ctx.Err())
-	}
-	c.started = true
-	c.ctx, c.cancel = context.WithCancel(ctx)
-	// Ends when ctx ends, at Close, or when the client is closed.
-	go func() {
-		c.loopID.Store(goid.Get())
-		c.run()
-	}()
-	return nil
-}
+func (c *Cache) Start(ctx context.Context) error { return c.life.Start(ctx, c.run) }
 
 // AwaitInitialized waits until the first complete load was delivered
 // (Initialized), ctx ends, or the cache stops. It returns nil once
 // initialized, ctx's error, or why the cache stopped (ErrClosed after
 // Close). It may be called from any goroutine, any number of times.
 func (c *Cache) AwaitInitialized(ctx context.Context) error {
-	select {
-	case <-c.initialized:
-		return nil
-	default:
-	}
-	c.mu.RLock()
-	unstartedAndClosed := c.closed && !c.started
-	c.mu.RUnlock()
-	if unstartedAndClosed {
-		return fmt.Errorf("cache %s: %w", c.path, ErrClosed)
-	}
-	select {
-	case <-c.initialized:
-		return nil
-	case <-c.done:
-		if err := c.Err(); err != nil {
-			return fmt.Errorf("cache %s: %w", c.path, err)
-		}
-		return fmt.Errorf("cache %s: %w", c.path, ErrClosed)
-	case <-ctx.Done():
-		return fmt.Errorf("cache %s: await initialized: %w", c.path, ctx.Err())
-	}
+	return c.life.Await(ctx, c.initialized, "await initialized")
 }
 
 // closeBound bounds the removal of the watch once the cache stops: an
@@ -171,48 +109,17 @@ func (c *Cache) open(ctx context.Context) (source, error) {
 // cached tree stays readable as it was. Close may be called more than
 // once, and from a listener (it then returns without waiting for the
 // cache's goroutine, which is the caller's).
-func (c *Cache) Close(ctx context.Context) error {
-	c.mu.Lock()
-	started := c.started
-	c.closed = true
-	if c.cancel != nil {
-		c.cancel()
-	}
-	c.mu.Unlock()
-	if !started || goid.Get() == c.loopID.Load() {
-		return nil
-	}
-	select {
-	case <-c.done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("cache %s: close: %w", c.path, ctx.Err())
-	}
-}
+func (c *Cache) Close(ctx context.Context) error { return c.life.Close(ctx) }
 
 // Done returns a channel closed once the cache has stopped: Start's ctx
 // ended, Close was called, or the client was closed (Err says which).
 // Before Start it stays open.
-func (c *Cache) Done() <-chan struct{} { return c.done }
+func (c *Cache) Done() <-chan struct{} { return c.life.Done() }
 
 // Err returns why the cache stopped on its own: Start's ctx ended (its
 // error), or the client was closed under it (an error wrapping
 // ErrClosed). Nil while the cache runs, and after Close.
-func (c *Cache) Err() error {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.err
-}
-
-// stopped records why the cache stopped, unless Close stopped it.
-func (c *Cache) stopped(err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed || c.err != nil {
-		return
-	}
-	c.err = err
-}
+func (c *Cache) Err() error { return c.life.Err() }
 
 // Get returns the cached node at path.
 func (c *Cache) Get(path string) (Entry, bool) {
@@ -257,11 +164,4 @@ func (c *Cache) Len() int {
 }
 
 // emit delivers ev to every listener, on the cache's goroutine.
-func (c *Cache) emit(ev Event) {
-	c.mu.RLock()
-	ls := c.listeners
-	c.mu.RUnlock()
-	for _, l := range ls {
-		(*l)(ev)
-	}
-}
+func (c *Cache) emit(ev Event) { c.listeners.Emit(ev) }

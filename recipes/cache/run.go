@@ -32,13 +32,8 @@ type loop struct {
 	since   int64
 }
 
-func (c *Cache) run() {
-	defer close(c.done)
-	defer func() {
-		if err := c.ctx.Err(); err != nil {
-			c.stopped(context.Cause(c.ctx)) // Start's ctx, unless Close
-		}
-	}()
+func (c *Cache) run(ctx context.Context) {
+	c.ctx = ctx
 	src := c.openUntilSet()
 	if src == nil {
 		return
@@ -81,7 +76,7 @@ func (c *Cache) openUntilSet() source {
 			return nil
 		}
 		if errors.Is(err, framework.ErrClosed) {
-			c.stopped(fmt.Errorf("%w: %w", ErrClosed, err))
+			c.life.Stopped(fmt.Errorf("%w: %w", ErrClosed, err))
 			return nil
 		}
 		c.log().Debug("cache watch not set; trying again", "path", c.path, "err", err)
@@ -156,7 +151,7 @@ func (l *loop) ended(err error) bool {
 		if errors.Is(err, framework.ErrClosed) {
 			err = fmt.Errorf("%w: %w", ErrClosed, err)
 		}
-		l.c.stopped(err)
+		l.c.life.Stopped(err)
 	}
 	return false
 }

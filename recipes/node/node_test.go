@@ -189,14 +189,16 @@ func TestNode_BadInputFailsTypedWithoutARequest(t *testing.T) {
 	c := connect(t, proxy.Addr())
 	before := proxy.Requests(zktest.OpCreate)
 	for name, make := range map[string]func() (*node.Node, error){
-		"nil client":       func() (*node.Node, error) { return node.New(nil, "/a", framework.Ephemeral, nil) },
-		"bad path":         func() (*node.Node, error) { return node.New(c, "a", framework.Ephemeral, nil) },
-		"root":             func() (*node.Node, error) { return node.New(c, "/", framework.Ephemeral, nil) },
-		"container":        func() (*node.Node, error) { return node.New(c, "/a", framework.Container, nil) },
-		"TTL without TTL":  func() (*node.Node, error) { return node.New(c, "/a", framework.PersistentTTL, nil) },
-		"TTL on ephemeral": func() (*node.Node, error) { return node.New(c, "/a", framework.Ephemeral, nil, node.WithTTL(time.Second)) },
-		"nil logger":       func() (*node.Node, error) { return node.New(c, "/a", framework.Ephemeral, nil, node.WithLogger(nil)) },
-		"nil option":       func() (*node.Node, error) { return node.New(c, "/a", framework.Ephemeral, nil, nil) },
+		"nil client":      func() (*node.Node, error) { return node.New(nil, "/a", framework.Ephemeral, nil) },
+		"bad path":        func() (*node.Node, error) { return node.New(c, "a", framework.Ephemeral, nil) },
+		"root":            func() (*node.Node, error) { return node.New(c, "/", framework.Ephemeral, nil) },
+		"container":       func() (*node.Node, error) { return node.New(c, "/a", framework.Container, nil) },
+		"TTL without TTL": func() (*node.Node, error) { return node.New(c, "/a", framework.PersistentTTL, nil) },
+		"TTL on ephemeral": func() (*node.Node, error) {
+			return node.New(c, "/a", framework.Ephemeral, nil, node.WithTTL(time.Second))
+		},
+		"nil logger": func() (*node.Node, error) { return node.New(c, "/a", framework.Ephemeral, nil, node.WithLogger(nil)) },
+		"nil option": func() (*node.Node, error) { return node.New(c, "/a", framework.Ephemeral, nil, nil) },
 	} {
 		_, err := make()
 		assert.ErrorIs(t, err, node.ErrInvalidArgument, name)

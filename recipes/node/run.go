@@ -22,11 +22,26 @@ const deleteBound = 10 * time.Second
 // sets a watch), creates it if it is gone, and waits for the watch, a
 // reconnect, or the pause after a failure; then it looks again.
 
-func (n *Node) run() {
-	defer close(n.done)
-	defer n.unhook()
-	defer n.deleteOwn()
-	for {
+func (n *Node) run(ctx context.Context) {
+	n.ctx = ctx
+	unhook := n.client.AddListener(func(sc framework.StateChange) {
+		if sc.State == framework.Connected || sc.State == framework.Reconnected {
+			n.poke()
+		}
+	})
+	defer unhook()
+	sidecarDone := make(chan struct{})
+	defer n.deleteOwn(sidecarDone)
+	sidecarCtx, stopSidecar := context.WithCancel(ctx)
+	defer stopSidecar() // before the deletion waits for it
+	// Ends with sidecarCtx.
+	go func() {
+		defer close(sidecarDone)
+		if n.sidecar != nil {
+			n.sidecar(sidecarCtx)
+		}
+	}()
+	for !n.quit {
 		watch, retry := n.ensure()
 		var pause <-chan time.Time
 		if retry {
@@ -36,10 +51,7 @@ func (n *Node) run() {
 		case <-watch:
 		case <-n.wake:
 		case <-pause:
-		case <-n.ctx.Done():
-			if err := context.Cause(n.ctx); err != nil {
-				n.stopped(err)
-			}
+		case <-ctx.Done():
 			return
 		}
 	}
@@ -181,8 +193,8 @@ func (n *Node) failed(err error) bool {
 		return false
 	}
 	if errors.Is(err, framework.ErrClosed) {
-		n.stopped(fmt.Errorf("%w: %w", ErrClosed, err))
-		n.cancel()
+		n.life.Stopped(fmt.Errorf("%w: %w", ErrClosed, err))
+		n.quit = true
 		return false
 	}
 	if !retryable(err) {
@@ -214,8 +226,8 @@ func (n *Node) deleteIfOwnedBy(ctx context.Context, node string, owner int64) {
 // deleteOwn deletes the node as the node stops. A create the stopping
 // cut short may still reach the server: for a name of its own the path
 // is looked at too, after it in the connection's order.
-func (n *Node) deleteOwn() {
-	<-n.sidecarDone // its last write is in the connection's order before the deletes
+func (n *Node) deleteOwn(sidecarDone <-chan struct{}) {
+	<-sidecarDone // its last write is in the connection's order before the deletes
 	ctx, cancel := context.WithTimeout(context.Background(), deleteBound)
 	defer cancel()
 	n.mu.Lock()

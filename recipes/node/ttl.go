@@ -85,4 +85,3 @@ func (t *TTLNode) touchOnce(ctx context.Context) {
 		t.log().Debug("node: touch failed; tried again in half a TTL", "path", t.path, "err", err)
 	}
 }
-
