@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/cachecheck"
+	"github.com/zkrecipes/zkrecipes/recipes/cache/cachetest"
 	"github.com/zkrecipes/zkrecipes/recipes/cache"
 	"github.com/zkrecipes/zkrecipes/reliability/internal/chaos"
 )
@@ -18,7 +18,7 @@ import (
 // clients the faults hit: the first client's and the quiet last one's.
 type chaosCaches struct {
 	caches []*cache.Cache
-	seqs   []*cachecheck.Sequence
+	seqs   []*cachetest.Sequence
 }
 
 // startChaosCaches starts a cache of root on the first and last clients.
@@ -30,7 +30,7 @@ func startChaosCaches(t *testing.T, root string, clients []*framework.Client) *c
 		require.NoError(t, c.EnsurePath(ctx, root))
 		cc, err := cache.New(c, root)
 		require.NoError(t, err)
-		seq := cachecheck.NewSequence(root)
+		seq := cachetest.NewSequence(root)
 		cc.AddListener(seq.Listener())
 		require.NoError(t, cc.Start(context.Background())) // until judge closes it
 		require.NoError(t, cc.AwaitInitialized(ctx))
@@ -44,12 +44,12 @@ func startChaosCaches(t *testing.T, root string, clients []*framework.Client) *c
 func (cs *chaosCaches) judge(t *testing.T, observer *framework.Client, root string, report *chaos.Report) {
 	report.Caches = map[string]int{"checked": len(cs.caches)}
 	for i, cc := range cs.caches {
-		var last []cachecheck.Divergence
+		var last []cachetest.Divergence
 		deadline := time.Now().Add(settleTimeout)
 		for {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			var err error
-			last, err = cachecheck.Compare(ctx, observer, root, -1, true, cc.Entries())
+			last, err = cachetest.Compare(ctx, observer, root, -1, true, cc.Entries())
 			cancel()
 			if err == nil && len(last) == 0 || time.Now().After(deadline) {
 				break

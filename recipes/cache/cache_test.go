@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/cachecheck"
+	"github.com/zkrecipes/zkrecipes/recipes/cache/cachetest"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/cache"
 )
@@ -361,7 +361,7 @@ func TestCache_AClosedClientEndsTheCache(t *testing.T) {
 }
 
 func TestCache_SequenceCatchesWrongEvents(t *testing.T) {
-	seq := cachecheck.NewSequence("/r")
+	seq := cachetest.NewSequence("/r")
 	l := seq.Listener()
 	l(cache.Event{Type: cache.Changed, Path: "/r"})
 	l(cache.Event{Type: cache.Created, Path: "/r/a"})

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/cachecheck"
+	"github.com/zkrecipes/zkrecipes/recipes/cache/cachetest"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/cache"
 )
@@ -63,11 +63,11 @@ func makeTree(t testing.TB, c *framework.Client, root string, width int) int {
 }
 
 // started makes and starts a cache with a Sequence checking its events.
-func started(t testing.TB, c *framework.Client, root string, opts ...cache.Option) (*cache.Cache, *cachecheck.Sequence) {
+func started(t testing.TB, c *framework.Client, root string, opts ...cache.Option) (*cache.Cache, *cachetest.Sequence) {
 	t.Helper()
 	cc, err := cache.New(c, root, opts...)
 	require.NoError(t, err)
-	seq := cachecheck.NewSequence(root)
+	seq := cachetest.NewSequence(root)
 	cc.AddListener(seq.Listener())
 	require.NoError(t, cc.Start(testContext(t)))
 	require.NoError(t, cc.AwaitInitialized(testContext(t)))
@@ -81,12 +81,12 @@ func started(t testing.TB, c *framework.Client, root string, opts ...cache.Optio
 
 // converges waits until the cache agrees with the server node by node,
 // and its events with the cache.
-func converges(t testing.TB, reader *framework.Client, cc *cache.Cache, seq *cachecheck.Sequence, maxDepth int) {
+func converges(t testing.TB, reader *framework.Client, cc *cache.Cache, seq *cachetest.Sequence, maxDepth int) {
 	t.Helper()
-	var last []cachecheck.Divergence
+	var last []cachetest.Divergence
 	ok := assert.Eventually(t, func() bool {
 		var err error
-		last, err = cachecheck.Compare(testContext(t), reader, cc.Path(), maxDepth, true, cc.Entries())
+		last, err = cachetest.Compare(testContext(t), reader, cc.Path(), maxDepth, true, cc.Entries())
 		return err == nil && len(last) == 0
 	}, 20*time.Second, 50*time.Millisecond)
 	if !ok {

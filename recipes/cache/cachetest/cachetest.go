@@ -1,7 +1,7 @@
-// Package cachecheck checks a recipes/cache Cache against the server: its
-// events, path by path, and its tree, node by node. The cache's tests and
-// the chaos run use it.
-package cachecheck
+// Package cachetest checks a cache.Cache against the server, for tests of
+// code that keeps a cache: its events, path by path, and its tree, node by
+// node. The cache's own tests and the project's chaos run use it.
+package cachetest
 
 import (
 	"context"
