@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/recipes/cache/cachetest"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/cache"
 )
@@ -358,16 +357,6 @@ func TestCache_AClosedClientEndsTheCache(t *testing.T) {
 	cc, _ := started(t, c, root)
 	require.NoError(t, c.Close())
 	assert.Eventually(t, func() bool { return errors.Is(cc.Err(), cache.ErrClosed) }, 10*time.Second, 10*time.Millisecond)
-}
-
-func TestCache_SequenceCatchesWrongEvents(t *testing.T) {
-	seq := cachetest.NewSequence("/r")
-	l := seq.Listener()
-	l(cache.Event{Type: cache.Changed, Path: "/r"})
-	l(cache.Event{Type: cache.Created, Path: "/r/a"})
-	l(cache.Event{Type: cache.Created, Path: "/r"})
-	l(cache.Event{Type: cache.Created, Path: "/r"})
-	assert.Len(t, seq.Violations(), 3, "a change of nothing, a child before its parent, a create of a held node")
 }
 
 func TestCache_DoneClosesWhenTheCacheStops(t *testing.T) {
