@@ -11,6 +11,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/cache"
+	"github.com/zkrecipes/zkrecipes/recipes/cache/cachetest"
 )
 
 // awayAndBack partitions the client until it is suspended, runs meanwhile
@@ -190,4 +191,31 @@ func TestCache_FollowsTheTreeThroughALeaderChange(t *testing.T) {
 	_, err = other.Create(ctx, root+"/n01/after", nil, framework.Persistent)
 	require.NoError(t, err)
 	converges(t, other, cc, seq, -1)
+}
+
+// A multi-read that fails (here its connection is cut, as a reply too
+// large for the client would close it) is tried again in smaller
+// batches, so that no reply size can wedge the load.
+func TestCache_AFailedReadIsTriedAgainInSmallerBatches(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	// No retry by the client: the cache sees the failure, as it would
+	// once a too large reply had failed every try.
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second), framework.WithRetryPolicy(framework.NoRetry()))
+	root := zktest.UniquePath(t)
+	makeTree(t, c, root, 30) // 931 nodes: the last level is one batch of 900
+	cc, err := cache.New(c, root)
+	require.NoError(t, err)
+	seq := cachetest.NewSequence(root)
+	cc.AddListener(seq.Listener())
+	const levels = 5 // root, its list, its children, their lists, the last level
+	before := proxy.Requests(zktest.OpMultiRead)
+	proxy.SetDelay(100 * time.Millisecond) // a window to cut the last level's read in
+	require.NoError(t, cc.Start(testContext(t)))
+	defer cc.Close(testContext(t))
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpMultiRead)-before == levels }, 10*time.Second, time.Millisecond)
+	proxy.Cut()
+	proxy.SetDelay(0)
+	require.NoError(t, cc.AwaitInitialized(testContext(t)))
+	assert.Greater(t, proxy.Requests(zktest.OpMultiRead)-before, int64(levels+1), "the last level went again in smaller batches")
+	converges(t, c, cc, seq, -1)
 }

@@ -13,7 +13,10 @@ import (
 // Reads go in multi-reads of at most batchOps reads, at most
 // batchesInFlight at once: few requests, and replies of a size the
 // client and the server handle well (10,000 nodes of 100 bytes are
-// eleven requests).
+// eleven requests). The size of a node's data is not known before it is
+// read, and a reply too large for the client closes the connection: a
+// read that fails divides the batches by four for the next try, down to
+// one read, and each read that succeeds doubles them again.
 const (
 	batchOps        = 1000
 	batchesInFlight = 4
@@ -23,13 +26,14 @@ const (
 // of the root (a persistent one for the root alone), reads in
 // multi-reads, and ChangedSince to catch up after a reconnect.
 type watchSource struct {
-	c   *Cache
-	w   *framework.Watch
-	out chan signal
+	c     *Cache
+	w     *framework.Watch
+	out   chan signal
+	batch int // reads per multi-read now, at most batchOps
 }
 
 func newWatchSource(c *Cache, w *framework.Watch) *watchSource {
-	s := &watchSource{c: c, w: w, out: make(chan signal)}
+	s := &watchSource{c: c, w: w, out: make(chan signal), batch: batchOps}
 	// Ends when the watch's events end: at close, or with the watch.
 	go s.forward()
 	return s
@@ -77,7 +81,7 @@ func (s *watchSource) read(ctx context.Context, reqs []request) ([]result, error
 		if r.want&wantList != 0 {
 			n++
 		}
-		if len(b.ops)+n > batchOps {
+		if len(b.ops) > 0 && len(b.ops)+n > s.batch {
 			batches = append(batches, b)
 			b = batch{}
 		}
@@ -107,8 +111,10 @@ func (s *watchSource) read(ctx context.Context, reqs []request) ([]result, error
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
+		s.batch = max(1, s.batch/4)
 		return nil, err
 	}
+	s.batch = min(batchOps, s.batch*2)
 	out := make([]result, 0, len(reqs))
 	for i, b := range batches {
 		rs := answers[i]
