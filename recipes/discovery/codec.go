@@ -202,7 +202,7 @@ func (c *Codec[T]) payload(v T, read *payloadDoc) ([]byte, error) {
 	return append(b, ']'), nil
 }
 
-// encodeJSON is json.Marshal without HTML escaping, as Jackson writes.
+// encodeJSON is json.Marshal with strings as Jackson writes them.
 func encodeJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -210,7 +210,7 @@ func encodeJSON(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
+	return jacksonStrings(bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})), nil
 }
 
 // defaultClass is the class Jackson reads a JSON value bare as, for an

@@ -68,6 +68,15 @@ func TestCodec_NewInstancesAreWrittenAsCuratorWritesThem(t *testing.T) {
 	assert.Equal(t, string(golden(t, "long.json")), marshal(t, long))
 
 	assert.Equal(t, string(golden(t, "empty.out.json")), marshal(t, &discovery.Instance[*InstanceDetails]{}))
+
+	escapes := &discovery.Instance[string]{
+		Name: "café", ID: "a\"b\\c/d<e>&\x01\t\n\b\f\r\x1f\x7f é ☃ 𝄞",
+		Payload: "</script> \u2028", RegistrationTimeUTC: -1,
+	}
+	assert.Equal(t, string(golden(t, "escapes.json")), marshal(t, escapes))
+	withClass := &discovery.Instance[map[string]string]{Payload: map[string]string{"k": "\x01\u2028𝄞\ufffd\"\\/<"}}
+	assert.Contains(t, marshal(t, withClass, discovery.WithPayloadClass("org.example.P")),
+		"\"payload\":{\"@class\":\"org.example.P\",\"k\":\"\\u0001\u2028\\uD834\\uDD1E\ufffd\\\"\\\\/<\"}")
 }
 
 // The Java type information Jackson writes for a payload depends on its
