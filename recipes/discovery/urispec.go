@@ -71,8 +71,9 @@ func trimJava(s string) string {
 }
 
 // String returns the spec in Curator's syntax: literal parts as they are,
-// variables in braces. A literal part holding a brace does not parse back
-// to the same part.
+// variables in braces. Adjacent literal parts parse back as one; a literal
+// part holding a brace, or a variable of no name (which "{ }" gives and
+// String writes as "{}"), does not parse back.
 func (s *URISpec) String() string {
 	var b strings.Builder
 	for _, p := range s.Parts {
