@@ -400,37 +400,55 @@ func readURISpec(raw json.RawMessage) (*URISpec, error) {
 	if string(raw) == "null" {
 		return nil, nil
 	}
-	if raw[0] != '{' {
-		return nil, errors.New("not an object")
-	}
-	var spec struct {
-		Parts json.RawMessage `json:"parts"`
-	}
-	if err := json.Unmarshal(raw, &spec); err != nil {
+	spec, err := readObject(raw)
+	if err != nil {
 		return nil, err
 	}
 	s := &URISpec{Parts: []URIPart{}}
-	if len(spec.Parts) == 0 || string(spec.Parts) == "null" {
+	parts, ok := spec["parts"]
+	if !ok || string(parts) == "null" {
 		return s, nil
 	}
-	var parts []*struct {
-		Value    *string `json:"value"`
-		Variable *bool   `json:"variable"`
+	var list []json.RawMessage
+	if parts[0] != '[' {
+		return nil, errors.New("parts: not an array")
 	}
-	if err := json.Unmarshal(spec.Parts, &parts); err != nil {
+	if err := json.Unmarshal(parts, &list); err != nil {
 		return nil, err
 	}
-	for _, p := range parts {
+	for _, p := range list {
 		var part URIPart
-		if p != nil && p.Value != nil {
-			part.Value = *p.Value
-		}
-		if p != nil && p.Variable != nil {
-			part.Variable = *p.Variable
+		if string(p) != "null" {
+			fields, err := readObject(p)
+			if err != nil {
+				return nil, fmt.Errorf("part: %w", err)
+			}
+			if v, ok := fields["value"]; ok {
+				if part.Value, _, err = readString(v); err != nil {
+					return nil, fmt.Errorf("part value: %w", err)
+				}
+			}
+			if v, ok := fields["variable"]; ok && string(v) != "null" {
+				if err := json.Unmarshal(v, &part.Variable); err != nil {
+					return nil, fmt.Errorf("part variable: %w", err)
+				}
+			}
 		}
 		s.Parts = append(s.Parts, part)
 	}
 	return s, nil
+}
+
+// readObject reads a JSON object's fields by their exact names (the last
+// of a repeated one), as Jackson matches them, not encoding/json's
+// case-insensitive way.
+func readObject(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	if raw[0] != '{' {
+		return nil, errors.New("not an object")
+	}
+	var m map[string]json.RawMessage
+	err := json.Unmarshal(raw, &m)
+	return m, err
 }
 
 // readPayload decodes a payload in any of the forms Jackson reads for

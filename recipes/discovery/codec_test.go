@@ -185,6 +185,20 @@ func TestCodec_KeepsNullsAndEmptiesAsRead(t *testing.T) {
 		`"serviceType":"STATIC","uriSpec":{"parts":[]},"enabled":true}`, string(out))
 }
 
+// Field names inside the uri spec match exactly, as Jackson's: others are
+// ignored, as Jackson ignores them; a null part or a part's missing field
+// is Curator's default.
+func TestCodec_URISpecFieldsMatchExactly(t *testing.T) {
+	c, err := discovery.NewCodec[any]()
+	require.NoError(t, err)
+	inst, err := c.Unmarshal([]byte(`{"uriSpec":{"Parts":[{"value":"x"}]}}`))
+	require.NoError(t, err)
+	assert.Equal(t, &discovery.URISpec{Parts: []discovery.URIPart{}}, inst.URISpec)
+	inst, err = c.Unmarshal([]byte(`{"uriSpec":{"parts":[{"Value":"x","variable":true,"other":1},null,{"value":null}]}}`))
+	require.NoError(t, err)
+	assert.Equal(t, []discovery.URIPart{{Variable: true}, {}, {}}, inst.URISpec.Parts)
+}
+
 // Jackson reads a null enabled, a Java boolean, as false; a missing one
 // is Curator's default, true.
 func TestCodec_EnabledNullIsFalseAndMissingIsTrue(t *testing.T) {
@@ -207,7 +221,8 @@ func TestCodec_RefusesWhatIsNotAnInstance(t *testing.T) {
 		`{"port":"80"}`, `{"port":1.5}`, `{"port":2147483648}`, `{"sslPort":[]}`,
 		`{"registrationTimeUTC":"0"}`, `{"registrationTimeUTC":9223372036854775808}`,
 		`{"serviceType":"dynamic"}`, `{"serviceType":"OTHER"}`, `{"uriSpec":[]}`,
-		`{"uriSpec":{"parts":{}}}`, `{"uriSpec":{"parts":[{"value":1}]}}`, `{"enabled":"true"}`,
+		`{"uriSpec":{"parts":{}}}`, `{"uriSpec":{"parts":[{"value":1}]}}`, `{"uriSpec":{"parts":[1]}}`,
+		`{"uriSpec":{"parts":[{"variable":"true"}]}}`, `{"enabled":"true"}`,
 		`{"payload":"not an object"}`, `{"payload":["org.example.InstanceDetails","x"]}`,
 		`{} {}`, `{}x`,
 	} {
