@@ -26,7 +26,8 @@ type codecOptions struct {
 // ["com.example.Payload",value], except that a java.lang.String,
 // java.lang.Integer, java.lang.Double or java.lang.Boolean of its own JSON
 // type is written bare, as Jackson does. An instance read with a class
-// keeps its own. An empty or blank name is ErrInvalidArgument. Default:
+// keeps its own, and one read with a bare string, number or boolean keeps
+// a natural type. An empty or blank name is ErrInvalidArgument. Default:
 // the class Jackson reads the JSON value as (java.util.LinkedHashMap for
 // an object, java.util.ArrayList for an array, java.lang.Long for an
 // integer beyond Java's int), so that a Curator reader with an Object or
@@ -177,8 +178,14 @@ func (c *Codec[T]) payload(v T, read *payloadDoc) ([]byte, error) {
 		return value, nil
 	}
 	class := c.opts.payloadClass
-	if read != nil && read.class != "" {
+	switch {
+	case read == nil:
+	case read.class != "":
 		class = read.class
+	case read.value[0] != '{' && string(read.value) != "null":
+		// A bare string, number or boolean: Java held a String, Integer,
+		// Double or Boolean, and keeps a natural type.
+		class = ""
 	}
 	if class == "" {
 		class = defaultClass(value)

@@ -155,6 +155,19 @@ func TestCodec_ReadModifyWriteKeepsWhatItDoesNotKnow(t *testing.T) {
 	assert.Contains(t, string(out), `"payload":{"@class":"org.example.InstanceDetails","description":"changed"},`)
 	assert.Contains(t, string(out), `"enabled":false,"zone":"eu-west-1b",`)
 
+	// A payload read bare as a natural Java type stays one when changed,
+	// whatever class the codec writes new payloads with.
+	colors, err := discovery.NewCodec[string](discovery.WithPayloadClass("org.example.Color"))
+	require.NoError(t, err)
+	str, err := colors.Unmarshal([]byte(`{"payload":"hey"}`))
+	require.NoError(t, err)
+	str.Payload = "ho"
+	out, err = colors.Marshal(str)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), `"payload":"ho",`)
+	assert.Contains(t, marshal(t, &discovery.Instance[string]{Payload: "RED"}, discovery.WithPayloadClass("org.example.Color")),
+		`"payload":["org.example.Color","RED"],`)
+
 	// A copy keeps the memory; the compatible mode drops enabled only.
 	compat, err := discovery.NewCodec[thin]()
 	require.NoError(t, err)
