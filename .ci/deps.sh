@@ -7,7 +7,8 @@
 # anchors, and staticcheck. With "container", also docker.io and
 # debootstrap for the container backend. With "zookeeper", only the
 # ZooKeeper server (and the Java runtime it depends on): what `zkr demo`
-# and `zkr server` need. Debian packages need root.
+# and `zkr server` need. Debian packages need root. Jackson 2's databind
+# (with its core and annotations) runs the discovery format's Java peer.
 set -euo pipefail
 STATICCHECK_VERSION=${STATICCHECK_VERSION:-v0.8.2}
 
@@ -27,6 +28,7 @@ if [[ ${1:-} == zookeeper ]]; then
   exit 0
 fi
 [[ -f /usr/share/java/curator-recipes.jar ]] || need+=(libcurator-recipes-java)
+[[ -f /usr/share/java/jackson-databind.jar ]] || need+=(libjackson2-databind-java)
 command -v javac >/dev/null || need+=(openjdk-17-jdk-headless)
 command -v jq >/dev/null || need+=(jq)
 /usr/bin/python3 -c 'import kazoo' 2>/dev/null || need+=(python3-kazoo)
