@@ -20,6 +20,13 @@
 //   - recipes/leader: leader election, Curator's LeaderLatch and
 //     LeaderSelector, and an Observer of an election;
 //     recipes/leader/leaderhttp serves its health to an HTTP probe.
+//   - recipes/cache: a subtree kept in memory with Curator's events
+//     (CuratorCache, and by depth NodeCache, PathChildrenCache and
+//     TreeCache); recipes/cache/cachetest checks one against the server.
+//   - recipes/node: nodes that outlive a session (Curator's PersistentNode,
+//     PersistentTtlNode) and group membership (GroupMember).
+//   - recipes/discovery: curator-x-discovery's service instances (their
+//     JSON, as Curator writes and reads it) and URI specs.
 //   - zktesting: local ZooKeeper servers and ensembles for your own tests,
 //     bound to a testing.TB, and connection faults that expire a session;
 //     zktesting/zkcontainer, a module of its own, runs one in a container
@@ -30,7 +37,8 @@
 //     (zkr rwlock) and semaphore leases (zkr semaphore) around a shell
 //     command or, for zkr lock, until interrupted; a command run while it
 //     leads an election (zkr elect); `zkr inspect` to see who holds or
-//     leads what, revocation, a local server, and a demo
+//     leads what, `zkr watch` to follow a subtree's changes, revocation,
+//     a local server, and a demo
 //     (go install github.com/zkrecipes/zkrecipes/cmd/zkr@latest).
 //
 // The shortest use:
