@@ -1,0 +1,167 @@
+package discovery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// ErrNoInstance is returned by Provider.Instance when the service has no
+// instance that is up.
+var ErrNoInstance = errors.New("discovery: no instance of the service")
+
+// Strategy is how a Provider picks an instance, as curator-x-discovery's
+// ProviderStrategy.
+type Strategy int
+
+const (
+	// RoundRobin takes the instances in turn (Curator's
+	// RoundRobinStrategy, its default).
+	RoundRobin Strategy = iota
+	// Random takes one at random (RandomStrategy).
+	Random
+	// Sticky keeps the instance it took while it is there and up, then
+	// takes the next in turn (StickyStrategy over round robin).
+	Sticky
+)
+
+// ProviderOption configures a Provider.
+type ProviderOption func(*providerOptions) error
+
+type providerOptions struct {
+	strategy  Strategy
+	downFor   time.Duration
+	threshold int
+}
+
+// WithStrategy sets how the provider picks an instance. Default:
+// RoundRobin.
+func WithStrategy(s Strategy) ProviderOption {
+	return func(o *providerOptions) error {
+		if s < RoundRobin || s > Sticky {
+			return fmt.Errorf("%w: strategy %d", ErrInvalidArgument, s)
+		}
+		o.strategy = s
+		return nil
+	}
+}
+
+// WithDownInstancePolicy skips, for downFor, an instance that NoteError
+// was told of threshold times (Curator's DownInstancePolicy). Default:
+// 30 seconds after 2 errors, as Curator's.
+func WithDownInstancePolicy(downFor time.Duration, threshold int) ProviderOption {
+	return func(o *providerOptions) error {
+		if downFor <= 0 || threshold < 1 {
+			return fmt.Errorf("%w: down instance policy %v after %d errors", ErrInvalidArgument, downFor, threshold)
+		}
+		o.downFor, o.threshold = downFor, threshold
+		return nil
+	}
+}
+
+// Provider picks an instance of a service from a ServiceCache, without a
+// request: curator-x-discovery's ServiceProvider. Make it with
+// Discovery.Provider and Start it.
+type Provider[T any] struct {
+	*ServiceCache[T]
+	opts providerOptions
+
+	mu     sync.Mutex
+	next   int
+	sticky string // the Sticky strategy's instance id
+	errs   map[string]*downState
+	now    func() time.Time
+}
+
+// downState counts an instance's errors and says until when it is down.
+type downState struct {
+	count int
+	until time.Time
+}
+
+// Provider returns a provider of the service name.
+func (d *Discovery[T]) Provider(name string, opts ...ProviderOption) (*Provider[T], error) {
+	o := providerOptions{strategy: RoundRobin, downFor: 30 * time.Second, threshold: 2}
+	for _, opt := range opts {
+		if opt == nil {
+			return nil, fmt.Errorf("discovery provider %s: %w: nil option", name, ErrInvalidArgument)
+		}
+		if err := opt(&o); err != nil {
+			return nil, fmt.Errorf("discovery provider %s: %w", name, err)
+		}
+	}
+	sc, err := d.Cache(name)
+	if err != nil {
+		return nil, err
+	}
+	return &Provider[T]{ServiceCache: sc, opts: o, errs: make(map[string]*downState), now: time.Now}, nil
+}
+
+// Instance returns an instance that is up, picked by the strategy; an
+// error wrapping ErrNoInstance when there is none.
+func (p *Provider[T]) Instance() (Instance[T], error) {
+	all := p.up()
+	if len(all) == 0 {
+		return Instance[T]{}, fmt.Errorf("%w: %s", ErrNoInstance, p.name)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch p.opts.strategy {
+	case Random:
+		return all[rand.IntN(len(all))], nil
+	case Sticky:
+		for _, inst := range all {
+			if inst.ID == p.sticky {
+				return inst, nil
+			}
+		}
+	}
+	inst := all[p.next%len(all)]
+	p.next++
+	p.sticky = inst.ID
+	return inst, nil
+}
+
+// up returns the instances that are enabled and not down.
+func (p *Provider[T]) up() []Instance[T] {
+	all := p.Instances()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	out := all[:0]
+	for _, inst := range all {
+		if inst.Disabled {
+			continue
+		}
+		if d := p.errs[inst.ID]; d != nil && now.Before(d.until) {
+			continue
+		}
+		out = append(out, inst)
+	}
+	return out
+}
+
+// NoteError tells the provider that a call to inst failed; after the
+// down instance policy's threshold of them, inst is skipped for its
+// time.
+func (p *Provider[T]) NoteError(inst Instance[T]) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	d := p.errs[inst.ID]
+	now := p.now()
+	if d == nil || (d.count >= p.opts.threshold && !now.Before(d.until)) {
+		d = &downState{}
+		p.errs[inst.ID] = d
+	}
+	d.count++
+	if d.count >= p.opts.threshold {
+		d.until = now.Add(p.opts.downFor)
+	}
+}
+
+// Start starts the provider's cache in the background, as
+// ServiceCache.Start does.
+func (p *Provider[T]) Start(ctx context.Context) error { return p.ServiceCache.Start(ctx) }

@@ -1,0 +1,101 @@
+package discovery_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/discovery"
+)
+
+func startedProvider(t testing.TB, d *discovery.Discovery[details], name string, opts ...discovery.ProviderOption) *discovery.Provider[details] {
+	t.Helper()
+	p, err := d.Provider(name, opts...)
+	require.NoError(t, err)
+	require.NoError(t, p.Start(context.Background()))
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	require.NoError(t, p.AwaitInitialized(zktest.Context(t)))
+	return p
+}
+
+func TestProvider_StrategiesAndTheDownInstancePolicy(t *testing.T) {
+	c := zktest.Connect(t, zktest.Servers(t))
+	base := zktest.UniquePath(t)
+	d := registry(t, c, base)
+	for _, id := range []string{"a", "b", "c"} {
+		register(t, d, discovery.Instance[details]{Name: "orders", ID: id})
+	}
+	rr := startedProvider(t, d, "orders")
+	assert.Eventually(t, func() bool { return len(rr.Instances()) == 3 }, 10*time.Second, 10*time.Millisecond)
+	var got []string
+	for range 4 {
+		inst, err := rr.Instance()
+		require.NoError(t, err)
+		got = append(got, inst.ID)
+	}
+	assert.Equal(t, []string{"a", "b", "c", "a"}, got)
+
+	sticky := startedProvider(t, d, "orders", discovery.WithStrategy(discovery.Sticky), discovery.WithDownInstancePolicy(time.Hour, 2))
+	first, err := sticky.Instance()
+	require.NoError(t, err)
+	again, err := sticky.Instance()
+	require.NoError(t, err)
+	assert.Equal(t, first.ID, again.ID)
+	sticky.NoteError(first)
+	still, _ := sticky.Instance()
+	assert.Equal(t, first.ID, still.ID, "one error is under the threshold")
+	sticky.NoteError(first)
+	moved, err := sticky.Instance()
+	require.NoError(t, err)
+	assert.NotEqual(t, first.ID, moved.ID, "down after two")
+	for _, inst := range sticky.Instances() {
+		sticky.NoteError(inst)
+		sticky.NoteError(inst)
+	}
+	_, err = sticky.Instance()
+	assert.ErrorIs(t, err, discovery.ErrNoInstance)
+}
+
+func TestServiceCache_SeesInstancesComeAndGo(t *testing.T) {
+	c := zktest.Connect(t, zktest.Servers(t))
+	other := zktest.Connect(t, zktest.Servers(t))
+	base := zktest.UniquePath(t)
+	sc, err := registry(t, c, base).Cache("orders")
+	require.NoError(t, err)
+	changed := make(chan struct{}, 16)
+	sc.AddListener(func() { changed <- struct{}{} })
+	require.NoError(t, sc.Start(context.Background()))
+	defer sc.Close(context.Background())
+	require.NoError(t, sc.AwaitInitialized(zktest.Context(t)))
+	r := register(t, registry(t, other, base), discovery.Instance[details]{Name: "orders", ID: "x", Payload: details{"x"}})
+	assert.Eventually(t, func() bool { return len(sc.Instances()) == 1 }, 10*time.Second, 10*time.Millisecond)
+	assert.Equal(t, "x", sc.Instances()[0].Payload.Description)
+	require.NoError(t, r.Unregister(zktest.Context(t)))
+	assert.Eventually(t, func() bool { return len(sc.Instances()) == 0 }, 10*time.Second, 10*time.Millisecond)
+	assert.NotEmpty(t, changed)
+}
+
+// BenchmarkProvider_Instance: a lookup from a warm provider, no request.
+func BenchmarkProvider_Instance(b *testing.B) {
+	c := zktest.Connect(b, zktest.Servers(b))
+	base := zktest.UniquePath(b)
+	d, err := discovery.New[details](c, base)
+	require.NoError(b, err)
+	for i := range 20 {
+		_, err := d.Register(zktest.Context(b), discovery.Instance[details]{Name: "orders", ID: fmt.Sprintf("i%02d", i)})
+		require.NoError(b, err)
+	}
+	p := startedProvider(b, d, "orders")
+	require.Eventually(b, func() bool { return len(p.Instances()) == 20 }, 10*time.Second, 10*time.Millisecond)
+	b.ResetTimer()
+	for range b.N {
+		if _, err := p.Instance(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

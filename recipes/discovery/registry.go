@@ -1,0 +1,191 @@
+package discovery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+	"github.com/zkrecipes/zkrecipes/recipes/node"
+)
+
+// Discovery is a registry of services under a base path, as
+// curator-x-discovery's ServiceDiscovery keeps it: the instances of a
+// service at <base>/<name>/<id>, each node's data an Instance in
+// Curator's JSON. Go and Java processes register in it and find each
+// other. Make it with New.
+type Discovery[T any] struct {
+	client *framework.Client
+	base   string
+	codec  *Codec[T]
+}
+
+// New returns the registry under basePath, its instances read and
+// written with a Codec made of opts. It validates and does no I/O.
+func New[T any](client *framework.Client, basePath string, opts ...CodecOption) (*Discovery[T], error) {
+	if client == nil {
+		return nil, fmt.Errorf("discovery: %w: nil client", ErrInvalidArgument)
+	}
+	if err := zkpath.Validate(basePath); err != nil {
+		return nil, fmt.Errorf("discovery %s: %w: %w", basePath, ErrInvalidArgument, err)
+	}
+	codec, err := NewCodec[T](opts...)
+	if err != nil {
+		return nil, fmt.Errorf("discovery %s: %w", basePath, err)
+	}
+	return &Discovery[T]{client: client, base: basePath, codec: codec}, nil
+}
+
+// Path returns the registry's base path, as given to New.
+func (d *Discovery[T]) Path() string { return d.base }
+
+// servicePath is the path of a service's instances.
+func (d *Discovery[T]) servicePath(name string) string { return zkpath.Join(d.base, name) }
+
+// Registration is an instance registered by this process: kept while the
+// process runs (a Dynamic one is registered again after its session is
+// lost), until Unregister.
+type Registration[T any] struct {
+	d    *Discovery[T]
+	node *node.Node
+	inst Instance[T]
+}
+
+// Register registers inst and returns once its node exists. An empty ID
+// is filled with a random UUID, a zero RegistrationTimeUTC with now, as
+// Curator's builder does. A Dynamic instance (the default) is an
+// ephemeral node, kept by a node.Node: created again in the next session
+// after its session is lost. A DynamicSequential one is an ephemeral
+// sequential node. Static and Permanent instances are persistent nodes,
+// which outlive the process; an existing one of the same id is
+// overwritten, as Curator does. If ctx ends before the node exists, the
+// registration is given up and nothing is left.
+func (d *Discovery[T]) Register(ctx context.Context, inst Instance[T]) (*Registration[T], error) {
+	if inst.ID == "" {
+		inst.ID = zkpath.NewProtectionID()
+	}
+	if inst.RegistrationTimeUTC == 0 {
+		inst.RegistrationTimeUTC = time.Now().UnixMilli()
+	}
+	if err := zkpath.ValidateName(inst.Name); err != nil {
+		return nil, fmt.Errorf("discovery %s: register: %w: name %q: %w", d.base, ErrInvalidArgument, inst.Name, err)
+	}
+	if err := zkpath.ValidateName(inst.ID); err != nil {
+		return nil, fmt.Errorf("discovery %s: register: %w: id %q: %w", d.base, ErrInvalidArgument, inst.ID, err)
+	}
+	data, err := d.codec.Marshal(&inst)
+	if err != nil {
+		return nil, fmt.Errorf("discovery %s: register: %w", d.base, err)
+	}
+	mode := framework.Persistent
+	switch inst.ServiceType {
+	case "", Dynamic:
+		mode = framework.Ephemeral
+	case DynamicSequential:
+		mode = framework.EphemeralSequential
+	}
+	n, err := node.New(d.client, zkpath.Join(d.servicePath(inst.Name), inst.ID), mode, data)
+	if err != nil {
+		return nil, fmt.Errorf("discovery %s: register: %w", d.base, err)
+	}
+	if err := n.Start(context.Background()); err != nil { // lives until Unregister
+		return nil, err
+	}
+	if err := n.AwaitCreated(ctx); err != nil {
+		cleanup, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = n.Close(cleanup)
+		return nil, fmt.Errorf("discovery %s: register: %w", d.base, err)
+	}
+	return &Registration[T]{d: d, node: n, inst: inst}, nil
+}
+
+// Instance returns the instance as registered (its ID and time filled
+// in).
+func (r *Registration[T]) Instance() Instance[T] { return r.inst }
+
+// Node returns the instance's node, relative to the namespace.
+func (r *Registration[T]) Node() string { return r.node.Node() }
+
+// Update writes inst as the registered instance's new data (its name and
+// ID must stay), now and in every later create.
+func (r *Registration[T]) Update(ctx context.Context, inst Instance[T]) error {
+	if inst.Name != r.inst.Name || inst.ID != r.inst.ID {
+		return fmt.Errorf("discovery %s: update: %w: name and id are %s/%s", r.d.base, ErrInvalidArgument, r.inst.Name, r.inst.ID)
+	}
+	data, err := r.d.codec.Marshal(&inst)
+	if err != nil {
+		return fmt.Errorf("discovery %s: update: %w", r.d.base, err)
+	}
+	if err := r.node.SetData(ctx, data); err != nil {
+		return err
+	}
+	r.inst = inst
+	return nil
+}
+
+// Unregister deletes the instance's node and stops keeping it.
+func (r *Registration[T]) Unregister(ctx context.Context) error {
+	return r.node.Close(ctx)
+}
+
+// Names returns the names of the services with a node under the base
+// path.
+func (d *Discovery[T]) Names(ctx context.Context) ([]string, error) {
+	names, _, err := d.client.Children(ctx, d.base)
+	if errors.Is(err, zk.ErrNoNode) {
+		return []string{}, nil
+	}
+	return names, err
+}
+
+// Instances returns the instances of the service name, read in one
+// multi-read. A node that is not an instance is skipped, as Curator's
+// readers skip it.
+func (d *Discovery[T]) Instances(ctx context.Context, name string) ([]Instance[T], error) {
+	p := d.servicePath(name)
+	ids, _, err := d.client.Children(ctx, p)
+	if errors.Is(err, zk.ErrNoNode) {
+		return []Instance[T]{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ops := make([]framework.ReadOp, len(ids))
+	for i, id := range ids {
+		ops[i] = framework.GetOp(zkpath.Join(p, id))
+	}
+	results, err := d.client.MultiRead(ctx, ops...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Instance[T], 0, len(results))
+	for _, r := range results {
+		if r.Err != nil {
+			continue // gone meanwhile
+		}
+		if inst, err := d.codec.Unmarshal(r.Data); err == nil {
+			out = append(out, *inst)
+		}
+	}
+	return out, nil
+}
+
+// Instance returns the instance id of the service name; an error
+// wrapping zk.ErrNoNode if there is none, ErrMalformedInstance if its
+// node is not an instance.
+func (d *Discovery[T]) Instance(ctx context.Context, name, id string) (Instance[T], error) {
+	data, _, err := d.client.Get(ctx, zkpath.Join(d.servicePath(name), id))
+	if err != nil {
+		return Instance[T]{}, err
+	}
+	inst, err := d.codec.Unmarshal(data)
+	if err != nil {
+		return Instance[T]{}, err
+	}
+	return *inst, nil
+}

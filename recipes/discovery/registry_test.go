@@ -1,0 +1,149 @@
+package discovery_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/discovery"
+)
+
+func TestMain(m *testing.M) { zktest.Main(m) }
+
+type details struct {
+	Description string `json:"description"`
+}
+
+func port(p int) *int { return &p }
+
+func registry(t *testing.T, c *framework.Client, base string) *discovery.Discovery[details] {
+	t.Helper()
+	d, err := discovery.New[details](c, base, discovery.WithPayloadClass("org.example.Details"))
+	require.NoError(t, err)
+	return d
+}
+
+func register(t *testing.T, d *discovery.Discovery[details], inst discovery.Instance[details]) *discovery.Registration[details] {
+	t.Helper()
+	r, err := d.Register(zktest.Context(t), inst)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = r.Unregister(ctx)
+	})
+	return r
+}
+
+func TestDiscovery_RegisterFindAndUnregister(t *testing.T) {
+	c := zktest.Connect(t, zktest.Servers(t))
+	ctx := zktest.Context(t)
+	base := zktest.UniquePath(t)
+	d := registry(t, c, base)
+	r := register(t, d, discovery.Instance[details]{Name: "orders", Address: "10.0.0.7", Port: port(8080), Payload: details{"orders API"}})
+	inst := r.Instance()
+	assert.NotEmpty(t, inst.ID, "an id is given")
+	assert.NotZero(t, inst.RegistrationTimeUTC)
+	assert.Equal(t, base+"/orders/"+inst.ID, r.Node())
+
+	names, err := d.Names(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"orders"}, names)
+	all, err := d.Instances(ctx, "orders")
+	require.NoError(t, err)
+	require.Len(t, all, 1)
+	assert.Equal(t, "orders API", all[0].Payload.Description)
+	one, err := d.Instance(ctx, "orders", inst.ID)
+	require.NoError(t, err)
+	assert.Equal(t, 8080, *one.Port)
+	_, stat, err := c.Get(ctx, r.Node())
+	require.NoError(t, err)
+	assert.Equal(t, c.Session().ID(), stat.EphemeralOwner, "a dynamic instance is ephemeral")
+
+	inst.Address = "10.0.0.8"
+	require.NoError(t, r.Update(ctx, inst))
+	one, err = d.Instance(ctx, "orders", inst.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "10.0.0.8", one.Address)
+
+	require.NoError(t, r.Unregister(ctx))
+	all, err = d.Instances(ctx, "orders")
+	require.NoError(t, err)
+	assert.Empty(t, all)
+}
+
+// A dynamic instance's session expires: it is registered again in the
+// next one, and found by the others.
+func TestDiscovery_ADynamicInstanceComesBackAfterItsSessionExpired(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := zktest.Connect(t, proxy.Addr(), framework.WithSessionTimeout(2*time.Second))
+	other := zktest.Connect(t, zktest.Servers(t))
+	ctx := zktest.Context(t)
+	base := zktest.UniquePath(t)
+	r := register(t, registry(t, c, base), discovery.Instance[details]{Name: "orders", ID: "a"})
+	seen := registry(t, other, base)
+	proxy.Pause()
+	assert.Eventually(t, func() bool { all, err := seen.Instances(ctx, "orders"); return err == nil && len(all) == 0 }, 20*time.Second, 20*time.Millisecond, "gone with its session")
+	proxy.Resume()
+	assert.Eventually(t, func() bool { all, err := seen.Instances(ctx, "orders"); return err == nil && len(all) == 1 }, 20*time.Second, 20*time.Millisecond, "registered again")
+	assert.Equal(t, base+"/orders/a", r.Node())
+}
+
+func TestDiscovery_AStaticInstanceOutlivesItsProcess(t *testing.T) {
+	c := zktest.Connect(t, zktest.Servers(t))
+	other := zktest.Connect(t, zktest.Servers(t))
+	ctx := zktest.Context(t)
+	base := zktest.UniquePath(t)
+	_, err := registry(t, c, base).Register(ctx, discovery.Instance[details]{Name: "db", ID: "primary", ServiceType: discovery.Static})
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+	inst, err := registry(t, other, base).Instance(ctx, "db", "primary")
+	require.NoError(t, err)
+	assert.Equal(t, discovery.Static, inst.ServiceType)
+	require.NoError(t, other.Delete(ctx, base+"/db/primary", -1))
+}
+
+func TestDiscovery_BadInstanceFailsTypedWithoutARequest(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := zktest.Connect(t, proxy.Addr())
+	d := registry(t, c, "/services")
+	before := proxy.Requests(zktest.OpCreate)
+	for name, inst := range map[string]discovery.Instance[details]{
+		"no name":  {},
+		"bad name": {Name: "a/b"},
+		"bad id":   {Name: "a", ID: ".."},
+		"big port": {Name: "a", Port: port(1 << 40)},
+	} {
+		_, err := d.Register(zktest.Context(t), inst)
+		assert.ErrorIs(t, err, discovery.ErrInvalidArgument, name)
+	}
+	assert.Equal(t, before, proxy.Requests(zktest.OpCreate))
+	_, err := discovery.New[details](nil, "/services")
+	assert.ErrorIs(t, err, discovery.ErrInvalidArgument)
+}
+
+// A registration whose ctx ends before its node exists leaves nothing.
+func TestDiscovery_ARegistrationGivenUpLeavesNothing(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := zktest.Connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	other := zktest.Connect(t, zktest.Servers(t))
+	base := zktest.UniquePath(t)
+	d := registry(t, c, base)
+	proxy.Pause()
+	short, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := d.Register(short, discovery.Instance[details]{Name: "orders", ID: "a"})
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	proxy.Resume()
+	proxy.Cut()
+	time.Sleep(500 * time.Millisecond) // the client reconnects; a late create would land now
+	assert.Never(t, func() bool {
+		ok, _, err := other.Exists(zktest.Context(t), base+"/orders/a")
+		return err == nil && ok
+	}, time.Second, 50*time.Millisecond)
+}

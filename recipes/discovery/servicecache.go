@@ -1,0 +1,93 @@
+package discovery
+
+import (
+	"context"
+	"sort"
+	"sync"
+
+	"github.com/zkrecipes/zkrecipes/recipes/cache"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
+)
+
+// ServiceCache keeps the instances of one service in memory, current
+// through a cache (recipes/cache) of the service's path: curator-x-
+// discovery's ServiceCache. Each instance is decoded once, when its node
+// changes, so that reading them costs no request and no decoding. Make it
+// with Discovery.Cache.
+type ServiceCache[T any] struct {
+	name      string
+	cache     *cache.Cache
+	codec     *Codec[T]
+	listeners recipe.Listeners[struct{}]
+
+	mu   sync.RWMutex
+	byID map[string]Instance[T]
+}
+
+// Cache returns a cache of the instances of the service name. Start it.
+func (d *Discovery[T]) Cache(name string) (*ServiceCache[T], error) {
+	c, err := cache.New(d.client, d.servicePath(name), cache.WithMaxDepth(1))
+	if err != nil {
+		return nil, err
+	}
+	sc := &ServiceCache[T]{name: name, cache: c, codec: d.codec, byID: make(map[string]Instance[T])}
+	c.AddListener(sc.hear)
+	return sc, nil
+}
+
+// hear applies a change of an instance's node, on the cache's goroutine.
+func (sc *ServiceCache[T]) hear(ev cache.Event) {
+	if ev.Type == cache.Initialized {
+		sc.listeners.Emit(struct{}{})
+		return
+	}
+	if ev.Path == sc.cache.Path() {
+		return // the service's own node
+	}
+	id := ev.Path[len(sc.cache.Path())+1:]
+	sc.mu.Lock()
+	switch ev.Type {
+	case cache.Deleted:
+		delete(sc.byID, id)
+	default:
+		inst, err := sc.codec.Unmarshal(ev.Entry.Data)
+		if err != nil {
+			delete(sc.byID, id) // not an instance: skipped, as Curator skips it
+		} else {
+			sc.byID[id] = *inst
+		}
+	}
+	sc.mu.Unlock()
+	sc.listeners.Emit(struct{}{})
+}
+
+// Start starts the cache in the background, until ctx ends or Close, as
+// cache.Cache.Start does.
+func (sc *ServiceCache[T]) Start(ctx context.Context) error { return sc.cache.Start(ctx) }
+
+// AwaitInitialized waits for the first complete read of the service.
+func (sc *ServiceCache[T]) AwaitInitialized(ctx context.Context) error {
+	return sc.cache.AwaitInitialized(ctx)
+}
+
+// Close stops the cache.
+func (sc *ServiceCache[T]) Close(ctx context.Context) error { return sc.cache.Close(ctx) }
+
+// Instances returns the service's instances, sorted by id: no request.
+func (sc *ServiceCache[T]) Instances() []Instance[T] {
+	sc.mu.RLock()
+	out := make([]Instance[T], 0, len(sc.byID))
+	for _, inst := range sc.byID {
+		out = append(out, inst)
+	}
+	sc.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// AddListener calls fn after each change of the service's instances and
+// once initialized (Curator's ServiceCacheListener.cacheChanged), on the
+// cache's goroutine.
+func (sc *ServiceCache[T]) AddListener(fn func()) (remove func()) {
+	return sc.listeners.Add(func(struct{}) { fn() })
+}
