@@ -101,47 +101,42 @@ func (d *Discovery[T]) Provider(name string, opts ...ProviderOption) (*Provider[
 }
 
 // Instance returns an instance that is up, picked by the strategy; an
-// error wrapping ErrNoInstance when there is none.
+// error wrapping ErrNoInstance when there is none. It reads the cache's
+// current instances in place: no request, no copy.
 func (p *Provider[T]) Instance() (Instance[T], error) {
-	all := p.up()
-	if len(all) == 0 {
-		return Instance[T]{}, fmt.Errorf("%w: %s", ErrNoInstance, p.name)
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch p.opts.strategy {
-	case Random:
-		return all[rand.IntN(len(all))], nil
-	case Sticky:
-		for _, inst := range all {
-			if inst.ID == p.sticky {
-				return inst, nil
-			}
-		}
-	}
-	inst := all[p.next%len(all)]
-	p.next++
-	p.sticky = inst.ID
-	return inst, nil
-}
-
-// up returns the instances that are enabled and not down.
-func (p *Provider[T]) up() []Instance[T] {
-	all := p.Instances()
+	all := *p.sorted.Load()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
-	out := all[:0]
-	for _, inst := range all {
-		if inst.Disabled {
-			continue
+	if p.opts.strategy == Sticky {
+		for i := range all {
+			if all[i].ID == p.sticky && p.isUp(&all[i], now) {
+				return all[i], nil
+			}
 		}
-		if d := p.errs[inst.ID]; d != nil && now.Before(d.until) {
-			continue
-		}
-		out = append(out, inst)
 	}
-	return out
+	start := p.next
+	if p.opts.strategy == Random && len(all) > 0 {
+		start = rand.IntN(len(all))
+	}
+	for k := range all {
+		i := (start + k) % len(all)
+		if p.isUp(&all[i], now) {
+			p.next = i + 1
+			p.sticky = all[i].ID
+			return all[i], nil
+		}
+	}
+	return Instance[T]{}, fmt.Errorf("%w: %s", ErrNoInstance, p.name)
+}
+
+// isUp tells whether inst is enabled and not down; p.mu held.
+func (p *Provider[T]) isUp(inst *Instance[T], now time.Time) bool {
+	if inst.Disabled {
+		return false
+	}
+	d := p.errs[inst.ID]
+	return d == nil || !now.Before(d.until)
 }
 
 // NoteError tells the provider that a call to inst failed; after the

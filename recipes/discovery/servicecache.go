@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/zkrecipes/zkrecipes/recipes/cache"
 	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
@@ -20,8 +21,9 @@ type ServiceCache[T any] struct {
 	codec     *Codec[T]
 	listeners recipe.Listeners[struct{}]
 
-	mu   sync.RWMutex
-	byID map[string]Instance[T]
+	mu     sync.Mutex
+	byID   map[string]Instance[T]
+	sorted atomic.Pointer[[]Instance[T]] // byID by id, rebuilt at each change; never modified
 }
 
 // Cache returns a cache of the instances of the service name. Start it.
@@ -31,6 +33,7 @@ func (d *Discovery[T]) Cache(name string) (*ServiceCache[T], error) {
 		return nil, err
 	}
 	sc := &ServiceCache[T]{name: name, cache: c, codec: d.codec, byID: make(map[string]Instance[T])}
+	sc.sorted.Store(&[]Instance[T]{})
 	c.AddListener(sc.hear)
 	return sc, nil
 }
@@ -57,6 +60,12 @@ func (sc *ServiceCache[T]) hear(ev cache.Event) {
 			sc.byID[id] = *inst
 		}
 	}
+	sorted := make([]Instance[T], 0, len(sc.byID))
+	for _, inst := range sc.byID {
+		sorted = append(sorted, inst)
+	}
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
+	sc.sorted.Store(&sorted)
 	sc.mu.Unlock()
 	sc.listeners.Emit(struct{}{})
 }
@@ -75,14 +84,7 @@ func (sc *ServiceCache[T]) Close(ctx context.Context) error { return sc.cache.Cl
 
 // Instances returns the service's instances, sorted by id: no request.
 func (sc *ServiceCache[T]) Instances() []Instance[T] {
-	sc.mu.RLock()
-	out := make([]Instance[T], 0, len(sc.byID))
-	for _, inst := range sc.byID {
-		out = append(out, inst)
-	}
-	sc.mu.RUnlock()
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
+	return append([]Instance[T](nil), *sc.sorted.Load()...)
 }
 
 // AddListener calls fn after each change of the service's instances and
