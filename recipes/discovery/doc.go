@@ -1,8 +1,23 @@
-// Package discovery is the format of Apache Curator's service discovery
-// (curator-x-discovery 5.x): the service instance a registration writes
-// into its ZooKeeper node, as JSON, and the uri spec it carries. A Go
-// process and a Java process using Curator's JsonInstanceSerializer read
-// each other's instances. This part does no ZooKeeper I/O.
+// Package discovery is Apache Curator's service discovery
+// (curator-x-discovery 5.x): a registry of services under a base path,
+// each instance a node at <base>/<name>/<id> whose data is the service
+// instance as JSON, with the uri spec it carries. A Go process and a Java
+// process using Curator's ServiceDiscovery (and its JsonInstanceSerializer)
+// register in one registry and find each other.
+//
+// # The registry
+//
+// Discovery.Register registers an instance: a Dynamic one (the default) as
+// an ephemeral node kept by recipes/node, so that it is registered again in
+// the next session after its session is lost (and gone within a session
+// timeout of its process's death); a DynamicSequential one as an ephemeral
+// sequential node; a Static or Permanent one as a persistent node, which
+// outlives the process. Names, Instances and Instance read the registry
+// (Instances in one multi-read). A ServiceCache keeps a service's
+// instances in memory through recipes/cache, each decoded once when its
+// node changes; a Provider picks one from it with Curator's strategies
+// (round robin, random, sticky) and skips one reported failing (its down
+// instance policy), without a request.
 //
 // # The format
 //
