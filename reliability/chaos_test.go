@@ -87,6 +87,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	clients, links, logs := connectChaosClients(t, ensemble.Addrs(), ensemble.ServerLag(), logger, &shrunk)
 	workers := goWorkers(t, root, clients, ledger, stats, seed)
 	caches := startChaosCaches(t, root, clients)
+	registry := startChaosRegistry(t, root, clients, observer)
 	edges := goEdges(t, root, clients, ledger, stats, seed)
 	curatorWorkers := []*chaos.Worker{
 		{Recipe: "mutex", Locker: chaos.CuratorMutex{Peer: curator, Handle: "chaos-mutex", Path: root + "/mutex", Observer: observer}},
@@ -123,6 +124,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 		}
 		return true
 	}, settleTimeout, 50*time.Millisecond, "every client reconnects once the faults are over")
+	registry.judge(t, observer, report)
 	report.Orphans = append(report.Orphans, waitNoOrphans(t, observer, root)...)
 	caches.judge(t, observer, root, report)
 	for i, l := range logs {

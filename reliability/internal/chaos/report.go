@@ -57,6 +57,10 @@ type Report struct {
 	// disagreed once the faults were over, and the events that broke a
 	// path's sequence.
 	CacheDivergences []string `json:"cache_divergences"`
+	// Registry counts the service instances each client registered, the
+	// registrations made again after a loss, and the longest an instance
+	// was missing as an observer saw it.
+	Registry map[string]int `json:"registry,omitempty"`
 }
 
 // AddViolations adds vs to the report, those of the Java side apart.
@@ -119,10 +123,10 @@ func (r *Report) Problems() []string {
 // Summary is the report in one line.
 func (r *Report) Summary() string {
 	return fmt.Sprintf("chaos: %s seed=%d clients=%d faults={%s} replies_dropped=%d {%s} holds_interrupted=%d sessions_expired_under_holder=%d "+
-		"acquisitions={%s} losses={%s} fencing={%s} increments={%s} jobs={%s} grants_shrunk=%d caches={%s} cache_divergences=%d violations=%d java_violations=%d orphans=%d leaked_goroutines=%d state_problems=%d",
+		"acquisitions={%s} losses={%s} fencing={%s} increments={%s} jobs={%s} grants_shrunk=%d caches={%s} cache_divergences=%d registry={%s} violations=%d java_violations=%d orphans=%d leaked_goroutines=%d state_problems=%d",
 		r.Duration, r.Seed, r.Clients, kv(r.Faults), r.RepliesDropped, kv(r.RepliesDroppedBy), r.HoldsInterrupted, r.ExpiredUnderHolder,
 		kv(r.Acquisitions), kv(r.LossesSignalled), kv(r.Fencing), kv(r.Increments), kv(r.Jobs), r.GrantsShrunk,
-		kv(r.Caches), len(r.CacheDivergences), len(r.Violations), len(r.JavaViolations), len(r.Orphans), r.LeakedGoroutines, len(r.StateProblems))
+		kv(r.Caches), len(r.CacheDivergences), kv(r.Registry), len(r.Violations), len(r.JavaViolations), len(r.Orphans), r.LeakedGoroutines, len(r.StateProblems))
 }
 
 // Write writes the report as indented JSON to path, making its directory.
