@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkrecipes/zkrecipes"
 	"github.com/zkrecipes/zkrecipes/framework"
 )
 
@@ -208,7 +209,7 @@ func (n *Node) failed(err error) bool {
 func retryable(err error) bool {
 	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrSessionExpired) ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, framework.ErrSessionChanged) ||
-		errors.Is(err, zk.ErrNoServer)
+		errors.Is(err, zk.ErrNoServer) || errors.Is(err, zkrecipes.ErrUnreachable)
 }
 
 // deleteIfOwnedBy deletes node if it is an ephemeral node of session
