@@ -209,7 +209,8 @@ func (n *Node) failed(err error) bool {
 func retryable(err error) bool {
 	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrSessionExpired) ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, framework.ErrSessionChanged) ||
-		errors.Is(err, zk.ErrNoServer) || errors.Is(err, zkrecipes.ErrUnreachable)
+		errors.Is(err, zk.ErrNoServer) || errors.Is(err, zkrecipes.ErrUnreachable) ||
+		errors.Is(err, framework.ErrNotConnected)
 }
 
 // deleteIfOwnedBy deletes node if it is an ephemeral node of session
