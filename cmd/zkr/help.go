@@ -40,6 +40,7 @@ const recipesHelp = `Recipes (zkrecipes packages; Curator 5.x processes on the s
   watch      recipes/cache        CuratorCache (--depth 0: NodeCache, 1: PathChildrenCache)
   services   recipes/discovery    curator-x-discovery's ServiceDiscovery: the instances, their
                                   ServiceInstance JSON and UriSpec (reads only)
+  register   recipes/discovery    ServiceDiscovery.registerService of a dynamic instance
   inspect    also reads recipes/leader's LeaderLatch elections; recipes/multilock
              (InterProcessMultiLock) is its parts' locks, inspected one path at a time
   (Go only)  recipes/node         PersistentNode, PersistentTtlNode, GroupMember

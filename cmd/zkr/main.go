@@ -10,6 +10,8 @@
 //	zkr inspect PATH                         show the holders and waiters of PATH
 //	zkr watch PATH                           print the events of the subtree at PATH
 //	zkr services [NAME]                      list the services registered under /services
+//	zkr register NAME --address A --port P -- COMMAND
+//	                                         register an instance of NAME while COMMAND runs
 //	zkr revoke NODE                          ask a revocable holder to release
 //	zkr server [--port P] [--data DIR]       run a local ZooKeeper in the foreground
 //	zkr demo                                 watch the recipes at work
@@ -100,6 +102,8 @@ var commands = []command{
 		connects: true, nargs: 1, setup: setupWatch, help: watchHelp},
 	{name: "services", synopsis: "[flags] [NAME]", summary: "list the services registered under --base, or the instances of NAME (curator-x-discovery; reads only)",
 		connects: true, optArgs: 1, setup: setupServices, help: servicesHelp},
+	{name: "register", synopsis: "[flags] NAME --address A --port P [-- COMMAND [ARGS]]", summary: "register an instance of service NAME while COMMAND runs, or until interrupted (curator-x-discovery)",
+		connects: true, nargs: 1, child: true, holdOnly: true, setup: setupRegister, help: registerHelp},
 	{name: "revoke", synopsis: "[flags] NODE", summary: "ask the holder of lock node NODE to release it (Curator's revocation)",
 		connects: true, nargs: 1, setup: setupRevoke, help: revokeHelp},
 	{name: "server", synopsis: "[--port P] [--data DIR]", summary: "run a local ZooKeeper for development until interrupted",
