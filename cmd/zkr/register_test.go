@@ -22,9 +22,10 @@ func instancesOf(t *testing.T, base, name string) []discovery.Instance[json.RawM
 	return insts
 }
 
-// registerArgs is `zkr register --servers S --base B [flags] NAME -- argv`.
-func registerArgs(t *testing.T, base string, flags []string, argv ...string) []string {
-	args := append([]string{"register", "--servers", zktest.Servers(t), "--base", base}, flags...)
+// registerArgs is `zkr register --servers S --base B [flags] NAME -- argv`,
+// S a proxy of the shared server whose requests the test counts.
+func registerArgs(t *testing.T, proxy *zktest.Proxy, base string, flags []string, argv ...string) []string {
+	args := append([]string{"register", "--servers", proxy.Addr(), "--base", base}, flags...)
 	args = append(args, "web", "--address", "web.example", "--port", "8080")
 	if argv == nil {
 		return args
@@ -34,10 +35,10 @@ func registerArgs(t *testing.T, base string, flags []string, argv ...string) []s
 
 func TestRegister_TheInstanceExistsWhileTheCommandRuns(t *testing.T) {
 	t.Parallel()
-	base := zktest.UniquePath(t)
+	base, proxy := zktest.UniquePath(t), zktest.NewProxy(t, zktest.Servers(t))
 	g := newGate(t)
 	argv := g.argv(`echo "$ZKR_SERVICE_ID" > "$1/id"; exit 3`)
-	p := startZkr(t, nil, registerArgs(t, base, []string{"--id", "w1", "--ssl-port", "8443", "--payload", `{"zone": "a"}`,
+	p := startZkr(t, nil, registerArgs(t, proxy, base, []string{"--id", "w1", "--ssl-port", "8443", "--payload", `{"zone": "a"}`,
 		"--uri-spec", "{scheme}://{address}:{ssl-port}"}, argv...)...)
 	require.Eventually(t, g.started, time.Minute, 20*time.Millisecond, "zkr never ran its command: %s", p.stderr)
 
@@ -63,43 +64,51 @@ func TestRegister_TheInstanceExistsWhileTheCommandRuns(t *testing.T) {
 	g.open(t)
 	assert.Equal(t, 3, p.wait(t, time.Minute), "zkr exits with COMMAND's status: %s", p.stderr)
 	assert.Empty(t, instancesOf(t, base, "web"), "unregistered when COMMAND exits")
+	assert.True(t, unregistered(proxy), "zkr unregistered the instance")
 	assert.True(t, g.file("id"))
 }
 
 func TestRegister_SIGTERMStopsTheCommandAndUnregisters(t *testing.T) {
 	t.Parallel()
-	base := zktest.UniquePath(t)
+	base, proxy := zktest.UniquePath(t), zktest.NewProxy(t, zktest.Servers(t))
 	g := newGate(t)
 	argv := g.argv("")
 	argv[2] = `trap 'touch "$1/term"; exit 9' TERM; ` + argv[2]
-	p := startZkr(t, nil, registerArgs(t, base, nil, argv...)...)
+	p := startZkr(t, nil, registerArgs(t, proxy, base, nil, argv...)...)
 	require.Eventually(t, g.started, time.Minute, 20*time.Millisecond, "zkr never ran its command: %s", p.stderr)
 	require.Len(t, instancesOf(t, base, "web"), 1)
 	p.signal(t, syscall.SIGTERM)
 	assert.Equal(t, 9, p.wait(t, time.Minute), "zkr exits with the status the command chose on SIGTERM")
 	assert.True(t, g.file("term"), "the command got SIGTERM")
 	assert.Empty(t, instancesOf(t, base, "web"), "unregistered at once")
+	assert.True(t, unregistered(proxy), "zkr unregistered the instance")
 }
 
 func TestRegister_WithoutCommandStaysUntilInterrupted(t *testing.T) {
 	t.Parallel()
-	base := zktest.UniquePath(t)
-	p := startZkr(t, nil, registerArgs(t, base, []string{"--id", "w2"})...)
+	base, proxy := zktest.UniquePath(t), zktest.NewProxy(t, zktest.Servers(t))
+	p := startZkr(t, nil, registerArgs(t, proxy, base, []string{"--id", "w2"})...)
 	lines := p.waitLines(t, 2)
 	assert.Equal(t, []string{"ZKR_SERVICE_NODE=" + base + "/web/w2", "ZKR_SERVICE_ID=w2"}, lines)
 	require.Len(t, instancesOf(t, base, "web"), 1)
 	p.signal(t, syscall.SIGINT)
 	assert.Equal(t, 0, p.wait(t, time.Minute), p.stderr.String())
 	assert.Empty(t, instancesOf(t, base, "web"), "unregistered at once")
+	assert.True(t, unregistered(proxy), "zkr unregistered the instance")
 }
+
+// unregistered tells whether zkr deleted its instance itself, rather than
+// leaving it to the end of its session (which also deletes it, at once
+// when zkr closes the session as it exits).
+func unregistered(proxy *zktest.Proxy) bool { return proxy.Requests(zktest.OpDelete) > 0 }
 
 // A zkr killed with SIGKILL cannot unregister: its instance goes with its
 // session, within --session-timeout.
 func TestRegister_SIGKILLedInstanceGoesWithTheSession(t *testing.T) {
 	t.Parallel()
-	base := zktest.UniquePath(t)
+	base, proxy := zktest.UniquePath(t), zktest.NewProxy(t, zktest.Servers(t))
 	const sessionTimeout = 2 * time.Second
-	p := startZkr(t, nil, registerArgs(t, base, []string{"--session-timeout", sessionTimeout.String()}, "sleep", "60")...)
+	p := startZkr(t, nil, registerArgs(t, proxy, base, []string{"--session-timeout", sessionTimeout.String()}, "sleep", "60")...)
 	require.Eventually(t, func() bool { return len(instancesOf(t, base, "web")) == 1 }, time.Minute, 20*time.Millisecond,
 		"never registered: %s", p.stderr)
 	p.signal(t, syscall.SIGKILL)
