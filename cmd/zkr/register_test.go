@@ -109,12 +109,19 @@ func TestRegister_SIGKILLedInstanceGoesWithTheSession(t *testing.T) {
 	base, proxy := zktest.UniquePath(t), zktest.NewProxy(t, zktest.Servers(t))
 	const sessionTimeout = 2 * time.Second
 	p := startZkr(t, nil, registerArgs(t, proxy, base, []string{"--session-timeout", sessionTimeout.String()}, "sleep", "60")...)
-	require.Eventually(t, func() bool { return len(instancesOf(t, base, "web")) == 1 }, time.Minute, 20*time.Millisecond,
+	d := registry(t, base)
+	count := func() int {
+		insts, err := d.Instances(ctxOf(t), "web")
+		require.NoError(t, err)
+		return len(insts)
+	}
+	require.Eventually(t, func() bool { return count() == 1 }, time.Minute, 20*time.Millisecond,
 		"never registered: %s", p.stderr)
 	p.signal(t, syscall.SIGKILL)
 	p.wait(t, time.Minute)
 	killed := time.Now()
-	require.Eventually(t, func() bool { return len(instancesOf(t, base, "web")) == 0 }, time.Minute, 20*time.Millisecond)
+	require.Eventually(t, func() bool { return count() == 0 }, time.Minute, 20*time.Millisecond)
+	t.Logf("gone %v after SIGKILL", time.Since(killed))
 	// The server expires a session within its timeout and one tick more.
 	assert.Less(t, time.Since(killed), sessionTimeout+time.Second, "the instance outlived its session")
 }
