@@ -100,7 +100,7 @@ func TestZkr_HelpListsFlagsAndExitStatuses(t *testing.T) {
 	code, stdout, _ := runZkr(t, "help")
 	assert.Equal(t, 0, code)
 	for _, want := range []string{"zkr lock", "zkr semaphore", "zkr rwlock", "zkr elect", "zkr inspect", "zkr watch", "zkr revoke", "zkr server", "zkr demo",
-		"--servers", "Exit statuses", "Common flags of lock, semaphore, rwlock, elect, inspect, watch and revoke", "--version"} {
+		"--servers", "Exit statuses", "Common flags of lock, semaphore, rwlock, elect, inspect, watch, services, register and revoke", "--version"} {
 		assert.Contains(t, stdout, want)
 	}
 	code, stdout, _ = runZkr(t, "lock", "-h")
@@ -214,7 +214,7 @@ func TestZkr_HelpListsEveryRecipe(t *testing.T) {
 			assert.Contains(t, stdout, "recipes/"+d.Name(), "zkr help names %s", d.Name())
 		}
 	}
-	for _, want := range []string{"LeaderSelector", "LeaderLatch", "InterProcessReadWriteLock", "InterProcessMultiLock", "zkr elect", "zkr rwlock"} {
+	for _, want := range []string{"LeaderSelector", "LeaderLatch", "InterProcessReadWriteLock", "InterProcessMultiLock", "zkr elect", "zkr rwlock", "zkr services", "zkr register"} {
 		assert.Contains(t, stdout, want)
 	}
 }

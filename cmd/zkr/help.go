@@ -38,10 +38,13 @@ const recipesHelp = `Recipes (zkrecipes packages; Curator 5.x processes on the s
                                   recipes/sharedcount: --count-path)
   elect      recipes/leader       LeaderSelector
   watch      recipes/cache        CuratorCache (--depth 0: NodeCache, 1: PathChildrenCache)
+  services   recipes/discovery    curator-x-discovery's ServiceDiscovery: the instances, their
+                                  ServiceInstance JSON and UriSpec (reads only)
+  register   recipes/discovery    ServiceDiscovery.registerService of a dynamic instance
   inspect    also reads recipes/leader's LeaderLatch elections; recipes/multilock
              (InterProcessMultiLock) is its parts' locks, inspected one path at a time
   (Go only)  recipes/node         PersistentNode, PersistentTtlNode, GroupMember
-             recipes/discovery    curator-x-discovery's ServiceInstance JSON and UriSpec`
+             recipes/discovery    also ServiceCache and ServiceProvider`
 
 // commandUsage writes one command's help.
 func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {

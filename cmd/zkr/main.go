@@ -9,6 +9,9 @@
 //	zkr elect PATH -- COMMAND [ARGS]         run COMMAND while leading an election
 //	zkr inspect PATH                         show the holders and waiters of PATH
 //	zkr watch PATH                           print the events of the subtree at PATH
+//	zkr services [NAME]                      list the services registered under /services
+//	zkr register NAME --address A --port P -- COMMAND
+//	                                         register an instance of NAME while COMMAND runs
 //	zkr revoke NODE                          ask a revocable holder to release
 //	zkr server [--port P] [--data DIR]       run a local ZooKeeper in the foreground
 //	zkr demo                                 watch the recipes at work
@@ -73,6 +76,7 @@ type command struct {
 	// nargs is the number of arguments before "--"; child says the command
 	// runs "-- COMMAND [ARGS]", holdOnly that it may also run none.
 	nargs    int
+	optArgs  int // arguments after the nargs that may be left out
 	child    bool
 	holdOnly bool
 	// setup registers the command's own flags and returns its body.
@@ -96,6 +100,10 @@ var commands = []command{
 		connects: true, nargs: 1, setup: setupInspect, help: inspectHelp},
 	{name: "watch", synopsis: "[flags] PATH", summary: "print the events of the subtree at PATH as they happen, until interrupted (Curator's CuratorCache)",
 		connects: true, nargs: 1, setup: setupWatch, help: watchHelp},
+	{name: "services", synopsis: "[flags] [NAME]", summary: "list the services registered under --base, or the instances of NAME (curator-x-discovery; reads only)",
+		connects: true, optArgs: 1, setup: setupServices, help: servicesHelp},
+	{name: "register", synopsis: "[flags] NAME --address A --port P [-- COMMAND [ARGS]]", summary: "register an instance of service NAME while COMMAND runs, or until interrupted (curator-x-discovery)",
+		connects: true, nargs: 1, child: true, holdOnly: true, setup: setupRegister, help: registerHelp},
 	{name: "revoke", synopsis: "[flags] NODE", summary: "ask the holder of lock node NODE to release it (Curator's revocation)",
 		connects: true, nargs: 1, setup: setupRevoke, help: revokeHelp},
 	{name: "server", synopsis: "[--port P] [--data DIR]", summary: "run a local ZooKeeper for development until interrupted",
@@ -169,7 +177,10 @@ func dispatch(ctx context.Context, e *env, args []string, base *exitBase) error 
 
 // checkArgs checks the arguments before "--" and the COMMAND after it.
 func (c *command) checkArgs(pos, child []string) error {
-	if len(pos) != c.nargs {
+	if c.optArgs > 0 && (len(pos) < c.nargs || len(pos) > c.nargs+c.optArgs) {
+		return usagef("%s takes %d to %d argument(s), got %d: zkr %s %s", c.name, c.nargs, c.nargs+c.optArgs, len(pos), c.name, c.synopsis)
+	}
+	if c.optArgs == 0 && len(pos) != c.nargs {
 		return usagef("%s takes %d argument(s), got %d: zkr %s %s", c.name, c.nargs, len(pos), c.name, c.synopsis)
 	}
 	if c.child && len(child) == 0 && !(c.holdOnly && child == nil) {
