@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// report prints the tables of one or more result files: with several, each
+// figure is the median over the runs (files) of the same scenario and impl.
+func report(w io.Writer, files []string) error {
+	if len(files) == 0 {
+		return fmt.Errorf("usage: cachedriver report FILE.jsonl...")
+	}
+	var recs []map[string]any
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			return err
+		}
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil || m["meta"] != nil {
+				continue
+			}
+			recs = append(recs, m)
+		}
+		fh.Close()
+	}
+	fmt.Fprintf(w, "%d file(s): %s\n\n", len(files), strings.Join(files, " "))
+	printTables(w, recs, len(files))
+	return nil
+}
+
+type column struct {
+	head, key string
+	digits    int
+}
+
+var tables = []struct {
+	scenario, title string
+	cols            []column
+}{
+	{"cache-load", "cache-load: start → initialized on the loaded tree", []column{
+		{"nodes", "nodes", 0}, {"load ms", "load_ms", 1}, {"requests", "reqs", 0},
+		{"req/node", "reqs_per_node", 2}, {"created events", "created", 0}}},
+	{"cache-reconnect", "cache-reconnect: proxy open → all changes reported", []column{
+		{"changes seen", "seen", 0}, {"time ms", "reconnect_ms", 1}, {"requests", "reqs", 0},
+		{"requests +settle", "reqs_settled", 0}, {"events after init", "events_after_init", 0}}},
+	{"cache-churn", "cache-churn: event lag under steady setData", []column{
+		{"writes", "writes", 0}, {"events", "events", 0}, {"seen/expected", "seen_frac", 2},
+		{"lag p50 ms", "lag_p50_ms", 2}, {"lag p99 ms", "lag_p99_ms", 2}, {"lag max ms", "lag_max_ms", 1},
+		{"requests", "reqs", 0}, {"req/event", "reqs_per_event", 2}}},
+	{"heap", "heap: HeapAlloc after GC, cache started minus before", []column{
+		{"nodes", "nodes", 0}, {"heap MB", "heap_mb", 1}, {"bytes/node", "bytes_per_node", 0}}},
+}
+
+func printTables(w io.Writer, recs []map[string]any, runs int) {
+	for _, t := range tables {
+		groups := map[string][]map[string]any{}
+		var order []string
+		for _, r := range recs {
+			if r["scenario"] != t.scenario {
+				continue
+			}
+			k := fmt.Sprint(r["impl"])
+			if t.scenario == "heap" {
+				k += fmt.Sprintf("\x00%v", r["nodes"])
+			}
+			if _, ok := groups[k]; !ok {
+				order = append(order, k)
+			}
+			groups[k] = append(groups[k], r)
+		}
+		if len(order) == 0 {
+			continue
+		}
+		title := t.title
+		if runs > 1 {
+			title += fmt.Sprintf(" (medians of %d runs)", runs)
+		}
+		fmt.Fprintf(w, "### %s\n\n| impl |", title)
+		for _, c := range t.cols {
+			fmt.Fprintf(w, " %s |", c.head)
+		}
+		fmt.Fprintf(w, "\n|---|")
+		for range t.cols {
+			fmt.Fprintf(w, "---:|")
+		}
+		fmt.Fprintln(w)
+		for _, k := range order {
+			g := groups[k]
+			fmt.Fprintf(w, "| %s |", strings.SplitN(k, "\x00", 2)[0])
+			failed, na := 0, 0
+			for _, r := range g {
+				if r["failed"] == true {
+					failed++
+				}
+				if r["na"] == true {
+					na++
+				}
+			}
+			if na == len(g) {
+				for range t.cols {
+					fmt.Fprintf(w, " n/a |")
+				}
+				fmt.Fprintln(w)
+				continue
+			}
+			for _, c := range t.cols {
+				var vals []float64
+				for _, r := range g {
+					if v, ok := toFloat(r[c.key]); ok && r["failed"] != true {
+						vals = append(vals, v)
+					}
+				}
+				if len(vals) == 0 {
+					fmt.Fprintf(w, " – |")
+					continue
+				}
+				fmt.Fprintf(w, " %s |", fmtNum(median(vals), c.digits))
+			}
+			if failed > 0 {
+				fmt.Fprintf(w, " FAILED ×%d", failed)
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func median(v []float64) float64 {
+	sort.Float64s(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
+
+func fmtNum(f float64, digits int) string {
+	s := fmt.Sprintf("%.*f", digits, f)
+	// thousands separators on the integer part
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	intPart, frac := s, ""
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		intPart, frac = s[:i], s[i:]
+	}
+	var b strings.Builder
+	for i, ch := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(ch)
+	}
+	out := b.String() + frac
+	if neg {
+		out = "-" + out
+	}
+	return out
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
