@@ -1,0 +1,12 @@
+module zkbench/cachezkrecipes
+
+go 1.26.0
+
+require (
+	github.com/zkrecipes/zkrecipes v0.0.0
+	golang.org/x/sys v0.49.0
+)
+
+require github.com/go-zookeeper/zk v1.0.4 // indirect
+
+replace github.com/zkrecipes/zkrecipes => ../../..
