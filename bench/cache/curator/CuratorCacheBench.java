@@ -69,6 +69,10 @@ public class CuratorCacheBench {
             .build();
         client.start();
         if (!client.blockUntilConnected(60, TimeUnit.SECONDS)) throw new IllegalStateException("no connection");
+        // cache-reconnect: when the connection is back (the driver subtracts the proxy's OPEN).
+        client.getConnectionStateListenable().addListener((c, state) -> {
+            if (state == org.apache.curator.framework.state.ConnectionState.RECONNECTED) say("RECONNECTED " + System.nanoTime());
+        });
         say("CONNECTED");
         waitFor(in, "start");
 

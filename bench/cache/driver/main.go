@@ -352,6 +352,9 @@ func (c *config) cacheReconnect(impl string) result {
 		"reqs": delta(before, after), "reqs_settled": settled - before - 2, "settle_s": c.settle.Seconds(),
 		"cut_to_open_ms": round2(float64(openNS-cutNS) / 1e6),
 	}
+	if p.reconnectedNS > openNS {
+		m["session_back_ms"] = round2(float64(p.reconnectedNS-openNS) / 1e6)
+	}
 	return result{m: merge(m, fin)}
 }
 
@@ -447,12 +450,8 @@ func (c *config) heap(impl string, leaves int) result {
 		if err := populate(c.zk, root, fanout, 100, c.size); err != nil {
 			return result{err: err}
 		}
+		// left in place: heap is the last scenario and the server is thrown away
 		log.Printf("populated %s: %d leaves in %v", root, leaves, time.Since(t).Round(time.Millisecond))
-		defer func() {
-			if err := deleteTree(c.zk, root); err != nil {
-				log.Printf("deleting %s: %v", root, err)
-			}
-		}()
 	}
 	nodes := 1 + fanout + leaves
 	p, err := startImpl(impl, "heap", c.logw, c.implArgs(c.addr(), root)...)

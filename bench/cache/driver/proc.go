@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -21,6 +22,8 @@ type proc struct {
 	lines chan string // stdout lines; closed at EOF
 	exit  chan error  // the process's exit status, once
 	final map[string]any
+	// reconnectedNS: the last "RECONNECTED <ns>" line seen by expect.
+	reconnectedNS int64
 }
 
 func startProc(name string, logw io.Writer, argv ...string) (*proc, error) {
@@ -76,6 +79,9 @@ func (p *proc) expect(word string, timeout time.Duration) ([]string, error) {
 				continue
 			}
 			f := strings.Fields(l)
+			if len(f) == 2 && f[0] == "RECONNECTED" {
+				p.reconnectedNS, _ = strconv.ParseInt(f[1], 10, 64)
+			}
 			if len(f) > 0 && f[0] == word {
 				return f[1:], nil
 			}

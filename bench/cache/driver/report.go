@@ -51,7 +51,7 @@ var tables = []struct {
 		{"nodes", "nodes", 0}, {"load ms", "load_ms", 1}, {"requests", "reqs", 0},
 		{"req/node", "reqs_per_node", 2}, {"created events", "created", 0}}},
 	{"cache-reconnect", "cache-reconnect: proxy open → all changes reported", []column{
-		{"changes seen", "seen", 0}, {"time ms", "reconnect_ms", 1}, {"requests", "reqs", 0},
+		{"changes seen", "seen", 0}, {"connection back ms", "session_back_ms", 1}, {"time ms", "reconnect_ms", 1}, {"requests", "reqs", 0},
 		{"requests +settle", "reqs_settled", 0}, {"events after init", "events_after_init", 0}}},
 	{"cache-churn", "cache-churn: event lag under steady setData", []column{
 		{"writes", "writes", 0}, {"events", "events", 0}, {"seen/expected", "seen_frac", 2},
@@ -89,8 +89,13 @@ func printTables(w io.Writer, recs []map[string]any, runs int) {
 		for _, c := range t.cols {
 			fmt.Fprintf(w, " %s |", c.head)
 		}
+		extra := 0
+		if t.scenario == "cache-load" {
+			fmt.Fprintf(w, " speed-up vs curator | requests ÷ curator's |")
+			extra = 2
+		}
 		fmt.Fprintf(w, "\n|---|")
-		for range t.cols {
+		for i := 0; i < len(t.cols)+extra; i++ {
 			fmt.Fprintf(w, "---:|")
 		}
 		fmt.Fprintln(w)
@@ -125,6 +130,17 @@ func printTables(w io.Writer, recs []map[string]any, runs int) {
 					continue
 				}
 				fmt.Fprintf(w, " %s |", fmtNum(median(vals), c.digits))
+			}
+			if t.scenario == "cache-load" {
+				// against Curator's medians: speed-up (Curator time / this) and request share
+				name := strings.SplitN(k, "\x00", 2)[0]
+				mine, base := medianOf(g, "load_ms"), medianOf(groups["curator"], "load_ms")
+				mr, br := medianOf(g, "reqs"), medianOf(groups["curator"], "reqs")
+				if name != "curator" && mine > 0 && base > 0 && br > 0 {
+					fmt.Fprintf(w, " %.1f× | %.3f |", base/mine, mr/br)
+				} else {
+					fmt.Fprintf(w, " – | – |")
+				}
 			}
 			if failed > 0 {
 				fmt.Fprintf(w, " FAILED ×%d", failed)
@@ -180,4 +196,18 @@ func toFloat(v any) (float64, bool) {
 		return f, err == nil
 	}
 	return 0, false
+}
+
+// medianOf is the median of key over the records that did not fail (0: none).
+func medianOf(g []map[string]any, key string) float64 {
+	var vals []float64
+	for _, r := range g {
+		if v, ok := toFloat(r[key]); ok && r["failed"] != true {
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) == 0 {
+		return 0
+	}
+	return median(vals)
 }

@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 
-from kazoo.client import KazooClient
+from kazoo.client import KazooClient, KazooState
 from kazoo.recipe.cache import TreeCache, TreeEvent
 
 
@@ -57,6 +57,17 @@ def main():
     client = KazooClient(hosts=a.servers, timeout=a.session_timeout_ms / 1000.0,
                          connection_retry={"max_tries": -1, "delay": 0.1, "backoff": 2, "max_delay": 1.0})
     client.start(timeout=60)
+    # cache-reconnect: when the connection is back (the driver subtracts the proxy's OPEN).
+    was_suspended = [False]
+
+    def state_listener(state):
+        if state == KazooState.SUSPENDED:
+            was_suspended[0] = True
+        elif state == KazooState.CONNECTED and was_suspended[0]:
+            was_suspended[0] = False
+            say("RECONNECTED %d" % mono_ns())
+
+    client.add_listener(state_listener)
     say("CONNECTED")
     wait_for("start")
 

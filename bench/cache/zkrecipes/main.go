@@ -101,6 +101,12 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
+	// cache-reconnect: when the connection is back (the driver subtracts the proxy's OPEN).
+	client.AddListener(func(ch framework.StateChange) {
+		if ch.State == framework.Reconnected {
+			say("RECONNECTED %d", monoNS())
+		}
+	})
 	say("CONNECTED")
 	waitFor(in, "start")
 
