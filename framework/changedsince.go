@@ -26,31 +26,53 @@ import (
 // both), and nothing else. A one-shot watch of the client's own (GetW,
 // ExistsW, ChildrenW) of a path reported may fire for the change
 // reported, even if it was set after that change.
+//
+// A path the client has a persistent watch of is not asked with a
+// one-shot watch: ZooKeeper 3.6 to 3.8 keep one mode per path and
+// connection, and the one-shot watch would replace the persistent one
+// (ZOOKEEPER-4466). It is read instead, and reported from its Stat.
 func (c *Client) ChangedSince(ctx context.Context, zxid int64, present, absent []string) ([]WatchEvent, error) {
 	var rs restoreSet
+	var stated []statedPath
 	for _, p := range present {
 		sp, err := c.serverPath(p)
 		if err != nil {
 			return nil, opError("changed since", p, err)
 		}
-		rs.data = append(rs.data, sp)
-		rs.child = append(rs.child, sp)
+		persistent, recursive := c.watches.modeWatched(sp, WatchPersistent), c.watches.modeWatched(sp, WatchRecursive)
+		switch {
+		case persistent:
+			stated = append(stated, statedPath{path: sp, present: true})
+		case recursive: // in the server's data watches only
+			stated = append(stated, statedPath{path: sp, present: true, childProbed: true})
+			rs.child = append(rs.child, sp)
+		default:
+			rs.data = append(rs.data, sp)
+			rs.child = append(rs.child, sp)
+		}
 	}
 	for _, p := range absent {
 		sp, err := c.serverPath(p)
 		if err != nil {
 			return nil, opError("changed since", p, err)
 		}
+		if c.watches.modeWatched(sp, WatchPersistent) || c.watches.modeWatched(sp, WatchRecursive) {
+			stated = append(stated, statedPath{path: sp})
+			continue
+		}
 		rs.exist = append(rs.exist, sp)
 	}
-	if len(rs.data)+len(rs.exist) == 0 {
+	if len(rs.data)+len(rs.child)+len(rs.exist)+len(stated) == 0 {
 		return nil, nil
 	}
 	first := absent
 	if len(present) > 0 {
 		first = present
 	}
-	bodies := setWatchesBatches(zxid, rs)
+	var bodies [][]byte
+	if len(rs.data)+len(rs.child)+len(rs.exist) > 0 {
+		bodies = setWatchesBatches(zxid, rs)
+	}
 	return retry(ctx, c, "changed since", first[0], func(conn *zk.Conn, _ *Session) ([]WatchEvent, error) {
 		p := c.watches.addProbe(rs)
 		defer c.watches.removeProbe(p)
@@ -60,8 +82,49 @@ func (c *Client) ChangedSince(ctx context.Context, zxid int64, present, absent [
 			}
 		}
 		// Every notification the requests caused came before their replies.
-		return p.reported(c), nil
+		reported := p.reported(c)
+		for _, sp := range stated {
+			evs, err := sp.changedSince(conn, zxid)
+			if err != nil {
+				return nil, err
+			}
+			for _, ev := range evs {
+				reported = append(reported, WatchEvent{Type: ev, Path: c.clientPath(sp.path)})
+			}
+		}
+		return reported, nil
 	})
+}
+
+// statedPath is a path ChangedSince reads instead of watching.
+type statedPath struct {
+	path        string // server path
+	present     bool   // the caller holds the node
+	childProbed bool   // its children are asked with a child watch
+}
+
+// changedSince reads the node's Stat and returns the events a probe
+// would have had.
+func (sp statedPath) changedSince(conn *zk.Conn, zxid int64) ([]WatchEventType, error) {
+	ok, stat, err := conn.Exists(sp.path)
+	switch {
+	case err != nil:
+		return nil, err
+	case !ok && sp.present:
+		return []WatchEventType{NodeDeleted}, nil
+	case ok && !sp.present:
+		return []WatchEventType{NodeCreated}, nil
+	case !ok:
+		return nil, nil
+	}
+	var evs []WatchEventType
+	if stat.Mzxid > zxid {
+		evs = append(evs, NodeDataChanged)
+	}
+	if stat.Pzxid > zxid && !sp.childProbed {
+		evs = append(evs, NodeChildrenChanged)
+	}
+	return evs, nil
 }
 
 // setWatchesBatches encodes rs (no persistent watches) as setWatches

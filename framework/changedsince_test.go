@@ -100,3 +100,46 @@ func TestChangedSince_BadPathFailsWithoutARequest(t *testing.T) {
 	require.ErrorIs(t, err, framework.ErrInvalidPath)
 	assert.Equal(t, before, proxy.Requests(zktest.OpSetWatches))
 }
+
+// ZooKeeper 3.6 to 3.8 keep one watch mode per path and connection: a
+// one-shot probe of the path of a persistent watch would replace it.
+func TestChangedSince_KeepsThePersistentWatchesOfThePathsItAsksOf(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, path+"/p"))
+	recursive, err := c.Watch(ctx, path, framework.WatchRecursive)
+	require.NoError(t, err)
+	defer recursive.Close(ctx)
+	persistent, err := c.Watch(ctx, path+"/p", framework.WatchPersistent)
+	require.NoError(t, err)
+	defer persistent.Close(ctx)
+	stat, err := c.Set(ctx, path, []byte("before"), -1)
+	require.NoError(t, err)
+	assert.Equal(t, framework.NodeDataChanged, nextWatchEvent(t, recursive).Type)
+
+	_, err = c.Set(ctx, path, []byte("after"), -1)
+	require.NoError(t, err)
+	_, err = c.Create(ctx, path+"/p/child", nil, framework.Persistent)
+	require.NoError(t, err)
+	got, err := c.ChangedSince(ctx, stat.Mzxid, []string{path, path + "/p"}, nil)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []framework.WatchEvent{
+		{Type: framework.NodeDataChanged, Path: path},
+		{Type: framework.NodeChildrenChanged, Path: path + "/p"},
+	}, got)
+	for range 2 { // the changes above, told before the probe
+		nextWatchEvent(t, recursive)
+	}
+	nextWatchEvent(t, persistent)
+
+	_, err = c.Create(ctx, path+"/q", nil, framework.Persistent)
+	require.NoError(t, err)
+	assert.Equal(t, framework.WatchEvent{Type: framework.NodeCreated, Path: path + "/q"}, nextWatchEvent(t, recursive), "the recursive watch stays")
+	_, err = c.Set(ctx, path+"/p", []byte("x"), -1)
+	require.NoError(t, err)
+	assert.Equal(t, framework.WatchEvent{Type: framework.NodeDataChanged, Path: path + "/p"}, nextWatchEvent(t, persistent), "the persistent watch stays")
+	_, err = c.Set(ctx, path+"/p", []byte("y"), -1)
+	require.NoError(t, err)
+	assert.Equal(t, framework.WatchEvent{Type: framework.NodeDataChanged, Path: path + "/p"}, nextWatchEvent(t, persistent), "and is not a one-shot one")
+}

@@ -22,13 +22,17 @@ const maxRestoreBody = 128 << 10
 // The last zxid is taken now, before any reply of the new connection is
 // read, as ZooKeeper's own client takes it: a reply to a request that
 // goes out before the restore carries a later zxid, and a one-shot watch
-// restored relative to that would miss a change made in between.
+// restored relative to that would miss a change made in between. A
+// connection that ends before its restore is answered leaves that zxid
+// for the next: the watches were not on the server meanwhile, whatever
+// the replies it carried said.
 func (c *Client) restoreWatches(id int64, conn func() *zk.Conn) {
 	rs := c.watches.connected(id)
+	zxid := c.watches.restoreFrom()
 	if len(rs.data)+len(rs.exist)+len(rs.child)+len(rs.persistent)+len(rs.recursive) == 0 {
+		c.watches.restored(zxid)
 		return
 	}
-	zxid := c.watches.lastZxid.Load()
 	// Ends when go-zookeeper answers, with the connection at the latest.
 	c.spawn(func() {
 		c.mu.Lock()
@@ -41,14 +45,17 @@ func (c *Client) restoreWatches(id int64, conn func() *zk.Conn) {
 
 func (c *Client) sendRestore(conn *zk.Conn, zxid int64, rs restoreSet) {
 	if len(rs.persistent)+len(rs.recursive) > 0 {
-		err := c.sendBatches(conn, opSetWatches2, restoreBatches(zxid, rs), func() { c.watchesBack(rs, zxid) })
+		err := c.sendBatches(conn, opSetWatches2, restoreBatches(zxid, rs), func() {
+			c.watches.restored(zxid)
+			c.watchesBack(rs, zxid)
+		})
 		if err != ErrUnimplemented {
 			return
 		}
 		c.watchesUnrestorable(rs)
 		rs.persistent, rs.recursive = nil, nil
 	}
-	_ = c.sendBatches(conn, opSetWatches, setWatchesBatches(zxid, rs), nil)
+	_ = c.sendBatches(conn, opSetWatches, setWatchesBatches(zxid, rs), func() { c.watches.restored(zxid) })
 }
 
 // sendBatches sends one request of opcode per body, and calls done on the

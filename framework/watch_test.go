@@ -186,7 +186,9 @@ func TestWatch_SessionChangedAfterAnExpiryAndOneShotsEnd(t *testing.T) {
 	proxy.Resume()
 	ev := awaitOneShot(t, once, zk.EventNotWatching, "the one-shot watch of the lost session was not ended")
 	assert.ErrorIs(t, ev.Err, zk.ErrSessionExpired)
-	assert.Equal(t, framework.WatchEvent{Type: framework.WatchSessionChanged, Path: path}, nextWatchEvent(t, w))
+	changed := nextWatchEvent(t, w)
+	assert.Equal(t, [2]any{framework.WatchSessionChanged, path}, [2]any{changed.Type, changed.Path})
+	assert.NotZero(t, changed.Zxid, "the zxid to catch up from")
 	_, err = c.Create(ctx, path+"/new", nil, framework.Persistent)
 	require.NoError(t, err)
 	assert.Equal(t, framework.WatchEvent{Type: framework.NodeCreated, Path: path + "/new"}, nextWatchEvent(t, w))
@@ -413,4 +415,49 @@ func TestWatch_OneShotRestoredRelativeToTheZxidBeforeTheReconnect(t *testing.T) 
 	require.NoError(t, err)
 	release()
 	awaitOneShot(t, once, zk.EventNodeDataChanged, "the change made while away was missed")
+}
+
+// A connection that ends before its restore is answered does not move
+// the zxid the next restore is relative to, even if replies it carried
+// had later ones: the watches were not on the server meanwhile.
+func TestWatch_AnUnansweredRestoreIsRepeatedFromTheOlderZxid(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	states := recordStates(c)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, path))
+	_, _, once, err := c.GetW(ctx, path)
+	require.NoError(t, err)
+	w, err := c.Watch(ctx, path, framework.WatchRecursive)
+	require.NoError(t, err)
+	defer w.Close(ctx)
+	release := framework.HoldRestores(c)
+
+	proxy.Cut()
+	require.Equal(t, framework.Suspended, states.next(t, 10*time.Second).State)
+	other := connect(t, zktest.Servers(t))
+	changed, err := other.Set(ctx, path, []byte("while away"), -1)
+	require.NoError(t, err)
+	require.Equal(t, framework.Reconnected, states.next(t, 10*time.Second).State)
+	_, err = other.Create(ctx, path+"-later", nil, framework.Persistent)
+	require.NoError(t, err)
+	_, _, err = c.Get(ctx, path+"-later") // a later zxid, read ahead of the restore
+	require.NoError(t, err)
+	sent := proxy.Requests(zktest.OpSetWatches2)
+	proxy.HoldRepliesFrom(zktest.OpSetWatches2)
+	release()
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpSetWatches2) > sent }, 10*time.Second, time.Millisecond)
+	proxy.Cut() // the restore's answer never comes
+	proxy.ReleaseReplies()
+	require.Equal(t, framework.Suspended, states.next(t, 10*time.Second).State)
+	require.Equal(t, framework.Reconnected, states.next(t, 10*time.Second).State)
+	awaitOneShot(t, once, zk.EventNodeDataChanged, "the change made while away was missed")
+	for {
+		ev := nextWatchEvent(t, w)
+		if ev.Type == framework.WatchResumed {
+			assert.Less(t, ev.Zxid, changed.Mzxid, "the persistent watch catches up from before the change")
+			break
+		}
+	}
 }

@@ -31,6 +31,7 @@ type oneShotKey struct {
 // and keeps the persistent ones, which the client sets again.
 type watchTable struct {
 	lastZxid atomic.Int64                   // of the replies read, for setWatches2
+	unsure   atomic.Int64                   // the zxid from which the last restore was not answered; 0: none
 	onNode   atomic.Pointer[func(zk.Event)] // told every notification
 
 	mu         sync.Mutex
@@ -50,6 +51,21 @@ func newWatchTable(onNode func(zk.Event)) *watchTable {
 	t.onNode.Store(&onNode)
 	return t
 }
+
+// restoreFrom returns the zxid to set the watches again relative to: the
+// last zxid seen, unless an earlier restore from an older one was never
+// answered.
+func (t *watchTable) restoreFrom() int64 {
+	if z := t.unsure.Load(); z != 0 {
+		return z
+	}
+	z := t.lastZxid.Load()
+	t.unsure.Store(z)
+	return z
+}
+
+// restored records that the restore relative to zxid was answered.
+func (t *watchTable) restored(zxid int64) { t.unsure.CompareAndSwap(zxid, 0) }
 
 // sawZxid records the zxid of a reply.
 func (t *watchTable) sawZxid(zxid int64) {

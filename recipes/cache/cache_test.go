@@ -1,0 +1,353 @@
+package cache_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/cachecheck"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/cache"
+)
+
+func TestCache_LoadsTheSubtreeAndSaysInitializedOnce(t *testing.T) {
+	serverKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
+		c := connect(t, proxy.Addr())
+		root := zktest.UniquePath(t)
+		n := makeTree(t, c, root, 5)
+		cc, seq := started(t, c, root)
+		assert.Equal(t, n, cc.Len())
+		assert.Equal(t, n, seq.Count(cache.Created))
+		assert.Equal(t, 1, seq.Count(cache.Initialized))
+		names, ok := cc.Children(root)
+		assert.True(t, ok)
+		assert.Equal(t, []string{"n00", "n01", "n02", "n03", "n04"}, names)
+		e, ok := cc.Get(root + "/n01/m02")
+		assert.True(t, ok)
+		assert.Equal(t, root+"/n01/m02", string(e.Data))
+		converges(t, c, cc, seq, -1)
+	})
+}
+
+func TestCache_LoadOnTheRecursiveWatchTakesAFewMultiReads(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr())
+	root := zktest.UniquePath(t)
+	makeTree(t, c, root, 30) // 931 nodes
+	before := requests(proxy)
+	started(t, c, root)
+	// The watch, then root, its list, its children, their lists, theirs.
+	assert.LessOrEqual(t, requests(proxy)-before, int64(8))
+	assert.Zero(t, proxy.Requests(zktest.OpGetData), "no node read on its own")
+}
+
+// follow applies one write at a time and waits for the cache to show it,
+// so that each write is an event of its own.
+func TestCache_FollowsEachWriteWithItsEvent(t *testing.T) {
+	serverKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
+		c := connect(t, proxy.Addr())
+		ctx := testContext(t)
+		root := zktest.UniquePath(t)
+		require.NoError(t, c.EnsurePath(ctx, root))
+		cc, err := cache.New(c, root)
+		require.NoError(t, err)
+		events := make(chan cache.Event, 64)
+		cc.AddListener(func(ev cache.Event) { events <- ev })
+		require.NoError(t, cc.Start(ctx))
+		defer cc.Close(ctx)
+		expect := func(typ cache.EventType, path, data string) {
+			t.Helper()
+			select {
+			case ev := <-events:
+				assert.Equal(t, typ, ev.Type)
+				assert.Equal(t, path, ev.Path)
+				assert.Equal(t, data, string(ev.Entry.Data))
+			case <-time.After(10 * time.Second):
+				t.Fatalf("no %s event of %s", typ, path)
+			}
+		}
+		expect(cache.Created, root, "")
+		expect(cache.Initialized, "", "")
+
+		_, err = c.Create(ctx, root+"/a", []byte("1"), framework.Persistent)
+		require.NoError(t, err)
+		expect(cache.Created, root+"/a", "1")
+		_, err = c.Set(ctx, root+"/a", []byte("2"), -1)
+		require.NoError(t, err)
+		expect(cache.Changed, root+"/a", "2")
+		_, err = c.Create(ctx, root+"/a/b", []byte("3"), framework.Persistent)
+		require.NoError(t, err)
+		expect(cache.Created, root+"/a/b", "3")
+		require.NoError(t, c.Delete(ctx, root+"/a/b", -1))
+		expect(cache.Deleted, root+"/a/b", "")
+		require.NoError(t, c.Delete(ctx, root+"/a", -1))
+		expect(cache.Deleted, root+"/a", "")
+		require.NoError(t, c.Delete(ctx, root, -1))
+		expect(cache.Deleted, root, "")
+		require.NoError(t, c.EnsurePath(ctx, root))
+		expect(cache.Created, root, "")
+		select {
+		case ev := <-events:
+			t.Fatalf("an event too many: %+v", ev)
+		case <-time.After(200 * time.Millisecond):
+		}
+	})
+}
+
+func TestCache_ChangedCarriesTheEntryBefore(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	root := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, root))
+	_, err := c.Set(ctx, root, []byte("before"), -1)
+	require.NoError(t, err)
+	cc, err := cache.New(c, root)
+	require.NoError(t, err)
+	changed := make(chan cache.Event, 1)
+	cc.AddListener(cache.ForNode(root, func(ev cache.Event) {
+		if ev.Type == cache.Changed {
+			changed <- ev
+		}
+	}))
+	require.NoError(t, cc.Start(ctx))
+	defer cc.Close(ctx)
+	_, err = c.Set(ctx, root, []byte("after"), -1)
+	require.NoError(t, err)
+	select {
+	case ev := <-changed:
+		assert.Equal(t, "before", string(ev.Old.Data))
+		assert.Equal(t, "after", string(ev.Entry.Data))
+		assert.Equal(t, ev.Old.Stat.Version+1, ev.Entry.Stat.Version)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no change")
+	}
+}
+
+func TestCache_MaxDepthKeepsTheShapesOfNodeAndPathChildrenCaches(t *testing.T) {
+	serverKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
+		c := connect(t, proxy.Addr())
+		ctx := testContext(t)
+		root := zktest.UniquePath(t)
+		makeTree(t, c, root, 3)
+		node, nodeSeq := started(t, c, root, cache.WithMaxDepth(0))
+		children, childSeq := started(t, c, root, cache.WithMaxDepth(1))
+		assert.Equal(t, 1, node.Len())
+		assert.Equal(t, 4, children.Len())
+
+		_, err := c.Create(ctx, root+"/n00/deep", nil, framework.Persistent)
+		require.NoError(t, err)
+		_, err = c.Create(ctx, root+"/new", nil, framework.Persistent)
+		require.NoError(t, err)
+		_, err = c.Set(ctx, root, []byte("root data"), -1)
+		require.NoError(t, err)
+		converges(t, c, node, nodeSeq, 0)
+		converges(t, c, children, childSeq, 1)
+		_, deep := children.Get(root + "/n00/deep")
+		assert.False(t, deep)
+	})
+}
+
+func TestCache_ForChildrenHearsTheChildrenOnly(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	root := zktest.UniquePath(t)
+	makeTree(t, c, root, 2)
+	cc, err := cache.New(c, root)
+	require.NoError(t, err)
+	heard := make(chan string, 16)
+	cc.AddListener(cache.ForChildren(root, func(ev cache.Event) { heard <- ev.Type.String() + " " + ev.Path }))
+	require.NoError(t, cc.Start(ctx))
+	defer cc.Close(ctx)
+	assert.Equal(t, "created "+root+"/n00", <-heard)
+	assert.Equal(t, "created "+root+"/n01", <-heard)
+	assert.Equal(t, "initialized ", <-heard)
+	_, err = c.Create(ctx, root+"/n00/grandchild", nil, framework.Persistent)
+	require.NoError(t, err)
+	_, err = c.Create(ctx, root+"/n02", nil, framework.Persistent)
+	require.NoError(t, err)
+	assert.Equal(t, "created "+root+"/n02", <-heard)
+}
+
+func TestCache_WithoutDataKeepsStatsAndHearsChanges(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	root := zktest.UniquePath(t)
+	makeTree(t, c, root, 2)
+	cc, seq := started(t, c, root, cache.WithoutData())
+	for _, e := range cc.Entries() {
+		assert.Nil(t, e.Data, e.Path)
+		assert.NotZero(t, e.Stat.Czxid, e.Path)
+	}
+	_, err := c.Set(ctx, root+"/n01", []byte("x"), -1)
+	require.NoError(t, err)
+	assert.Eventually(t, func() bool { return seq.Count(cache.Changed) == 1 }, 10*time.Second, 20*time.Millisecond)
+	e, _ := cc.Get(root + "/n01")
+	assert.Equal(t, int32(1), e.Stat.Version)
+}
+
+func TestCache_CompressedDataIsKeptUncompressed(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	root := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, root))
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	_, _ = zw.Write([]byte("plain text"))
+	require.NoError(t, zw.Close())
+	_, err := c.Create(ctx, root+"/z", buf.Bytes(), framework.Persistent)
+	require.NoError(t, err)
+	_, err = c.Create(ctx, root+"/raw", []byte("not gzip"), framework.Persistent)
+	require.NoError(t, err)
+	cc, _ := started(t, c, root, cache.WithCompressedData())
+	e, _ := cc.Get(root + "/z")
+	assert.Equal(t, "plain text", string(e.Data))
+	e, _ = cc.Get(root + "/raw")
+	assert.Equal(t, "not gzip", string(e.Data), "data that is not gzip is kept as it is")
+}
+
+func TestCache_FilterLeavesOutASubtreeAndNeverReadsIt(t *testing.T) {
+	serverKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
+		c := connect(t, proxy.Addr())
+		ctx := testContext(t)
+		root := zktest.UniquePath(t)
+		makeTree(t, c, root, 3)
+		skip := root + "/n01"
+		keep := func(p string) bool { return p != skip }
+		cc, seq := started(t, c, root, cache.WithFilter(keep))
+		assert.Equal(t, 1+2*4, cc.Len())
+		_, err := c.Create(ctx, skip+"/later", nil, framework.Persistent)
+		require.NoError(t, err)
+		_, err = c.Create(ctx, root+"/n00/later", nil, framework.Persistent)
+		require.NoError(t, err)
+		assert.Eventually(t, func() bool { _, ok := cc.Get(root + "/n00/later"); return ok }, 10*time.Second, 20*time.Millisecond)
+		for _, e := range cc.Entries() {
+			assert.NotContains(t, e.Path, skip)
+		}
+		assert.Empty(t, seq.Violations())
+	})
+}
+
+func TestCache_BadInputFailsTypedWithoutARequest(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr())
+	before := requests(proxy)
+	for name, make := range map[string]func() (*cache.Cache, error){
+		"nil client":     func() (*cache.Cache, error) { return cache.New(nil, "/a") },
+		"bad path":       func() (*cache.Cache, error) { return cache.New(c, "a/") },
+		"negative depth": func() (*cache.Cache, error) { return cache.New(c, "/a", cache.WithMaxDepth(-1)) },
+		"nil filter":     func() (*cache.Cache, error) { return cache.New(c, "/a", cache.WithFilter(nil)) },
+		"nil logger":     func() (*cache.Cache, error) { return cache.New(c, "/a", cache.WithLogger(nil)) },
+		"nil option":     func() (*cache.Cache, error) { return cache.New(c, "/a", nil) },
+	} {
+		_, err := make()
+		assert.ErrorIs(t, err, cache.ErrInvalidArgument, name)
+	}
+	assert.Equal(t, before, requests(proxy))
+}
+
+func TestCache_StartTwiceOrAfterCloseFails(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	root := zktest.UniquePath(t)
+	cc, _ := started(t, c, root)
+	assert.ErrorIs(t, cc.Start(ctx), cache.ErrInvalidArgument)
+	closed, err := cache.New(c, root)
+	require.NoError(t, err)
+	require.NoError(t, closed.Close(ctx))
+	assert.ErrorIs(t, closed.Start(ctx), cache.ErrClosed)
+}
+
+func TestCache_StartAgainstAnUnreachableServerEndsWithItsCtx(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr())
+	proxy.Pause()
+	cc, err := cache.New(c, zktest.UniquePath(t))
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	assert.ErrorIs(t, cc.Start(ctx), context.DeadlineExceeded)
+	proxy.Resume()
+	assert.ErrorIs(t, cc.Start(testContext(t)), cache.ErrClosed, "a cache whose start gave up is closed")
+}
+
+// A ctx that ends while the load waits for its reads closes the cache
+// and removes its watch from the server.
+func TestCache_StartWhoseCtxEndsDuringTheLoadRemovesTheWatch(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	root := zktest.UniquePath(t)
+	makeTree(t, c, root, 2)
+	cc, err := cache.New(c, root)
+	require.NoError(t, err)
+	proxy.HoldRepliesFrom(zktest.OpMultiRead)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for proxy.Requests(zktest.OpMultiRead) == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+	}()
+	assert.ErrorIs(t, cc.Start(ctx), context.Canceled)
+	proxy.ReleaseReplies()
+	// The server has no watch of the client left: a write notifies nothing.
+	assert.Eventually(t, func() bool {
+		notified := proxy.Notifications()
+		if _, err := c.Set(testContext(t), root, []byte("x"), -1); err != nil {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+		return notified == proxy.Notifications()
+	}, 10*time.Second, 10*time.Millisecond)
+	assert.NotZero(t, proxy.Requests(zktest.OpRemoveWatches))
+}
+
+func TestCache_CloseFromAListenerReturns(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	root := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, root))
+	cc, err := cache.New(c, root)
+	require.NoError(t, err)
+	closed := make(chan error, 1)
+	cc.AddListener(func(ev cache.Event) {
+		if ev.Type == cache.Changed {
+			closed <- cc.Close(context.Background())
+		}
+	})
+	require.NoError(t, cc.Start(ctx))
+	_, err = c.Set(ctx, root, []byte("x"), -1)
+	require.NoError(t, err)
+	select {
+	case err := <-closed:
+		assert.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close in a listener did not return")
+	}
+	assert.NoError(t, cc.Close(ctx))
+	assert.NoError(t, cc.Err())
+}
+
+func TestCache_AClosedClientEndsTheCache(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	root := zktest.UniquePath(t)
+	cc, _ := started(t, c, root)
+	require.NoError(t, c.Close())
+	assert.Eventually(t, func() bool { return errors.Is(cc.Err(), cache.ErrClosed) }, 10*time.Second, 10*time.Millisecond)
+}
+
+func TestCache_SequenceCatchesWrongEvents(t *testing.T) {
+	seq := cachecheck.NewSequence("/r")
+	l := seq.Listener()
+	l(cache.Event{Type: cache.Changed, Path: "/r"})
+	l(cache.Event{Type: cache.Created, Path: "/r/a"})
+	l(cache.Event{Type: cache.Created, Path: "/r"})
+	l(cache.Event{Type: cache.Created, Path: "/r"})
+	assert.Len(t, seq.Violations(), 3, "a change of nothing, a child before its parent, a create of a held node")
+}

@@ -1,0 +1,318 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+)
+
+// The cache's goroutine takes signals, gathers every one that is waiting,
+// and reads what they name in batches until nothing is left to read.
+// Every signal leads to a read, a deletion included: a read's reply comes
+// after every notification the server sent before it, so the tree moves
+// only forward, from one read of a node to a later one, and an old
+// notification taken late costs a read that changes nothing, never a
+// wrong event.
+
+// retryPause is the wait before reading again after a read failed as a
+// whole (the client's own retries were spent).
+const retryPause = 200 * time.Millisecond
+
+// loop is the state of the cache's goroutine.
+type loop struct {
+	c       *Cache
+	src     source
+	pending map[string]want
+	catch   bool
+	since   int64
+}
+
+func (c *Cache) run(src source) {
+	l := &loop{c: c, src: src, pending: map[string]want{c.path: wantData}}
+	defer func() {
+		cleanup, cancel := context.WithTimeout(context.Background(), closeBound)
+		l.src.close(cleanup)
+		cancel()
+		close(c.done)
+	}()
+	if !l.settle() {
+		return
+	}
+	c.emit(Event{Type: Initialized})
+	close(c.initialized)
+	for {
+		select {
+		case s := <-l.src.signals():
+			if !l.note(s) {
+				return
+			}
+		case <-c.ctx.Done():
+			return
+		}
+		if !l.drain() || !l.settle() {
+			return
+		}
+	}
+}
+
+// drain notes every signal already waiting.
+func (l *loop) drain() bool {
+	for {
+		select {
+		case s := <-l.src.signals():
+			if !l.note(s) {
+				return false
+			}
+		default:
+			return true
+		}
+	}
+}
+
+// note records s; false when the cache must stop.
+func (l *loop) note(s signal) bool {
+	switch {
+	case s.ended:
+		return l.ended(s.err)
+	case s.catch:
+		if !l.catch || s.since < l.since {
+			l.since = s.since
+		}
+		l.catch = true
+	default:
+		l.pend(s.path, s.want)
+	}
+	return true
+}
+
+func (l *loop) pend(p string, w want) {
+	if !l.c.keeps(p) {
+		return
+	}
+	if !l.c.lists(p) {
+		w &^= wantList
+	}
+	if w != 0 {
+		l.pending[p] |= w
+	}
+}
+
+// ended handles the end of the source: a server that can no longer keep
+// the recursive watch (a rolling downgrade) moves the cache to one-shot
+// watches, which read every node again; anything else stops the cache.
+func (l *loop) ended(err error) bool {
+	if errors.Is(err, framework.ErrUnimplemented) && l.c.ctx.Err() == nil {
+		l.c.log().Info("the server can no longer keep the recursive watch; caching with one-shot watches", "path", l.c.path)
+		l.src = newOneShotSource(l.c)
+		l.catch = false
+		l.pend(l.c.path, wantData|wantList)
+		l.c.mu.RLock()
+		paths := l.c.tree.paths()
+		l.c.mu.RUnlock()
+		for _, p := range paths {
+			l.pend(p, wantData|wantList)
+		}
+		return true
+	}
+	if err != nil && l.c.ctx.Err() == nil {
+		l.c.mu.Lock()
+		l.c.err = err
+		l.c.mu.Unlock()
+	}
+	return false
+}
+
+// settle reads until nothing is pending; false when the cache must stop.
+func (l *loop) settle() bool {
+	for {
+		if l.c.ctx.Err() != nil {
+			return false
+		}
+		if l.catch {
+			if !l.catchUp() {
+				continue
+			}
+		}
+		if len(l.pending) == 0 {
+			return true
+		}
+		reqs := l.take()
+		results, err := l.src.read(l.c.ctx, reqs)
+		if err != nil {
+			if !l.failed("read", err) {
+				return false
+			}
+			for _, r := range reqs {
+				l.pending[r.path] |= r.want
+			}
+			continue
+		}
+		for _, r := range results {
+			l.apply(r)
+		}
+		if !l.drain() {
+			return false
+		}
+	}
+}
+
+// catchUp asks which cached nodes changed after l.since; false when it
+// must be tried again.
+func (l *loop) catchUp() bool {
+	l.c.mu.RLock()
+	present := l.c.tree.paths()
+	l.c.mu.RUnlock()
+	var absent []string
+	if len(present) == 0 {
+		absent = []string{l.c.path}
+	}
+	sigs, err := l.src.catchUp(l.c.ctx, l.since, present, absent)
+	if err != nil {
+		l.failed("catch up", err)
+		return false
+	}
+	l.catch = false
+	for _, s := range sigs {
+		l.pend(s.path, s.want)
+	}
+	return true
+}
+
+// failed logs a failed request and waits before the next; false when the
+// cache must stop (it was closed, or its client was).
+func (l *loop) failed(what string, err error) bool {
+	if l.c.ctx.Err() != nil {
+		return false
+	}
+	if errors.Is(err, framework.ErrClosed) {
+		l.ended(err)
+		return false
+	}
+	l.c.log().Debug("cache "+what+" failed; trying again", "path", l.c.path, "err", err)
+	select {
+	case <-time.After(retryPause):
+		return true
+	case <-l.c.ctx.Done():
+		return false
+	}
+}
+
+// take empties pending into requests, parents before children.
+func (l *loop) take() []request {
+	reqs := make([]request, 0, len(l.pending))
+	for p, w := range l.pending {
+		reqs = append(reqs, request{path: p, want: w})
+	}
+	clear(l.pending)
+	sort.Slice(reqs, func(i, j int) bool {
+		di, dj := depth(l.c.path, reqs[i].path), depth(l.c.path, reqs[j].path)
+		if di != dj {
+			return di < dj
+		}
+		return reqs[i].path < reqs[j].path
+	})
+	return reqs
+}
+
+// apply brings the tree to a node's read and emits the difference.
+func (l *loop) apply(r result) {
+	c := l.c
+	if r.err != nil {
+		l.pending[r.path] |= r.want
+		return
+	}
+	if r.want&wantData != 0 {
+		if !r.exists {
+			l.remove(r.path)
+			return
+		}
+		l.applyData(r)
+	}
+	if r.want&wantList != 0 && r.listed {
+		c.mu.RLock()
+		_, cached := c.tree.nodes[r.path]
+		var gone []string
+		if cached {
+			listed := make(map[string]bool, len(r.children))
+			for _, name := range r.children {
+				listed[name] = true
+			}
+			for name := range c.tree.kids[r.path] {
+				if !listed[name] {
+					gone = append(gone, name)
+				}
+			}
+		}
+		var fresh []string
+		if cached {
+			for _, name := range r.children {
+				if _, ok := c.tree.nodes[zkpath.Join(r.path, name)]; !ok {
+					fresh = append(fresh, name)
+				}
+			}
+		}
+		c.mu.RUnlock()
+		for _, name := range append(fresh, gone...) {
+			l.pend(zkpath.Join(r.path, name), wantData)
+		}
+	}
+}
+
+// applyData applies a read that found the node.
+func (l *loop) applyData(r result) {
+	c := l.c
+	c.mu.Lock()
+	old := c.tree.nodes[r.path]
+	if r.path != c.path {
+		if _, ok := c.tree.nodes[zkpath.Parent(r.path)]; !ok {
+			// The parent's read lists this node once the parent is cached.
+			c.mu.Unlock()
+			l.pend(zkpath.Parent(r.path), wantData)
+			return
+		}
+	}
+	if old != nil && old.Stat.Czxid == r.stat.Czxid {
+		if r.stat.Mzxid < old.Stat.Mzxid || (r.stat.Mzxid == old.Stat.Mzxid && r.stat.Pzxid <= old.Stat.Pzxid) {
+			c.mu.Unlock()
+			return // nothing newer
+		}
+		e := &Entry{Path: old.Path, Data: old.Data, Stat: r.stat}
+		changed := r.stat.Mzxid != old.Stat.Mzxid
+		if changed {
+			e.Data = c.stored(r.path, r.data)
+		}
+		c.tree.nodes[r.path] = e
+		c.mu.Unlock()
+		if changed {
+			c.emit(Event{Type: Changed, Path: r.path, Entry: *e, Old: *old})
+		}
+		return
+	}
+	c.mu.Unlock()
+	if old != nil { // deleted and created again while the cache looked away
+		l.remove(r.path)
+	}
+	e := &Entry{Path: r.path, Data: c.stored(r.path, r.data), Stat: r.stat}
+	c.mu.Lock()
+	c.tree.put(c.path, e)
+	c.mu.Unlock()
+	c.emit(Event{Type: Created, Path: r.path, Entry: *e})
+	if r.stat.NumChildren > 0 || l.src.listsEveryNode() {
+		l.pend(r.path, wantList)
+	}
+}
+
+// remove deletes a node that is gone, with its subtree, deepest first.
+func (l *loop) remove(p string) {
+	c := l.c
+	c.mu.Lock()
+	gone := c.tree.removeSubtree(c.path, p)
+	c.mu.Unlock()
+	for _, e := range gone {
+		c.emit(Event{Type: Deleted, Path: e.Path, Old: *e})
+	}
+}

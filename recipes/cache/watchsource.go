@@ -1,0 +1,176 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+)
+
+// Reads go in multi-reads of at most batchOps reads, at most
+// batchesInFlight at once: few requests, and replies of a size the
+// client and the server handle well (10,000 nodes of 100 bytes are
+// eleven requests).
+const (
+	batchOps        = 1000
+	batchesInFlight = 4
+)
+
+// watchSource is a cache's source on ZooKeeper 3.6+: one recursive watch
+// of the root (a persistent one for the root alone), reads in
+// multi-reads, and ChangedSince to catch up after a reconnect.
+type watchSource struct {
+	c   *Cache
+	w   *framework.Watch
+	out chan signal
+}
+
+func newWatchSource(c *Cache, w *framework.Watch) *watchSource {
+	s := &watchSource{c: c, w: w, out: make(chan signal)}
+	// Ends when the watch's events end: at close, or with the watch.
+	go s.forward()
+	return s
+}
+
+func (s *watchSource) signals() <-chan signal { return s.out }
+
+// forward turns the watch's events into signals. The watch queues its
+// events while the cache reads: the client is never held back.
+func (s *watchSource) forward() {
+	for ev := range s.w.Events() {
+		var sig signal
+		switch ev.Type {
+		case framework.NodeCreated, framework.NodeDataChanged, framework.NodeDeleted:
+			sig = signal{path: ev.Path, want: wantData}
+		case framework.WatchResumed, framework.WatchSessionChanged:
+			sig = signal{catch: true, since: ev.Zxid}
+		default:
+			continue // a child list of the root alone: not cached
+		}
+		select {
+		case s.out <- sig:
+		case <-s.c.ctx.Done():
+			return
+		}
+	}
+	select {
+	case s.out <- signal{ended: true, err: s.w.Err()}:
+	case <-s.c.ctx.Done():
+	}
+}
+
+func (s *watchSource) read(ctx context.Context, reqs []request) ([]result, error) {
+	type batch struct {
+		reqs []request
+		ops  []framework.ReadOp
+	}
+	var batches []batch
+	var b batch
+	for _, r := range reqs {
+		n := 0
+		if r.want&wantData != 0 {
+			n++
+		}
+		if r.want&wantList != 0 {
+			n++
+		}
+		if len(b.ops)+n > batchOps {
+			batches = append(batches, b)
+			b = batch{}
+		}
+		b.reqs = append(b.reqs, r)
+		if r.want&wantData != 0 {
+			b.ops = append(b.ops, framework.GetOp(r.path))
+		}
+		if r.want&wantList != 0 {
+			b.ops = append(b.ops, framework.ChildrenOp(r.path))
+		}
+	}
+	if len(b.ops) > 0 {
+		batches = append(batches, b)
+	}
+	answers := make([][]framework.ReadResult, len(batches))
+	errs := make([]error, len(batches))
+	sem := make(chan struct{}, batchesInFlight)
+	var wg sync.WaitGroup
+	for i, b := range batches {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			answers[i], errs[i] = s.c.client.MultiRead(ctx, b.ops...)
+			<-sem
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	out := make([]result, 0, len(reqs))
+	for i, b := range batches {
+		rs := answers[i]
+		for _, req := range b.reqs {
+			r := result{request: req}
+			if req.want&wantData != 0 {
+				r.fromData(rs[0].Data, rs[0].Stat, rs[0].Err)
+				rs = rs[1:]
+			}
+			if req.want&wantList != 0 {
+				r.fromList(rs[0].Children, rs[0].Err)
+				rs = rs[1:]
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func (s *watchSource) catchUp(ctx context.Context, since int64, present, absent []string) ([]signal, error) {
+	evs, err := s.c.client.ChangedSince(ctx, since, present, absent)
+	if err != nil {
+		return nil, err
+	}
+	sigs := make([]signal, 0, len(evs))
+	for _, ev := range evs {
+		w := wantData
+		if ev.Type == framework.NodeChildrenChanged {
+			w = wantList
+		}
+		sigs = append(sigs, signal{path: ev.Path, want: w})
+	}
+	return sigs, nil
+}
+
+func (s *watchSource) close(ctx context.Context) { _ = s.w.Close(ctx) }
+
+// listsEveryNode is false: the recursive watch tells of every child
+// created later.
+func (s *watchSource) listsEveryNode() bool { return false }
+
+// fromData records a data read: a missing node is not an error.
+func (r *result) fromData(data []byte, stat *zk.Stat, err error) {
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+	case err != nil:
+		r.err = err
+	default:
+		r.exists, r.data = true, data
+		if stat != nil {
+			r.stat = *stat
+		}
+	}
+}
+
+// fromList records a list read: a missing node lists nothing.
+func (r *result) fromList(children []string, err error) {
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+	case err != nil:
+		r.err = err
+	default:
+		r.children, r.listed = children, true
+	}
+}
