@@ -7,6 +7,9 @@ require (
 	golang.org/x/sys v0.49.0
 )
 
-require github.com/go-zookeeper/zk v1.0.4 // indirect
+require (
+	github.com/go-zookeeper/zk v1.0.4 // indirect
+	github.com/petermattis/goid v0.0.0-20260820044319-269ab09b5261 // indirect
+)
 
 replace github.com/zkrecipes/zkrecipes => ../../..

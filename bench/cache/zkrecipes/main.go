@@ -129,7 +129,7 @@ func main() {
 		initialized = make(chan struct{})
 	)
 	heapMode := scenario == "heap"
-	c.Listen(cache.ListenerFunc(func(ev cache.Event) {
+	c.AddListener(func(ev cache.Event) {
 		now := monoNS()
 		mu.Lock()
 		defer mu.Unlock()
@@ -164,7 +164,7 @@ func main() {
 		} else {
 			bad++
 		}
-	}))
+	})
 
 	var before runtime.MemStats
 	if heapMode {
@@ -188,6 +188,7 @@ func main() {
 	res["load_ms"] = ms(initNS - t0)
 	res["created"] = created
 	mu.Unlock()
+	res["cached"] = c.Len()
 	if heapMode {
 		var m runtime.MemStats
 		runtime.GC()
@@ -222,7 +223,9 @@ func main() {
 	mu.Unlock()
 	printJSON(res)
 	runtime.KeepAlive(c)
-	_ = c.Close()
+	cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
+	_ = c.Close(cctx)
+	ccancel()
 	_ = client.Close()
 }
 
