@@ -149,7 +149,7 @@ func (c *config) run() error {
 		"zookeeper": "3.8.0 standalone, forceSync=no, tickTime=200", "tree_nodes": nodes,
 		"fanout": c.fanout, "children": c.children, "value_bytes": c.size, "session_timeout_ms": c.sessionMS,
 		"cut_s": c.cutS, "changes": c.changes, "churn_rate": c.churnRate, "churn_s": c.churnS,
-		"churn_keys": c.churnKeys, "go": runtime.Version(),
+		"churn_keys": c.churnKeys, "go": runtime.Version(), "loadavg_start": loadavg(),
 	}
 	c.record(map[string]any{"meta": c.meta})
 
@@ -173,6 +173,8 @@ func (c *config) run() error {
 			}
 		}
 	}
+	// other work on the machine skews every figure: keep the load beside them
+	c.record(map[string]any{"end": map[string]any{"loadavg": loadavg(), "seconds": round2(time.Since(start).Seconds())}})
 	fmt.Println()
 	printTables(os.Stdout, recs, 1)
 	return nil
@@ -480,3 +482,16 @@ func (c *config) heap(impl string, leaves int) result {
 }
 
 func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
+
+// loadavg is /proc/loadavg's first three fields (1, 5, 15 min).
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}

@@ -26,14 +26,22 @@ func report(w io.Writer, files []string) error {
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
 			var m map[string]any
-			if err := json.Unmarshal(sc.Bytes(), &m); err != nil || m["meta"] != nil {
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				continue
+			}
+			if meta, ok := m["meta"].(map[string]any); ok {
+				fmt.Fprintf(w, "%s: load average at start %v\n", f, meta["loadavg_start"])
+				continue
+			}
+			if end, ok := m["end"].(map[string]any); ok {
+				fmt.Fprintf(w, "  at end %v (%v s)\n", end["loadavg"], end["seconds"])
 				continue
 			}
 			recs = append(recs, m)
 		}
 		fh.Close()
 	}
-	fmt.Fprintf(w, "%d file(s): %s\n\n", len(files), strings.Join(files, " "))
+	fmt.Fprintf(w, "\n%d file(s)\n\n", len(files))
 	printTables(w, recs, len(files))
 	return nil
 }
