@@ -49,4 +49,10 @@ var (
 	// once or not at all, never twice; read to learn which. The error also
 	// wraps the cause (the connection's failure, or the end of the ctx).
 	ErrOutcomeUnknown = errors.New("zkrecipes: outcome of the write unknown")
+	// ErrStarted is returned by a second Start of a recipe that runs in
+	// the background (a leader latch or selector, a cache).
+	ErrStarted = errors.New("zkrecipes: started already")
+	// ErrClosed is returned by a call on a recipe after its Close, and
+	// wrapped by the error of one whose client was closed under it.
+	ErrClosed = errors.New("zkrecipes: closed")
 )

@@ -86,6 +86,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	var shrunk atomic.Int64
 	clients, links, logs := connectChaosClients(t, ensemble.Addrs(), ensemble.ServerLag(), logger, &shrunk)
 	workers := goWorkers(t, root, clients, ledger, stats, seed)
+	caches := startChaosCaches(t, root, clients)
 	edges := goEdges(t, root, clients, ledger, stats, seed)
 	curatorWorkers := []*chaos.Worker{
 		{Recipe: "mutex", Locker: chaos.CuratorMutex{Peer: curator, Handle: "chaos-mutex", Path: root + "/mutex", Observer: observer}},
@@ -123,6 +124,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 		return true
 	}, settleTimeout, 50*time.Millisecond, "every client reconnects once the faults are over")
 	report.Orphans = append(report.Orphans, waitNoOrphans(t, observer, root)...)
+	caches.judge(t, observer, root, report)
 	for i, l := range logs {
 		for _, p := range l.Check() {
 			report.StateProblems = append(report.StateProblems, fmt.Sprintf("client %d: %s", i, p))

@@ -56,6 +56,7 @@ func TestZkr_UnreachableServerFailsInBoundedTimeWithStatus3(t *testing.T) {
 		{"semaphore", "--leases", "2", "/a", "--", "true"},
 		{"elect", "/a", "--", "true"},
 		{"inspect", "/a"},
+		{"watch", "/a"},
 		{"revoke", "/a/_c_x-lock-0000000000"},
 	} {
 		start := time.Now()
@@ -98,8 +99,8 @@ func TestZkr_HelpListsFlagsAndExitStatuses(t *testing.T) {
 	t.Parallel()
 	code, stdout, _ := runZkr(t, "help")
 	assert.Equal(t, 0, code)
-	for _, want := range []string{"zkr lock", "zkr semaphore", "zkr rwlock", "zkr elect", "zkr inspect", "zkr revoke", "zkr server", "zkr demo",
-		"--servers", "Exit statuses", "Common flags of lock, semaphore, rwlock, elect, inspect and revoke", "--version"} {
+	for _, want := range []string{"zkr lock", "zkr semaphore", "zkr rwlock", "zkr elect", "zkr inspect", "zkr watch", "zkr revoke", "zkr server", "zkr demo",
+		"--servers", "Exit statuses", "Common flags of lock, semaphore, rwlock, elect, inspect, watch and revoke", "--version"} {
 		assert.Contains(t, stdout, want)
 	}
 	code, stdout, _ = runZkr(t, "lock", "-h")

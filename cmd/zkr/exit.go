@@ -30,7 +30,8 @@ const (
 // exitStatuses documents the statuses, for help.
 const exitStatuses = `Exit statuses:
   0    done (for lock, semaphore, rwlock and elect: COMMAND's own status
-       when it ran)
+       when it ran; for watch and inspect --watch: ended by SIGINT or
+       SIGTERM)
   1    other failure (the server refused a request, ...)
   2    usage: bad flag, argument, path or --servers
   3    ZooKeeper unreachable: no session within --connect-timeout (or

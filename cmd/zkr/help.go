@@ -37,6 +37,7 @@ const recipesHelp = `Recipes (zkrecipes packages; Curator 5.x processes on the s
   semaphore  recipes/semaphore    InterProcessSemaphoreV2 (recipes/leases: its leases;
                                   recipes/sharedcount: --count-path)
   elect      recipes/leader       LeaderSelector
+  watch      recipes/cache        CuratorCache (--depth 0: NodeCache, 1: PathChildrenCache)
   inspect    also reads recipes/leader's LeaderLatch elections; recipes/multilock
              (InterProcessMultiLock) is its parts' locks, inspected one path at a time`
 

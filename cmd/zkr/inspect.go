@@ -5,12 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"path"
 	"sort"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes/cache"
 	"github.com/zkrecipes/zkrecipes/recipes/sharedcount"
 )
 
@@ -90,12 +92,17 @@ rwlock, empty, none, unknown), "max", "count_path", "holders", "waiters", "other
 each node {"name", "path", "protection_id", "sequence", "kind", "role",
 "session", "created", "age_ms", "data", "data_hex", and for a time-bounded
 lease "lease": {"mode", "bound_ms", "renewed", "renewals", "holder"}}. Under --watch it prints
-one such object per line on every change; Ctrl-C ends it with status 0.`
+one such object per line on every change.
+
+--watch keeps PATH's nodes in a cache (recipes/cache: one recursive watch
+on ZooKeeper 3.6 and later) and shows them again after each change, the
+changes of 100 ms at once; it reads only what changed (and the count node
+of --count-path, on each look). SIGINT or SIGTERM ends it with status 0.`
 
 // setupInspect is `zkr inspect PATH`.
 func setupInspect(fs *flag.FlagSet, conn *connFlags) runFunc {
 	asJSON := fs.Bool("json", false, "print one JSON object (see the README for its shape) instead of a table")
-	watch := fs.Bool("watch", false, "look again on every change until interrupted")
+	watch := fs.Bool("watch", false, "keep a cache of PATH and show it again on every change, until interrupted")
 	countPath := fs.String("count-path", "", "a semaphore's shared count `path`, for its maximum")
 	leaseCount := fs.Int("leases", 0, "a semaphore's maximum `N`, when it has no count node")
 	return func(ctx context.Context, e *env, args, _ []string) error {
@@ -123,36 +130,90 @@ func setupInspect(fs *flag.FlagSet, conn *connFlags) runFunc {
 // show prints what the path holds, once or, with watch, on every change
 // until zkr is interrupted.
 func (in *inspector) show(ctx context.Context, e *env, asJSON, watch bool) error {
-	for {
-		r, changed, err := in.look(ctx, watch)
-		if watch && errors.Is(context.Cause(ctx), errInterrupted) {
-			return nil // --watch ends with Ctrl-C
-		}
+	if !watch {
+		r, err := in.look(ctx, serverReader{in.client})
 		if err != nil {
 			return interrupted(ctx, err)
 		}
-		if asJSON {
-			err = printJSON(e.stdout, r, watch)
-		} else {
-			if watch && e.terminal {
-				fmt.Fprint(e.stdout, "\x1b[H\x1b[2J")
-			} else if watch {
-				fmt.Fprintf(e.stdout, "--- %s\n", time.Now().Format(time.TimeOnly))
-			}
-			err = printTable(e.stdout, r)
+		return in.print(e, r, asJSON, false)
+	}
+	c, err := in.cache()
+	if err != nil {
+		return err
+	}
+	changed := make(chan struct{}, 1)
+	c.AddListener(notifyChange(changed))
+	defer closeCache(c)
+	if err := startCache(ctx, c); err != nil {
+		return watchEnd(ctx, err)
+	}
+	for {
+		select {
+		case <-changed: // shown by this look
+		default:
 		}
-		if err != nil || !watch {
+		r, err := in.look(ctx, cacheReader{c})
+		if err != nil {
+			return watchEnd(ctx, err)
+		}
+		if err := in.print(e, r, asJSON, true); err != nil {
 			return err
 		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			if errors.Is(context.Cause(ctx), errInterrupted) {
-				return nil // --watch ends with Ctrl-C
+		// A change, then the others that follow it within redrawDelay:
+		// one look for a burst of writes.
+		for _, wait := range []<-chan struct{}{changed, afterDelay(ctx)} {
+			select {
+			case <-wait:
+			case <-c.Done():
+				return cacheStopped(ctx, c)
+			case <-ctx.Done():
+				return watchEnd(ctx, ctx.Err())
 			}
-			return ctx.Err()
 		}
 	}
+}
+
+// redrawDelay is how long inspect --watch gathers changes before it
+// looks again.
+const redrawDelay = 100 * time.Millisecond
+
+// afterDelay returns a channel closed after redrawDelay, or when ctx ends.
+func afterDelay(ctx context.Context) <-chan struct{} {
+	ch := make(chan struct{})
+	// Ends after redrawDelay, or with ctx.
+	go func() {
+		t := time.NewTimer(redrawDelay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			close(ch)
+		case <-ctx.Done():
+		}
+	}()
+	return ch
+}
+
+// print writes r, as JSON or a table; under watch, each look on its own.
+func (in *inspector) print(e *env, r Report, asJSON, watch bool) error {
+	if asJSON {
+		return printJSON(e.stdout, r, watch)
+	}
+	if watch && e.terminal {
+		fmt.Fprint(e.stdout, "\x1b[H\x1b[2J")
+	} else if watch {
+		fmt.Fprintf(e.stdout, "--- %s\n", time.Now().Format(time.TimeOnly))
+	}
+	return printTable(e.stdout, r)
+}
+
+// cache returns a cache of what look reads under the path: its children
+// and a semaphore's leases/ and locks/ children.
+func (in *inspector) cache() (*cache.Cache, error) {
+	leasesDir, locksDir := joinPath(in.path, "leases"), joinPath(in.path, "locks")
+	return cache.New(in.client, in.path, cache.WithMaxDepth(2), cache.WithFilter(func(p string) bool {
+		dir := path.Dir(p)
+		return dir == in.path || dir == leasesDir || dir == locksDir
+	}))
 }
 
 // inspector reads what a path holds.
@@ -163,14 +224,54 @@ type inspector struct {
 	maxLeases int
 }
 
-// look reads the path once; with watch, the channel is closed on the next
-// change of anything it read.
-func (in *inspector) look(ctx context.Context, watch bool) (Report, <-chan struct{}, error) {
-	w := newWatcher(ctx)
+// reader reads nodes for look: the server's, or a cache's.
+type reader interface {
+	// children lists path: nil, nil when there is no node.
+	children(ctx context.Context, path string) ([]string, error)
+	// get reads the node at path: zk.ErrNoNode when there is none.
+	get(ctx context.Context, path string) ([]byte, *zk.Stat, error)
+}
+
+// serverReader reads from the server.
+type serverReader struct{ client *framework.Client }
+
+func (s serverReader) children(ctx context.Context, path string) ([]string, error) {
+	names, _, err := s.client.Children(ctx, path)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, nil
+	}
+	return nonNil(names), err
+}
+
+func (s serverReader) get(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
+	return s.client.Get(ctx, path)
+}
+
+// cacheReader reads a cache, and never the server.
+type cacheReader struct{ c *cache.Cache }
+
+func (r cacheReader) children(_ context.Context, path string) ([]string, error) {
+	names, ok := r.c.Children(path)
+	if !ok {
+		return nil, nil
+	}
+	return nonNil(names), nil
+}
+
+func (r cacheReader) get(_ context.Context, path string) ([]byte, *zk.Stat, error) {
+	e, ok := r.c.Get(path)
+	if !ok {
+		return nil, nil, zk.ErrNoNode
+	}
+	return e.Data, &e.Stat, nil
+}
+
+// look reads the path once, through src.
+func (in *inspector) look(ctx context.Context, src reader) (Report, error) {
 	r := Report{Path: in.path, Holders: []Node{}, Waiters: []Node{}, Others: []Node{}}
-	names, err := in.children(ctx, in.path, watch, w)
+	names, err := src.children(ctx, in.path)
 	if err != nil {
-		return r, nil, err
+		return r, err
 	}
 	switch {
 	case names == nil:
@@ -179,56 +280,28 @@ func (in *inspector) look(ctx context.Context, watch bool) (Report, <-chan struc
 		r.Recipe = recipeEmpty
 	case contains(names, "leases") || contains(names, "locks"):
 		r.Recipe = recipeSemaphore
-		err = in.semaphore(ctx, &r, watch, w)
+		err = in.semaphore(ctx, src, &r)
 	case anyContains(names, readMarker, writeMarker):
 		r.Recipe = recipeRWLock
-		err = in.queue(ctx, &r, in.path, names, rwRoles, readMarker, writeMarker)
+		err = in.queue(ctx, src, &r, in.path, names, rwRoles, readMarker, writeMarker)
 	case anyContains(names, latchMarker):
 		r.Recipe = recipeLatch
-		err = in.queue(ctx, &r, in.path, names, latchRoles, latchMarker)
+		err = in.queue(ctx, src, &r, in.path, names, latchRoles, latchMarker)
 	case anyContains(names, lockMarker):
 		r.Recipe = recipeMutex
-		if err = in.queue(ctx, &r, in.path, names, mutexRoles, lockMarker); err == nil {
+		if err = in.queue(ctx, src, &r, in.path, names, mutexRoles, lockMarker); err == nil {
 			asElection(&r)
 		}
 	default:
 		r.Recipe = recipeUnknown
-		err = in.queue(ctx, &r, in.path, names, mutexRoles)
+		err = in.queue(ctx, src, &r, in.path, names, mutexRoles)
 	}
-	return r, w.changed, err
+	return r, err
 }
 
-// children lists path, setting a watch if asked: nil, nil if it does not
-// exist (the watch then waits for its creation).
-func (in *inspector) children(ctx context.Context, path string, watch bool, w *watcher) ([]string, error) {
-	if !watch {
-		names, _, err := in.client.Children(ctx, path)
-		if errors.Is(err, zk.ErrNoNode) {
-			return nil, nil
-		}
-		return nonNil(names), err
-	}
-	names, _, ch, err := in.client.ChildrenW(ctx, path)
-	if errors.Is(err, zk.ErrNoNode) {
-		ok, _, ech, err := in.client.ExistsW(ctx, path)
-		if err != nil {
-			return nil, err
-		}
-		w.add(ech)
-		if ok { // created in between: look again at once
-			w.add(closedEvent())
-		}
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	w.add(ch)
-	return nonNil(names), nil
-}
-
-// semaphore fills r from <path>/leases and <path>/locks.
-func (in *inspector) semaphore(ctx context.Context, r *Report, watch bool, w *watcher) error {
+// semaphore fills r from <path>/leases and <path>/locks; the count node,
+// if any, is read from the server.
+func (in *inspector) semaphore(ctx context.Context, src reader, r *Report) error {
 	r.Max, r.CountPath = in.maxLeases, in.countPath
 	if in.countPath != "" {
 		data, _, err := in.client.Get(ctx, in.countPath)
@@ -242,7 +315,7 @@ func (in *inspector) semaphore(ctx context.Context, r *Report, watch bool, w *wa
 		r.Max = int(n)
 	}
 	leasesDir, locksDir := joinPath(in.path, "leases"), joinPath(in.path, "locks")
-	leaseNames, err := in.children(ctx, leasesDir, watch, w)
+	leaseNames, err := src.children(ctx, leasesDir)
 	if err != nil {
 		return err
 	}
@@ -250,14 +323,14 @@ func (in *inspector) semaphore(ctx context.Context, r *Report, watch bool, w *wa
 	if holding == 0 {
 		holding = len(leaseNames) // unknown maximum: every lease holds
 	}
-	if err := in.queue(ctx, r, leasesDir, leaseNames, semaphoreRoles(holding), leaseMarker); err != nil {
+	if err := in.queue(ctx, src, r, leasesDir, leaseNames, semaphoreRoles(holding), leaseMarker); err != nil {
 		return err
 	}
-	lockNames, err := in.children(ctx, locksDir, watch, w)
+	lockNames, err := src.children(ctx, locksDir)
 	if err != nil {
 		return err
 	}
-	if err := in.queue(ctx, r, locksDir, lockNames, guardRoles, lockMarker); err != nil {
+	if err := in.queue(ctx, src, r, locksDir, lockNames, guardRoles, lockMarker); err != nil {
 		return err
 	}
 	if r.Max == 0 {
@@ -268,12 +341,12 @@ func (in *inspector) semaphore(ctx context.Context, r *Report, watch bool, w *wa
 
 // queue reads the children names of dir, sorts them by the markers, judges
 // each with role and adds them to r.
-func (in *inspector) queue(ctx context.Context, r *Report, dir string, names []string, role roleFunc, markers ...string) error {
+func (in *inspector) queue(ctx context.Context, src reader, r *Report, dir string, names []string, role roleFunc, markers ...string) error {
 	sort.SliceStable(names, func(i, j int) bool { return sortKey(names[i], markers) < sortKey(names[j], markers) })
 	var nodes []Node
 	for _, name := range names {
 		path := joinPath(dir, name)
-		data, stat, err := in.client.Get(ctx, path)
+		data, stat, err := src.get(ctx, path)
 		if errors.Is(err, zk.ErrNoNode) {
 			continue // gone since the listing
 		}

@@ -1,48 +1,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
-
-	"github.com/go-zookeeper/zk"
 )
-
-// watcher closes changed when the first of its watches fires.
-type watcher struct {
-	ctx     context.Context
-	once    sync.Once
-	changed chan struct{}
-}
-
-// newWatcher returns a watcher whose goroutines end with ctx.
-func newWatcher(ctx context.Context) *watcher {
-	return &watcher{ctx: ctx, changed: make(chan struct{})}
-}
-
-// add closes w.changed when ch delivers.
-func (w *watcher) add(ch <-chan zk.Event) {
-	// Ends when the watch fires or the command's context ends.
-	go func() {
-		select {
-		case <-ch:
-			w.once.Do(func() { close(w.changed) })
-		case <-w.ctx.Done():
-		}
-	}()
-}
-
-// closedEvent returns a channel that delivers at once.
-func closedEvent() <-chan zk.Event {
-	ch := make(chan zk.Event, 1)
-	ch <- zk.Event{}
-	return ch
-}
 
 // printJSON writes r as JSON: indented, or one line per look under --watch.
 func printJSON(w io.Writer, r Report, compact bool) error {

@@ -227,3 +227,60 @@ func TestInspect_JSONShowsTheLeaderOfALatchElection(t *testing.T) {
 	assert.Equal(t, "latch", r.Holders[0].Kind)
 	assert.Equal(t, []string{"a", "b"}, []string{r.Holders[0].Data, r.Waiters[0].Data})
 }
+
+// --watch keeps a cache of the path: a change costs reads of what changed,
+// not of every node; a change of data is one too; and a burst of changes
+// is shown in few looks.
+func TestInspect_WatchReadsOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
+	path := zktest.UniquePath(t)
+	c, ctx := client(t), ctxOf(t)
+	const n = 30
+	for i := range n {
+		_, err := c.Create(ctx, fmt.Sprintf("%s/_c_%08d-0000-0000-0000-000000000000-lock-%010d", path, i, i),
+			[]byte("waiting"), framework.Persistent, framework.WithParents())
+		require.NoError(t, err)
+	}
+	servers, requests := zktest.Counted(t)
+	p := startZkr(t, nil, "inspect", "--servers", servers, "--watch", "--json", path)
+	looks := func() []Report {
+		var out []Report
+		for _, line := range p.lines() {
+			var r Report
+			require.NoError(t, json.Unmarshal([]byte(line), &r), line)
+			out = append(out, r)
+		}
+		return out
+	}
+	require.Eventually(t, func() bool { return len(looks()) == 1 }, time.Minute, 10*time.Millisecond, p.stderr)
+	require.Len(t, append(looks()[0].Holders, looks()[0].Waiters...), n)
+	before := requests()
+
+	_, err := c.Create(ctx, fmt.Sprintf("%s/_c_%08d-0000-0000-0000-000000000000-lock-%010d", path, n, n),
+		[]byte("waiting"), framework.Persistent)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(looks()) == 2 }, time.Minute, 10*time.Millisecond, p.stderr)
+	assert.Len(t, looks()[1].Waiters, n)
+	assert.Less(t, requests()-before, int64(5), "a new node is read alone, not the %d others", n)
+
+	// The data of a node, not only the listing.
+	first := fmt.Sprintf("%s/_c_%08d-0000-0000-0000-000000000000-lock-%010d", path, 0, 0)
+	_, err = c.Set(ctx, first, []byte("holding"), -1)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(looks()) == 3 }, time.Minute, 10*time.Millisecond, p.stderr)
+	assert.Equal(t, "holding", looks()[2].Holders[0].Data)
+
+	// A burst of writes: a look per redrawDelay at most, not one per write.
+	start := time.Now()
+	for i := range 20 {
+		_, err := c.Set(ctx, first, []byte(fmt.Sprintf("burst %d", i)), -1)
+		require.NoError(t, err)
+	}
+	burst := time.Since(start)
+	require.Eventually(t, func() bool { r := looks(); return r[len(r)-1].Holders[0].Data == "burst 19" },
+		time.Minute, 10*time.Millisecond, p.stderr)
+	time.Sleep(3 * redrawDelay)
+	assert.LessOrEqual(t, len(looks())-3, int(burst/redrawDelay)+2, "looks for 20 writes in %v", burst)
+	p.signal(t, syscall.SIGTERM)
+	assert.Equal(t, 0, p.wait(t, time.Minute), p.stderr.String())
+}

@@ -8,6 +8,7 @@
 //	zkr rwlock PATH --read|--write -- COMMAND hold a read or write lock while COMMAND runs
 //	zkr elect PATH -- COMMAND [ARGS]         run COMMAND while leading an election
 //	zkr inspect PATH                         show the holders and waiters of PATH
+//	zkr watch PATH                           print the events of the subtree at PATH
 //	zkr revoke NODE                          ask a revocable holder to release
 //	zkr server [--port P] [--data DIR]       run a local ZooKeeper in the foreground
 //	zkr demo                                 watch the recipes at work
@@ -93,6 +94,8 @@ var commands = []command{
 		connects: true, nargs: 1, child: true, setup: setupElect, help: electHelp},
 	{name: "inspect", synopsis: "[flags] PATH", summary: "show the holders and waiters of the lock, semaphore or election at PATH (reads only)",
 		connects: true, nargs: 1, setup: setupInspect, help: inspectHelp},
+	{name: "watch", synopsis: "[flags] PATH", summary: "print the events of the subtree at PATH as they happen, until interrupted (Curator's CuratorCache)",
+		connects: true, nargs: 1, setup: setupWatch, help: watchHelp},
 	{name: "revoke", synopsis: "[flags] NODE", summary: "ask the holder of lock node NODE to release it (Curator's revocation)",
 		connects: true, nargs: 1, setup: setupRevoke, help: revokeHelp},
 	{name: "server", synopsis: "[--port P] [--data DIR]", summary: "run a local ZooKeeper for development until interrupted",

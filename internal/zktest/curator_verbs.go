@@ -192,3 +192,24 @@ func (c *Curator) Session(ctx context.Context) (int64, error) {
 	}
 	return strconv.ParseInt(payload, 10, 64)
 }
+
+// CreateCompressed creates path (and its parents) with text as its data,
+// gzip-compressed as Curator compresses it.
+func (c *Curator) CreateCompressed(ctx context.Context, path, text string) error {
+	_, err := c.Do(ctx, "create-compressed", path, text)
+	return err
+}
+
+// CacheSnapshot loads a CuratorCache of path and returns its nodes as
+// "path=data@version", sorted; compressed reads gzip data.
+func (c *Curator) CacheSnapshot(ctx context.Context, path string, compressed bool) ([]string, error) {
+	args := []string{path}
+	if compressed {
+		args = append(args, "compressed")
+	}
+	out, err := c.Do(ctx, "cache-snapshot", args...)
+	if err != nil {
+		return nil, err
+	}
+	return curatorJSON(out)
+}

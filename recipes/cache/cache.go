@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/petermattis/goid"
@@ -29,11 +30,11 @@ type Cache struct {
 	closed    bool
 	err       error
 
-	ctx         context.Context // ends at Close
+	ctx         context.Context // Start's, ended at Close
 	cancel      context.CancelFunc
 	initialized chan struct{} // closed once Initialized was delivered
-	done        chan struct{} // closed when the loop has stopped
-	loopID      int64         // the loop's goroutine, set before it starts
+	done        chan struct{} // closed when the cache's goroutine has stopped
+	loopID      atomic.Int64  // that goroutine's id
 }
 
 // New returns a cache of the node at path and its subtree, with the
@@ -54,10 +55,8 @@ func New(client *framework.Client, path string, opts ...Option) (*Cache, error) 
 			return nil, fmt.Errorf("cache %s: %w", path, err)
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	return &Cache{
 		client: client, path: path, opts: o, tree: newTree(),
-		ctx: ctx, cancel: cancel,
 		initialized: make(chan struct{}), done: make(chan struct{}),
 	}, nil
 }
@@ -86,45 +85,62 @@ func (c *Cache) AddListener(fn Listener) (remove func()) {
 	}
 }
 
-// Start sets the cache's watch and loads the subtree, and returns once
-// the load is complete and Initialized was delivered. If ctx ends first
-// (an unreachable server, a slow load), the cache is closed, nothing of
-// it is left on the server, and Start returns ctx's error. Start may be
-// called once.
+// Start starts the cache, in the background: from now until ctx ends or
+// Close is called, it sets its watch, loads the subtree (Created events,
+// then Initialized) and follows the server. It returns at once;
+// AwaitInitialized waits for the first complete load. A server that
+// cannot be reached delays the load, never ends the cache. When ctx ends,
+// the cache stops as by Close and Err returns ctx's error: pass a context
+// that lives as long as the cache, not one bounded to the call. Start may
+// be called once: again, it returns ErrStarted; after Close, ErrClosed;
+// with ctx ended already, ctx's error, and the cache stays unstarted.
 func (c *Cache) Start(ctx context.Context) error {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	switch {
 	case c.closed:
-		c.mu.Unlock()
-		return fmt.Errorf("cache %s: %w", c.path, ErrClosed)
+		return fmt.Errorf("cache %s: start: %w", c.path, ErrClosed)
 	case c.started:
-		c.mu.Unlock()
-		return fmt.Errorf("cache %s: %w: started twice", c.path, ErrInvalidArgument)
+		return fmt.Errorf("cache %s: start: %w", c.path, ErrStarted)
+	case ctx.Err() != nil:
+		return fmt.Errorf("cache %s: start: %w", c.path, ctx.Err())
 	}
 	c.started = true
-	c.mu.Unlock()
-
-	src, err := c.open(ctx)
-	if err != nil {
-		c.shut()
-		close(c.done)
-		return fmt.Errorf("cache %s: %w", c.path, err)
-	}
-	ready := make(chan struct{})
+	c.ctx, c.cancel = context.WithCancel(ctx)
+	// Ends when ctx ends, at Close, or when the client is closed.
 	go func() {
-		c.loopID = goid.Get()
-		close(ready)
-		c.run(src)
+		c.loopID.Store(goid.Get())
+		c.run()
 	}()
-	<-ready
+	return nil
+}
+
+// AwaitInitialized waits until the first complete load was delivered
+// (Initialized), ctx ends, or the cache stops. It returns nil once
+// initialized, ctx's error, or why the cache stopped (ErrClosed after
+// Close). It may be called from any goroutine, any number of times.
+func (c *Cache) AwaitInitialized(ctx context.Context) error {
+	select {
+	case <-c.initialized:
+		return nil
+	default:
+	}
+	c.mu.RLock()
+	unstartedAndClosed := c.closed && !c.started
+	c.mu.RUnlock()
+	if unstartedAndClosed {
+		return fmt.Errorf("cache %s: %w", c.path, ErrClosed)
+	}
 	select {
 	case <-c.initialized:
 		return nil
 	case <-c.done:
-		return fmt.Errorf("cache %s: %w", c.path, c.Err())
+		if err := c.Err(); err != nil {
+			return fmt.Errorf("cache %s: %w", c.path, err)
+		}
+		return fmt.Errorf("cache %s: %w", c.path, ErrClosed)
 	case <-ctx.Done():
-		c.shut() // the cache's goroutine removes the watch
-		return fmt.Errorf("cache %s: %w", c.path, ctx.Err())
+		return fmt.Errorf("cache %s: await initialized: %w", c.path, ctx.Err())
 	}
 }
 
@@ -150,16 +166,20 @@ func (c *Cache) open(ctx context.Context) (source, error) {
 	return newWatchSource(c, w), nil
 }
 
-// Close stops the cache and removes its watch from the server. The
+// Close stops the cache and removes its watch from the server, and
+// returns once the cache's goroutine has stopped (or ctx ended). The
 // cached tree stays readable as it was. Close may be called more than
 // once, and from a listener (it then returns without waiting for the
 // cache's goroutine, which is the caller's).
 func (c *Cache) Close(ctx context.Context) error {
 	c.mu.Lock()
 	started := c.started
+	c.closed = true
+	if c.cancel != nil {
+		c.cancel()
+	}
 	c.mu.Unlock()
-	c.shut()
-	if !started || goid.Get() == c.loopID {
+	if !started || goid.Get() == c.loopID.Load() {
 		return nil
 	}
 	select {
@@ -170,32 +190,39 @@ func (c *Cache) Close(ctx context.Context) error {
 	}
 }
 
-// shut marks the cache closed and ends its context.
-func (c *Cache) shut() {
-	c.mu.Lock()
-	c.closed = true
-	c.mu.Unlock()
-	c.cancel()
-}
+// Done returns a channel closed once the cache has stopped: Start's ctx
+// ended, Close was called, or the client was closed (Err says which).
+// Before Start it stays open.
+func (c *Cache) Done() <-chan struct{} { return c.done }
 
-// Err returns why the cache stopped on its own: an error wrapping
-// ErrClosed when its client was closed. Nil while it runs, and after
-// Close.
+// Err returns why the cache stopped on its own: Start's ctx ended (its
+// error), or the client was closed under it (an error wrapping
+// ErrClosed). Nil while the cache runs, and after Close.
 func (c *Cache) Err() error {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.err
 }
 
+// stopped records why the cache stopped, unless Close stopped it.
+func (c *Cache) stopped(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || c.err != nil {
+		return
+	}
+	c.err = err
+}
+
 // Get returns the cached node at path.
 func (c *Cache) Get(path string) (Entry, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	e, ok := c.tree.nodes[path]
+	n, ok := c.tree.nodes[path]
 	if !ok {
 		return Entry{}, false
 	}
-	return *e, true
+	return n.entry(path), true
 }
 
 // Children returns the sorted names of the cached children of the node
@@ -214,8 +241,8 @@ func (c *Cache) Children(path string) ([]string, bool) {
 func (c *Cache) Entries() []Entry {
 	c.mu.RLock()
 	out := make([]Entry, 0, len(c.tree.nodes))
-	for _, e := range c.tree.nodes {
-		out = append(out, *e)
+	for p, n := range c.tree.nodes {
+		out = append(out, n.entry(p))
 	}
 	c.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })

@@ -117,6 +117,7 @@ func TestCache_ChangedCarriesTheEntryBefore(t *testing.T) {
 		}
 	}))
 	require.NoError(t, cc.Start(ctx))
+	require.NoError(t, cc.AwaitInitialized(ctx))
 	defer cc.Close(ctx)
 	_, err = c.Set(ctx, root, []byte("after"), -1)
 	require.NoError(t, err)
@@ -257,29 +258,47 @@ func TestCache_StartTwiceOrAfterCloseFails(t *testing.T) {
 	ctx := testContext(t)
 	root := zktest.UniquePath(t)
 	cc, _ := started(t, c, root)
-	assert.ErrorIs(t, cc.Start(ctx), cache.ErrInvalidArgument)
+	assert.ErrorIs(t, cc.Start(ctx), cache.ErrStarted)
 	closed, err := cache.New(c, root)
 	require.NoError(t, err)
 	require.NoError(t, closed.Close(ctx))
 	assert.ErrorIs(t, closed.Start(ctx), cache.ErrClosed)
+	assert.ErrorIs(t, closed.AwaitInitialized(ctx), cache.ErrClosed)
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	latent, err := cache.New(c, root)
+	require.NoError(t, err)
+	assert.ErrorIs(t, latent.Start(ended), context.Canceled)
+	assert.NoError(t, latent.Start(ctx), "a start with an ended ctx leaves the cache unstarted")
+	assert.NoError(t, latent.AwaitInitialized(ctx))
+	assert.NoError(t, latent.Close(ctx))
 }
 
-func TestCache_StartAgainstAnUnreachableServerEndsWithItsCtx(t *testing.T) {
+// A server that cannot be reached delays the load, and never ends the
+// cache: it loads once the server is back.
+func TestCache_AnUnreachableServerDelaysTheLoadNotTheCache(t *testing.T) {
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr())
+	root := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(testContext(t), root))
 	proxy.Pause()
-	cc, err := cache.New(c, zktest.UniquePath(t))
+	cc, err := cache.New(c, root)
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	require.NoError(t, cc.Start(testContext(t)))
+	defer cc.Close(testContext(t))
+	short, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	assert.ErrorIs(t, cc.Start(ctx), context.DeadlineExceeded)
+	assert.ErrorIs(t, cc.AwaitInitialized(short), context.DeadlineExceeded)
 	proxy.Resume()
-	assert.ErrorIs(t, cc.Start(testContext(t)), cache.ErrClosed, "a cache whose start gave up is closed")
+	proxy.Cut()
+	require.NoError(t, cc.AwaitInitialized(testContext(t)))
+	_, ok := cc.Get(root)
+	assert.True(t, ok)
 }
 
-// A ctx that ends while the load waits for its reads closes the cache
-// and removes its watch from the server.
-func TestCache_StartWhoseCtxEndsDuringTheLoadRemovesTheWatch(t *testing.T) {
+// Start's ctx ending while the load waits for its reads stops the cache,
+// says so in Err, and removes its watch from the server.
+func TestCache_StartsCtxEndingStopsTheCacheAndRemovesTheWatch(t *testing.T) {
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
 	root := zktest.UniquePath(t)
@@ -288,14 +307,12 @@ func TestCache_StartWhoseCtxEndsDuringTheLoadRemovesTheWatch(t *testing.T) {
 	require.NoError(t, err)
 	proxy.HoldRepliesFrom(zktest.OpMultiRead)
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() {
-		for proxy.Requests(zktest.OpMultiRead) == 0 {
-			time.Sleep(5 * time.Millisecond)
-		}
-		cancel()
-	}()
-	assert.ErrorIs(t, cc.Start(ctx), context.Canceled)
+	require.NoError(t, cc.Start(ctx))
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpMultiRead) > 0 }, 10*time.Second, time.Millisecond)
+	cancel()
 	proxy.ReleaseReplies()
+	assert.ErrorIs(t, cc.AwaitInitialized(testContext(t)), context.Canceled)
+	assert.ErrorIs(t, cc.Err(), context.Canceled)
 	// The server has no watch of the client left: a write notifies nothing.
 	assert.Eventually(t, func() bool {
 		notified := proxy.Notifications()
@@ -322,6 +339,7 @@ func TestCache_CloseFromAListenerReturns(t *testing.T) {
 		}
 	})
 	require.NoError(t, cc.Start(ctx))
+	require.NoError(t, cc.AwaitInitialized(ctx))
 	_, err = c.Set(ctx, root, []byte("x"), -1)
 	require.NoError(t, err)
 	select {
@@ -350,4 +368,25 @@ func TestCache_SequenceCatchesWrongEvents(t *testing.T) {
 	l(cache.Event{Type: cache.Created, Path: "/r"})
 	l(cache.Event{Type: cache.Created, Path: "/r"})
 	assert.Len(t, seq.Violations(), 3, "a change of nothing, a child before its parent, a create of a held node")
+}
+
+func TestCache_DoneClosesWhenTheCacheStops(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx, cancel := context.WithCancel(testContext(t))
+	cc, err := cache.New(c, zktest.UniquePath(t))
+	require.NoError(t, err)
+	require.NoError(t, cc.Start(ctx))
+	require.NoError(t, cc.AwaitInitialized(ctx))
+	select {
+	case <-cc.Done():
+		t.Fatal("done while running")
+	default:
+	}
+	cancel()
+	select {
+	case <-cc.Done():
+		assert.ErrorIs(t, cc.Err(), context.Canceled)
+	case <-time.After(10 * time.Second):
+		t.Fatal("not done after its ctx ended")
+	}
 }

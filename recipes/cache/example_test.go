@@ -38,11 +38,15 @@ func Example() {
 			changed <- string(ev.Entry.Data)
 		}
 	}))
-	if err := c.Start(ctx); err != nil {
+	if err := c.Start(context.Background()); err != nil { // the cache lives until Close
 		fmt.Println(err)
 		return
 	}
 	defer c.Close(ctx)
+	if err := c.AwaitInitialized(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
 
 	e, _ := c.Get(root + "/feature")
 	fmt.Println("feature:", string(e.Data))

@@ -70,6 +70,7 @@ func started(t testing.TB, c *framework.Client, root string, opts ...cache.Optio
 	seq := cachecheck.NewSequence(root)
 	cc.AddListener(seq.Listener())
 	require.NoError(t, cc.Start(testContext(t)))
+	require.NoError(t, cc.AwaitInitialized(testContext(t)))
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

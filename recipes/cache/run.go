@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"time"
 
@@ -31,13 +32,22 @@ type loop struct {
 	since   int64
 }
 
-func (c *Cache) run(src source) {
+func (c *Cache) run() {
+	defer close(c.done)
+	defer func() {
+		if err := c.ctx.Err(); err != nil {
+			c.stopped(context.Cause(c.ctx)) // Start's ctx, unless Close
+		}
+	}()
+	src := c.openUntilSet()
+	if src == nil {
+		return
+	}
 	l := &loop{c: c, src: src, pending: map[string]want{c.path: wantData}}
 	defer func() {
 		cleanup, cancel := context.WithTimeout(context.Background(), closeBound)
 		l.src.close(cleanup)
 		cancel()
-		close(c.done)
 	}()
 	if !l.settle() {
 		return
@@ -55,6 +65,30 @@ func (c *Cache) run(src source) {
 		}
 		if !l.drain() || !l.settle() {
 			return
+		}
+	}
+}
+
+// openUntilSet sets the cache's watch, trying again while the server
+// cannot be reached; nil when the cache must stop.
+func (c *Cache) openUntilSet() source {
+	for {
+		src, err := c.open(c.ctx)
+		if err == nil {
+			return src
+		}
+		if c.ctx.Err() != nil {
+			return nil
+		}
+		if errors.Is(err, framework.ErrClosed) {
+			c.stopped(fmt.Errorf("%w: %w", ErrClosed, err))
+			return nil
+		}
+		c.log().Debug("cache watch not set; trying again", "path", c.path, "err", err)
+		select {
+		case <-time.After(retryPause):
+		case <-c.ctx.Done():
+			return nil
 		}
 	}
 }
@@ -119,9 +153,10 @@ func (l *loop) ended(err error) bool {
 		return true
 	}
 	if err != nil && l.c.ctx.Err() == nil {
-		l.c.mu.Lock()
-		l.c.err = err
-		l.c.mu.Unlock()
+		if errors.Is(err, framework.ErrClosed) {
+			err = fmt.Errorf("%w: %w", ErrClosed, err)
+		}
+		l.c.stopped(err)
 	}
 	return false
 }
@@ -203,18 +238,25 @@ func (l *loop) failed(what string, err error) bool {
 
 // take empties pending into requests, parents before children.
 func (l *loop) take() []request {
-	reqs := make([]request, 0, len(l.pending))
-	for p, w := range l.pending {
-		reqs = append(reqs, request{path: p, want: w})
+	type ranked struct {
+		request
+		depth int
 	}
-	clear(l.pending)
-	sort.Slice(reqs, func(i, j int) bool {
-		di, dj := depth(l.c.path, reqs[i].path), depth(l.c.path, reqs[j].path)
-		if di != dj {
-			return di < dj
+	rs := make([]ranked, 0, len(l.pending))
+	for p, w := range l.pending {
+		rs = append(rs, ranked{request{path: p, want: w}, depth(l.c.path, p)})
+	}
+	l.pending = make(map[string]want) // not clear: a load's table would stay allocated
+	sort.Slice(rs, func(i, j int) bool {
+		if rs[i].depth != rs[j].depth {
+			return rs[i].depth < rs[j].depth
 		}
-		return reqs[i].path < reqs[j].path
+		return rs[i].path < rs[j].path
 	})
+	reqs := make([]request, len(rs))
+	for i, r := range rs {
+		reqs[i] = r.request
+	}
 	return reqs
 }
 
@@ -275,20 +317,20 @@ func (l *loop) applyData(r result) {
 			return
 		}
 	}
-	if old != nil && old.Stat.Czxid == r.stat.Czxid {
-		if r.stat.Mzxid < old.Stat.Mzxid || (r.stat.Mzxid == old.Stat.Mzxid && r.stat.Pzxid <= old.Stat.Pzxid) {
+	if old != nil && old.stat.Czxid == r.stat.Czxid {
+		if r.stat.Mzxid < old.stat.Mzxid || (r.stat.Mzxid == old.stat.Mzxid && r.stat.Pzxid <= old.stat.Pzxid) {
 			c.mu.Unlock()
 			return // nothing newer
 		}
-		e := &Entry{Path: old.Path, Data: old.Data, Stat: r.stat}
-		changed := r.stat.Mzxid != old.Stat.Mzxid
+		n := &node{data: old.data, stat: r.stat}
+		changed := r.stat.Mzxid != old.stat.Mzxid
 		if changed {
-			e.Data = c.stored(r.path, r.data)
+			n.data = c.stored(r.path, r.data)
 		}
-		c.tree.nodes[r.path] = e
+		c.tree.nodes[r.path] = n
 		c.mu.Unlock()
 		if changed {
-			c.emit(Event{Type: Changed, Path: r.path, Entry: *e, Old: *old})
+			c.emit(Event{Type: Changed, Path: r.path, Entry: n.entry(r.path), Old: old.entry(r.path)})
 		}
 		return
 	}
@@ -296,11 +338,11 @@ func (l *loop) applyData(r result) {
 	if old != nil { // deleted and created again while the cache looked away
 		l.remove(r.path)
 	}
-	e := &Entry{Path: r.path, Data: c.stored(r.path, r.data), Stat: r.stat}
+	n := &node{data: c.stored(r.path, r.data), stat: r.stat}
 	c.mu.Lock()
-	c.tree.put(c.path, e)
+	c.tree.put(c.path, r.path, n)
 	c.mu.Unlock()
-	c.emit(Event{Type: Created, Path: r.path, Entry: *e})
+	c.emit(Event{Type: Created, Path: r.path, Entry: n.entry(r.path)})
 	if r.stat.NumChildren > 0 || l.src.listsEveryNode() {
 		l.pend(r.path, wantList)
 	}
@@ -313,6 +355,6 @@ func (l *loop) remove(p string) {
 	gone := c.tree.removeSubtree(c.path, p)
 	c.mu.Unlock()
 	for _, e := range gone {
-		c.emit(Event{Type: Deleted, Path: e.Path, Old: *e})
+		c.emit(Event{Type: Deleted, Path: e.Path, Old: e})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/go-zookeeper/zk"
+
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 )
 
@@ -11,19 +13,27 @@ import (
 // node's cached children. A child's name is a substring of its path, so
 // the index costs no string of its own.
 type tree struct {
-	nodes map[string]*Entry
+	nodes map[string]*node
 	kids  map[string]map[string]struct{} // by parent path; only parents with children
 }
 
-func newTree() *tree {
-	return &tree{nodes: make(map[string]*Entry), kids: make(map[string]map[string]struct{})}
+// node is a cached node; its path is its key in tree.nodes.
+type node struct {
+	data []byte
+	stat zk.Stat
 }
 
-// put stores e, linking it to its parent (which the caller has checked
-// is cached, unless e is the root).
-func (t *tree) put(root string, e *Entry) {
-	if _, ok := t.nodes[e.Path]; !ok && e.Path != root {
-		parent, name := zkpath.Split(e.Path)
+func (n *node) entry(path string) Entry { return Entry{Path: path, Data: n.data, Stat: n.stat} }
+
+func newTree() *tree {
+	return &tree{nodes: make(map[string]*node), kids: make(map[string]map[string]struct{})}
+}
+
+// put stores n at path, linking it to its parent (which the caller has
+// checked is cached, unless path is the root).
+func (t *tree) put(root, path string, n *node) {
+	if _, ok := t.nodes[path]; !ok && path != root {
+		parent, name := zkpath.Split(path)
 		set := t.kids[parent]
 		if set == nil {
 			set = make(map[string]struct{})
@@ -31,21 +41,21 @@ func (t *tree) put(root string, e *Entry) {
 		}
 		set[name] = struct{}{}
 	}
-	t.nodes[e.Path] = e
+	t.nodes[path] = n
 }
 
 // removeSubtree removes p and its descendants and returns them, deepest
 // first: the order in which the server deleted them.
-func (t *tree) removeSubtree(root, p string) []*Entry {
-	var gone []*Entry
+func (t *tree) removeSubtree(root, p string) []Entry {
+	var gone []Entry
 	var walk func(string)
 	walk = func(q string) {
 		for name := range t.kids[q] {
 			walk(zkpath.Join(q, name))
 		}
 		delete(t.kids, q)
-		if e, ok := t.nodes[q]; ok {
-			gone = append(gone, e)
+		if n, ok := t.nodes[q]; ok {
+			gone = append(gone, n.entry(q))
 			delete(t.nodes, q)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 func TestTree_RemoveSubtreeGoesDeepestFirstAndUnlinksFromTheParent(t *testing.T) {
 	tr := newTree()
 	for _, p := range []string{"/r", "/r/a", "/r/a/x", "/r/a/x/y", "/r/b"} {
-		tr.put("/r", &Entry{Path: p})
+		tr.put("/r", p, &node{})
 	}
 	assert.Equal(t, []string{"a", "b"}, tr.children("/r"))
 	gone := tr.removeSubtree("/r", "/r/a")

@@ -25,7 +25,7 @@ var (
 	ErrNoLeader = errors.New("leader: no leader")
 	// ErrClosed is returned by a call on a participant that has been
 	// closed, and is the cause (Err) of a term ended by Close.
-	ErrClosed = errors.New("leader: participant closed")
+	ErrClosed = zkrecipes.ErrClosed
 	// ErrUnhealthy is wrapped by the error of Healthy: the participant
 	// believes it leads past the point where the server may let another
 	// lead, or a selector's function has not stopped when asked.
@@ -40,5 +40,5 @@ var (
 	// participant, on one that has not been started.
 	ErrNotStarted = errors.New("leader: participant not started")
 	// ErrStarted is returned by a second Start.
-	ErrStarted = errors.New("leader: participant started already")
+	ErrStarted = zkrecipes.ErrStarted
 )

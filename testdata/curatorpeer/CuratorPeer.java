@@ -23,6 +23,7 @@ import java.util.*;
 import java.util.concurrent.*;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.cache.*;
 import org.apache.curator.framework.recipes.leader.*;
 import org.apache.curator.framework.recipes.locks.*;
 import org.apache.curator.framework.recipes.shared.SharedCount;
@@ -95,6 +96,9 @@ public class CuratorPeer {
             a -> participants(new LeaderSelector(client, a[0], new LeaderSelectorListenerAdapter() {
                 @Override public void takeLeadership(CuratorFramework c) {}
             }).getParticipants()));
+        verbs.put("create-compressed", a -> client.create().compressed().creatingParentsIfNeeded()
+            .forPath(a[0], a[1].getBytes(StandardCharsets.UTF_8)));
+        verbs.put("cache-snapshot", this::cacheSnapshot);
         verbs.put("latch-start", this::latchStart);
         verbs.put("latch-await", a -> Boolean.toString(handle(latches, a[0]).await(Long.parseLong(a[1]), TimeUnit.MILLISECONDS)));
         verbs.put("latch-has", a -> Boolean.toString(handle(latches, a[0]).hasLeadership()));
@@ -366,6 +370,23 @@ public class CuratorPeer {
         T v = m.get(h);
         if (v == null) throw new IllegalStateException("unknown handle " + h);
         return v;
+    }
+
+    // cacheSnapshot loads a CuratorCache of a[0] and answers its nodes as
+    // "path=data@version", sorted; a[1] "compressed" reads gzip data.
+    String cacheSnapshot(String[] a) throws Exception {
+        CuratorCache.Options[] opts = a.length > 1 && a[1].equals("compressed")
+            ? new CuratorCache.Options[] {CuratorCache.Options.COMPRESSED_DATA} : new CuratorCache.Options[0];
+        try (CuratorCache cache = CuratorCache.build(client, a[0], opts)) {
+            CountDownLatch loaded = new CountDownLatch(1);
+            cache.listenable().addListener(CuratorCacheListener.builder().forInitialized(loaded::countDown).build());
+            cache.start();
+            if (!loaded.await(30, TimeUnit.SECONDS)) throw new IllegalStateException("not initialized");
+            List<String> out = new ArrayList<>();
+            cache.stream().forEach(d -> out.add(d.getPath() + "=" + (d.getData() == null ? "" : new String(d.getData(), StandardCharsets.UTF_8)) + "@" + d.getStat().getVersion()));
+            Collections.sort(out);
+            return json(out);
+        }
     }
 
     static String json(Collection<String> xs) {

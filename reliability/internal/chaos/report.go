@@ -50,6 +50,13 @@ type Report struct {
 	Orphans          []string    `json:"orphans"`
 	LeakedGoroutines int         `json:"leaked_goroutines"`
 	StateProblems    []string    `json:"state_problems"`
+	// Caches counts the events the caches beside the recipes told, by
+	// type, and the caches checked.
+	Caches map[string]int `json:"caches,omitempty"`
+	// CacheDivergences are the nodes on which a cache and the server
+	// disagreed once the faults were over, and the events that broke a
+	// path's sequence.
+	CacheDivergences []string `json:"cache_divergences"`
 }
 
 // AddViolations adds vs to the report, those of the Java side apart.
@@ -96,6 +103,7 @@ func (r *Report) Problems() []string {
 	add(len(r.Orphans) > 0, "%d nodes left behind", len(r.Orphans))
 	add(r.LeakedGoroutines > 0, "%d goroutines leaked", r.LeakedGoroutines)
 	add(len(r.StateProblems) > 0, "%d state problems", len(r.StateProblems))
+	add(len(r.CacheDivergences) > 0, "%d cache divergences", len(r.CacheDivergences))
 	if d, err := time.ParseDuration(r.Duration); err == nil && d >= MinBiteRun {
 		add(r.HoldsInterrupted == 0, "no fault interrupted a hold in %s", r.Duration)
 		add(r.RepliesDropped == 0, "no answer was dropped in %s", r.Duration)
@@ -111,10 +119,10 @@ func (r *Report) Problems() []string {
 // Summary is the report in one line.
 func (r *Report) Summary() string {
 	return fmt.Sprintf("chaos: %s seed=%d clients=%d faults={%s} replies_dropped=%d {%s} holds_interrupted=%d sessions_expired_under_holder=%d "+
-		"acquisitions={%s} losses={%s} fencing={%s} increments={%s} jobs={%s} grants_shrunk=%d violations=%d java_violations=%d orphans=%d leaked_goroutines=%d state_problems=%d",
+		"acquisitions={%s} losses={%s} fencing={%s} increments={%s} jobs={%s} grants_shrunk=%d caches={%s} cache_divergences=%d violations=%d java_violations=%d orphans=%d leaked_goroutines=%d state_problems=%d",
 		r.Duration, r.Seed, r.Clients, kv(r.Faults), r.RepliesDropped, kv(r.RepliesDroppedBy), r.HoldsInterrupted, r.ExpiredUnderHolder,
 		kv(r.Acquisitions), kv(r.LossesSignalled), kv(r.Fencing), kv(r.Increments), kv(r.Jobs), r.GrantsShrunk,
-		len(r.Violations), len(r.JavaViolations), len(r.Orphans), r.LeakedGoroutines, len(r.StateProblems))
+		kv(r.Caches), len(r.CacheDivergences), len(r.Violations), len(r.JavaViolations), len(r.Orphans), r.LeakedGoroutines, len(r.StateProblems))
 }
 
 // Write writes the report as indented JSON to path, making its directory.
@@ -131,7 +139,7 @@ func (r *Report) Write(path string) error {
 
 // NewReport returns a report of a run of d with seed and n clients.
 func NewReport(d time.Duration, seed uint64, n int) *Report {
-	return &Report{Duration: d.String(), Seed: seed, Clients: n, Violations: []Violation{}, JavaViolations: []Violation{}, Orphans: []string{}, StateProblems: []string{}}
+	return &Report{Duration: d.String(), Seed: seed, Clients: n, Violations: []Violation{}, JavaViolations: []Violation{}, Orphans: []string{}, StateProblems: []string{}, CacheDivergences: []string{}}
 }
 
 func clone(m map[string]int) map[string]int {
