@@ -173,9 +173,14 @@ func main() {
 		runtime.ReadMemStats(&before)
 	}
 	t0 := monoNS()
-	sctx, scancel := context.WithTimeout(context.Background(), 300*time.Second)
-	err = c.Start(sctx)
-	scancel()
+	// Start runs the cache in the background for as long as its ctx lives;
+	// AwaitInitialized waits for the first complete load.
+	if err := c.Start(context.Background()); err != nil {
+		fail(err)
+	}
+	actx, acancel := context.WithTimeout(context.Background(), 300*time.Second)
+	err = c.AwaitInitialized(actx)
+	acancel()
 	if err != nil {
 		fail(err)
 	}
