@@ -24,22 +24,22 @@ import (
 )
 
 type config struct {
-	port                       int
-	impls, scenarios           []string
-	heapImpls                  []string
-	out, logPath, proxy        string
-	fanout, children, size     int
-	sessionMS                  int
-	cutS                       float64
-	changes                    int
-	churnRate, churnKeys       int
-	churnS                     float64
-	heapSizes                  []int
-	settle                     time.Duration
-	meta                       map[string]any
-	zk                         *zk.Conn
-	logw                       io.Writer
-	outw                       *os.File
+	port                   int
+	impls, scenarios       []string
+	heapImpls              []string
+	out, logPath, proxy    string
+	fanout, children, size int
+	sessionMS              int
+	cutS                   float64
+	changes                int
+	churnRate, churnKeys   int
+	churnS                 float64
+	heapSizes              []int
+	settle                 time.Duration
+	meta                   map[string]any
+	zk                     *zk.Conn
+	logw                   io.Writer
+	outw                   *os.File
 }
 
 const (
