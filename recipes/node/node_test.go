@@ -240,3 +240,41 @@ func TestNode_AnUnreachableServerDelaysTheCreate(t *testing.T) {
 	require.NoError(t, n.AwaitCreated(testContext(t)))
 	assert.Equal(t, path, n.Node())
 }
+
+// The client gives a session up (its lease ran out while it heard
+// nothing) while the server still has it, its pings arriving: the node
+// of the old session is in the way of the new one's create. It is the
+// process's own: deleted, and the node made again at once.
+func TestNode_AnOldSessionsNodeInTheWayIsReplaced(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(2*time.Second))
+	other := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	dir := zktest.UniquePath(t)
+	_, err := other.Create(ctx, dir, nil, framework.Persistent, framework.WithParents())
+	require.NoError(t, err)
+	path := dir + "/member"
+	_, evs := started(t, c, path, framework.Ephemeral, "data")
+	evs.next(t, node.Created)
+	first := c.Session().ID()
+	lost := make(chan struct{}, 1)
+	c.AddListener(func(sc framework.StateChange) {
+		if sc.State == framework.Lost {
+			select {
+			case lost <- struct{}{}:
+			default:
+			}
+		}
+	})
+	proxy.PauseReplies()
+	<-lost
+	_, stat, err := other.Get(ctx, path)
+	require.NoError(t, err, "the old session's node is still there")
+	require.Equal(t, first, stat.EphemeralOwner)
+	proxy.Resume()
+	evs.next(t, node.Created)
+	_, stat, err = other.Get(ctx, path)
+	require.NoError(t, err)
+	assert.Equal(t, c.Session().ID(), stat.EphemeralOwner)
+	require.NoError(t, other.Delete(ctx, path, -1))
+}

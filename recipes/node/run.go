@@ -44,6 +44,9 @@ func (n *Node) run(ctx context.Context) {
 	}()
 	for !n.quit {
 		watch, retry := n.ensure()
+		if watch == nil && !retry {
+			continue // look again at once
+		}
 		var pause <-chan time.Time
 		if retry {
 			pause = time.After(retryPause)
@@ -59,7 +62,8 @@ func (n *Node) run(ctx context.Context) {
 }
 
 // ensure makes sure the node is there and the process's: it returns the
-// watch of the node, and whether to try again after a pause.
+// watch of the node, and whether to try again after a pause; no watch and
+// no pause is to look again at once.
 func (n *Node) ensure() (<-chan zk.Event, bool) {
 	ctx := n.ctx
 	session := n.client.Session()
@@ -128,7 +132,7 @@ func (n *Node) taken(ctx context.Context, session *framework.Session, data []byt
 	case err != nil:
 		return nil, n.failed(err)
 	case !ok:
-		return watch, false // gone meanwhile: its watch fires at its next create, or look again now
+		return nil, false // gone meanwhile: create again
 	case !n.mode.IsEphemeral():
 		if _, err := n.client.Set(ctx, n.path, data, -1); err != nil {
 			return nil, n.failed(err)
@@ -140,8 +144,10 @@ func (n *Node) taken(ctx context.Context, session *framework.Session, data []byt
 	n.mu.Lock()
 	ours := stat.EphemeralOwner != 0 && (stat.EphemeralOwner == n.owner || stat.EphemeralOwner == n.prevOwner)
 	n.mu.Unlock()
-	if ours { // of a lost session of the process's
-		n.deleteIfOwnedBy(ctx, n.path, stat.EphemeralOwner)
+	if ours { // of a lost session of the process's, still there
+		if !n.deleteIfOwnedBy(ctx, n.path, stat.EphemeralOwner) {
+			return nil, true
+		}
 		return nil, false // and create again at once
 	}
 	n.emit(Event{Type: Failed, Node: n.path, Err: fmt.Errorf("node %s: %w: held by session 0x%x", n.path, zk.ErrNodeExists, stat.EphemeralOwner)})
@@ -214,15 +220,23 @@ func retryable(err error) bool {
 }
 
 // deleteIfOwnedBy deletes node if it is an ephemeral node of session
-// owner: one of the process's that a lost session leaves for a while.
-func (n *Node) deleteIfOwnedBy(ctx context.Context, node string, owner int64) {
+// owner: one of the process's that a lost session leaves for a while. It
+// tells whether the node is gone.
+func (n *Node) deleteIfOwnedBy(ctx context.Context, node string, owner int64) bool {
 	ok, stat, err := n.client.Exists(ctx, node)
-	if err != nil || !ok || stat.EphemeralOwner != owner {
-		return
+	switch {
+	case err != nil:
+		return false
+	case !ok:
+		return true
+	case stat.EphemeralOwner != owner:
+		return false
 	}
 	if err := n.client.Delete(ctx, node, stat.Version); err != nil && !isNoNode(err) {
 		n.log().Debug("node: an old node was not deleted; its session takes it", "node", node, "err", err)
+		return false
 	}
+	return true
 }
 
 // deleteOwn deletes the node as the node stops. A create the stopping
