@@ -268,3 +268,12 @@ func TestClient_CreatorACLKeepsOtherCredentialsOut(t *testing.T) {
 	require.ErrorIs(t, err, zk.ErrNoAuth)
 	require.NoError(t, owner.Delete(ctx, dir+"/leaf", -1))
 }
+
+// A listener removed after the client was closed (a recipe's deferred
+// removal, as its goroutine ends with the client) is no panic.
+func TestClient_AListenerRemovedAfterCloseIsNoPanic(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	remove := c.AddListener(func(framework.StateChange) {})
+	require.NoError(t, c.Close())
+	assert.NotPanics(t, remove)
+}

@@ -45,9 +45,12 @@ func (s *listenerSet) add(fn Listener) (remove func()) {
 	return func() {
 		once.Do(func() {
 			s.mu.Lock()
+			_, present := s.queues[id] // not if close stopped it already
 			delete(s.queues, id)
 			s.mu.Unlock()
-			close(q.done)
+			if present {
+				close(q.done)
+			}
 		})
 	}
 }
