@@ -45,6 +45,9 @@ func (n *Node) run(ctx context.Context) {
 	for !n.quit {
 		watch, retry := n.ensure()
 		if watch == nil && !retry {
+			if ctx.Err() != nil {
+				return
+			}
 			continue // look again at once
 		}
 		var pause <-chan time.Time
