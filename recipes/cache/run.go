@@ -163,7 +163,10 @@ func (l *loop) settle() bool {
 			return false
 		}
 		if l.catch {
-			if !l.catchUp() {
+			if err := l.catchUp(); err != nil {
+				if !l.failed("catch up", err) {
+					return false
+				}
 				continue
 			}
 		}
@@ -190,9 +193,8 @@ func (l *loop) settle() bool {
 	}
 }
 
-// catchUp asks which cached nodes changed after l.since; false when it
-// must be tried again.
-func (l *loop) catchUp() bool {
+// catchUp asks which cached nodes changed after l.since, and pends them.
+func (l *loop) catchUp() error {
 	l.c.mu.RLock()
 	present := l.c.tree.paths()
 	l.c.mu.RUnlock()
@@ -202,14 +204,13 @@ func (l *loop) catchUp() bool {
 	}
 	sigs, err := l.src.catchUp(l.c.ctx, l.since, present, absent)
 	if err != nil {
-		l.failed("catch up", err)
-		return false
+		return err
 	}
 	l.catch = false
 	for _, s := range sigs {
 		l.pend(s.path, s.want)
 	}
-	return true
+	return nil
 }
 
 // failed logs a failed request and waits before the next; false when the
