@@ -1,7 +1,6 @@
 package discovery
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -73,7 +72,6 @@ type Provider[T any] struct {
 	next   int
 	sticky string // the Sticky strategy's instance id
 	errs   map[string]*downState
-	now    func() time.Time
 }
 
 // downState counts an instance's errors and says until when it is down.
@@ -97,7 +95,7 @@ func (d *Discovery[T]) Provider(name string, opts ...ProviderOption) (*Provider[
 	if err != nil {
 		return nil, err
 	}
-	return &Provider[T]{ServiceCache: sc, opts: o, errs: make(map[string]*downState), now: time.Now}, nil
+	return &Provider[T]{ServiceCache: sc, opts: o, errs: make(map[string]*downState)}, nil
 }
 
 // Instance returns an instance that is up, picked by the strategy; an
@@ -107,7 +105,7 @@ func (p *Provider[T]) Instance() (Instance[T], error) {
 	all := *p.sorted.Load()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	now := p.now()
+	now := time.Now()
 	if p.opts.strategy == Sticky {
 		for i := range all {
 			if all[i].ID == p.sticky && p.isUp(&all[i], now) {
@@ -146,7 +144,7 @@ func (p *Provider[T]) NoteError(inst Instance[T]) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	d := p.errs[inst.ID]
-	now := p.now()
+	now := time.Now()
 	if d == nil || (d.count >= p.opts.threshold && !now.Before(d.until)) {
 		d = &downState{}
 		p.errs[inst.ID] = d
@@ -156,7 +154,3 @@ func (p *Provider[T]) NoteError(inst Instance[T]) {
 		d.until = now.Add(p.opts.downFor)
 	}
 }
-
-// Start starts the provider's cache in the background, as
-// ServiceCache.Start does.
-func (p *Provider[T]) Start(ctx context.Context) error { return p.ServiceCache.Start(ctx) }
