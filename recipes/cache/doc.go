@@ -7,9 +7,9 @@
 // How it follows the server: on ZooKeeper 3.6 and later the cache sets
 // one recursive watch of its root (a persistent one for the root alone)
 // and reads in multi-reads of up to a thousand reads, a few in flight:
-// a tree of 10,000 nodes loads in about a dozen requests. A notification
-// names a node; the cache reads it, and emits the difference between the
-// read and what it holds. After a reconnect or a new session, it asks the
+// a tree of 10,000 nodes loads in 16 requests, the watch included. A
+// notification names a node; the cache reads it, and emits the
+// difference between the read and what it holds. After a reconnect or a new session, it asks the
 // server which of its nodes changed after the last zxid the watch told
 // (framework.Client.ChangedSince, one request per 128 KiB of paths) and
 // reads those alone: a reconnect costs reads in proportion to what

@@ -12,11 +12,12 @@ import (
 
 // Reads go in multi-reads of at most batchOps reads, at most
 // batchesInFlight at once: few requests, and replies of a size the
-// client and the server handle well (10,000 nodes of 100 bytes are
-// eleven requests). The size of a node's data is not known before it is
-// read, and a reply too large for the client closes the connection: a
-// read that fails divides the batches by four for the next try, down to
-// one read, and each read that succeeds doubles them again.
+// client and the server handle well (10,000 nodes of 100 bytes, 100
+// by 100, are 16 requests with the watch and each level's lists). The
+// size of a node's data is not known before it is read, and a reply too
+// large for the client closes the connection: a read that fails divides
+// the batches by four for the next try, down to one read, and each read
+// that succeeds doubles them again.
 const (
 	batchOps        = 1000
 	batchesInFlight = 4
