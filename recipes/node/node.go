@@ -3,8 +3,11 @@ package node
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
@@ -20,6 +23,8 @@ type Node struct {
 	path   string
 	mode   framework.CreateMode
 	opts   options
+
+	setMu sync.Mutex // one SetData at a time
 
 	mu        sync.Mutex
 	data      []byte
@@ -123,12 +128,19 @@ func (n *Node) AwaitCreated(ctx context.Context) error {
 	return n.life.Await(ctx, n.created, "await created")
 }
 
-// SetData sets the node's data: on the server now if the node is there,
-// and in every later create. After Close it returns ErrClosed.
+// SetData sets the node's data: on the server now if the node is there
+// and the process's, and in every later create. The write is guarded: it
+// is made at the version just read, and only if the node's ephemeral
+// owner is the client's session, so a node someone else made in its
+// place is never written (that node's data is not the process's: the
+// node waits for it to go, then creates its own with data). Calls run
+// one at a time. After Close it returns ErrClosed.
 func (n *Node) SetData(ctx context.Context, data []byte) error {
 	if n.life.Closed() {
 		return fmt.Errorf("node %s: set data: %w", n.path, ErrClosed)
 	}
+	n.setMu.Lock()
+	defer n.setMu.Unlock()
 	n.mu.Lock()
 	n.data = bytes.Clone(data)
 	node := n.node
@@ -136,10 +148,29 @@ func (n *Node) SetData(ctx context.Context, data []byte) error {
 	if node == "" {
 		return nil // the next create writes it
 	}
-	if _, err := n.client.Set(ctx, node, data, -1); err != nil && !isNoNode(err) {
-		return fmt.Errorf("node %s: set data: %w", n.path, err)
+	for range setAttempts {
+		ok, stat, err := n.client.Exists(ctx, node)
+		if err != nil {
+			return fmt.Errorf("node %s: set data: %w", n.path, err)
+		}
+		session := n.client.Session()
+		if !ok || n.mode.IsEphemeral() && (session == nil || stat.EphemeralOwner != session.ID()) {
+			n.poke() // not the process's node: the node's goroutine sees to it
+			return nil
+		}
+		_, err = n.client.Set(ctx, node, data, stat.Version)
+		switch {
+		case err == nil:
+			return nil
+		case isNoNode(err):
+			n.poke()
+			return nil
+		case !errors.Is(err, zk.ErrBadVersion):
+			return fmt.Errorf("node %s: set data: %w", n.path, err)
+		}
+		// Written by someone between the read and the write: read again.
 	}
-	return nil
+	return fmt.Errorf("node %s: set data: %w: written by others %d times over", n.path, zk.ErrBadVersion, setAttempts)
 }
 
 // Close stops the node and deletes its node, and returns once both are

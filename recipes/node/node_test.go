@@ -278,3 +278,59 @@ func TestNode_AnOldSessionsNodeInTheWayIsReplaced(t *testing.T) {
 	assert.Equal(t, c.Session().ID(), stat.EphemeralOwner)
 	require.NoError(t, other.Delete(ctx, path, -1))
 }
+
+// A node someone made in the node's place, before the node's goroutine
+// has looked, is not written by SetData: its data stays its owner's, and
+// the node creates its own, with the new data, once that one is gone.
+func TestNode_SetDataNeverWritesANodeOfAnotherSession(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	other := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t) + "/member"
+	n, err := node.New(c, path, framework.Ephemeral, []byte("mine"))
+	require.NoError(t, err)
+	// The node's goroutine is held in its listener from the first
+	// create on, so it cannot notice what follows.
+	release := make(chan struct{})
+	n.AddListener(func(node.Event) { <-release })
+	require.NoError(t, n.Start(context.Background()))
+	t.Cleanup(func() { _ = n.Close(context.Background()) })
+	require.NoError(t, n.AwaitCreated(ctx))
+
+	require.NoError(t, other.Delete(ctx, path, -1))
+	_, err = other.Create(ctx, path, []byte("theirs"), framework.Ephemeral)
+	require.NoError(t, err)
+	require.NoError(t, n.SetData(ctx, []byte("new")))
+	data, stat, err := other.Get(ctx, path)
+	require.NoError(t, err)
+	assert.Equal(t, "theirs", string(data), "SetData wrote a node of another session")
+	assert.Equal(t, other.Session().ID(), stat.EphemeralOwner)
+
+	close(release)
+	require.NoError(t, other.Delete(ctx, path, -1))
+	require.Eventually(t, func() bool {
+		data, stat, err := c.Get(ctx, path)
+		return err == nil && string(data) == "new" && stat.EphemeralOwner == c.Session().ID()
+	}, 20*time.Second, 20*time.Millisecond, "the node comes back with the data SetData set")
+}
+
+// Concurrent SetData calls all succeed, one after the other; the last
+// call's data is the node's.
+func TestNode_SetDataCallsAtOnceAllLand(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t) + "/member"
+	n, _ := started(t, c, path, framework.Ephemeral, "0")
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() { errs <- n.SetData(ctx, []byte{byte('a' + i)}) }()
+	}
+	for range 8 {
+		require.NoError(t, <-errs)
+	}
+	require.NoError(t, n.SetData(ctx, []byte("last")))
+	data, stat, err := c.Get(ctx, path)
+	require.NoError(t, err)
+	assert.Equal(t, "last", string(data))
+	assert.EqualValues(t, 9, stat.Version, "one write per call")
+}

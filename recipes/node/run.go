@@ -16,6 +16,10 @@ import (
 // server tells of a change or the client reconnects first.
 const retryPause = 500 * time.Millisecond
 
+// setAttempts bounds SetData's reads and writes when others keep writing
+// the node between them.
+const setAttempts = 3
+
 // deleteBound bounds the deletion of the node once it stops.
 const deleteBound = 10 * time.Second
 
