@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -52,7 +53,10 @@ func (d *Discovery[T]) servicePath(name string) string { return zkpath.Join(d.ba
 type Registration[T any] struct {
 	d    *Discovery[T]
 	node *node.Node
-	inst Instance[T]
+
+	updating sync.Mutex // one Update at a time, so inst is what was written last
+	mu       sync.Mutex // guards inst
+	inst     Instance[T]
 }
 
 // Register registers inst and returns once its node exists. An empty ID
@@ -106,16 +110,30 @@ func (d *Discovery[T]) Register(ctx context.Context, inst Instance[T]) (*Registr
 
 // Instance returns the instance as registered (its ID and time filled
 // in).
-func (r *Registration[T]) Instance() Instance[T] { return r.inst }
+func (r *Registration[T]) Instance() Instance[T] {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.inst
+}
 
 // Node returns the instance's node, relative to the namespace.
 func (r *Registration[T]) Node() string { return r.node.Node() }
 
+// AddListener adds l to hear of the instance's node, on its goroutine:
+// each create again (after a lost session or someone's delete), and each
+// create that failed in a way time does not cure (node.Failed). It
+// returns a function that removes l.
+func (r *Registration[T]) AddListener(l node.Listener) (remove func()) {
+	return r.node.AddListener(l)
+}
+
 // Update writes inst as the registered instance's new data (its name and
 // ID must stay), now and in every later create.
 func (r *Registration[T]) Update(ctx context.Context, inst Instance[T]) error {
-	if inst.Name != r.inst.Name || inst.ID != r.inst.ID {
-		return fmt.Errorf("discovery %s: update: %w: name and id are %s/%s", r.d.base, ErrInvalidArgument, r.inst.Name, r.inst.ID)
+	r.updating.Lock()
+	defer r.updating.Unlock()
+	if was := r.Instance(); inst.Name != was.Name || inst.ID != was.ID {
+		return fmt.Errorf("discovery %s: update: %w: name and id are %s/%s", r.d.base, ErrInvalidArgument, was.Name, was.ID)
 	}
 	data, err := r.d.codec.Marshal(&inst)
 	if err != nil {
@@ -124,7 +142,9 @@ func (r *Registration[T]) Update(ctx context.Context, inst Instance[T]) error {
 	if err := r.node.SetData(ctx, data); err != nil {
 		return err
 	}
+	r.mu.Lock()
 	r.inst = inst
+	r.mu.Unlock()
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/discovery"
+	"github.com/zkrecipes/zkrecipes/recipes/node"
 )
 
 func TestMain(m *testing.M) { zktest.Main(m) }
@@ -86,12 +87,20 @@ func TestDiscovery_ADynamicInstanceComesBackAfterItsSessionExpired(t *testing.T)
 	ctx := zktest.Context(t)
 	base := zktest.UniquePath(t)
 	r := register(t, registry(t, c, base), discovery.Instance[details]{Name: "orders", ID: "a"})
+	again := make(chan node.Event, 4)
+	r.AddListener(func(ev node.Event) { again <- ev })
 	seen := registry(t, other, base)
 	proxy.Pause()
 	assert.Eventually(t, func() bool { all, err := seen.Instances(ctx, "orders"); return err == nil && len(all) == 0 }, 20*time.Second, 20*time.Millisecond, "gone with its session")
 	proxy.Resume()
 	assert.Eventually(t, func() bool { all, err := seen.Instances(ctx, "orders"); return err == nil && len(all) == 1 }, 20*time.Second, 20*time.Millisecond, "registered again")
 	assert.Equal(t, base+"/orders/a", r.Node())
+	select {
+	case ev := <-again:
+		assert.Equal(t, node.Created, ev.Type, "the registration's listener hears it")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the registration's listener heard nothing")
+	}
 }
 
 func TestDiscovery_AStaticInstanceOutlivesItsProcess(t *testing.T) {
