@@ -14,9 +14,11 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/discovery"
 )
 
-// jacksonJars are Debian's Jackson 2 jars, which the Java peer runs on
-// (libjackson2-databind-java, installed by `make deps`).
-var jacksonJars = []string{"jackson-databind", "jackson-core", "jackson-annotations"}
+// peerJars are the Debian jars the Java peers run on: Jackson 2
+// (libjackson2-databind-java) and ZooKeeper's own client (zookeeper), both
+// installed by `make deps`.
+var peerJars = []string{"jackson-databind", "jackson-core", "jackson-annotations",
+	"zookeeper", "zookeeper-jute", "slf4j-api", "slf4j-nop"}
 
 // javaPeer compiles testdata/discoverypeer into a directory of the test's
 // and returns the classpath to run DiscoveryPeer with. Missing java,
@@ -29,7 +31,7 @@ func javaPeer(t *testing.T) string {
 		require.NoError(t, err, "the Java peer needs %s: run `make deps`", tool)
 	}
 	var cp []string
-	for _, jar := range jacksonJars {
+	for _, jar := range peerJars {
 		p := filepath.Join("/usr/share/java", jar+".jar")
 		_, err := os.Stat(p)
 		require.NoError(t, err, "the Java peer needs %s: run `make deps`", p)
