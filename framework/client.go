@@ -106,7 +106,7 @@ func New(servers []string, opts ...Option) (*Client, error) {
 		connectedCh: make(chan struct{}),
 		authRefused: make(chan struct{}),
 	}
-	c.watches = newWatchTable(func(ev zk.Event) { c.holds().nodeEvent(ev) })
+	c.watches = newWatchTable(func(ev zk.Event) { c.holds().nodeEvent(ev) }, func(k watchKey) { c.removeServerWatch(k) })
 	if c.baseDial, err = userDialer(cfg.zkOptions); err != nil {
 		stop()
 		return nil, err

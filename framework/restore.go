@@ -82,6 +82,7 @@ func (c *Client) sendBatches(conn *zk.Conn, opcode int32, bodies [][]byte, done 
 
 // watchesBack tells every persistent watch that it is set again.
 func (c *Client) watchesBack(rs restoreSet, zxid int64) {
+	c.watches.back()
 	typ := WatchSessionChanged
 	if rs.sameSession {
 		typ = WatchResumed
@@ -94,8 +95,9 @@ func (c *Client) watchesBack(rs restoreSet, zxid int64) {
 // watchesUnrestorable ends the persistent watches a server without
 // setWatches2 cannot take.
 func (c *Client) watchesUnrestorable(rs restoreSet) {
+	defer c.watches.back()
 	for _, w := range rs.watchers {
-		c.watches.removePersistent(w)
+		c.watches.removePersistent(w, false)
 		w.end(opError("watch", w.path, ErrUnimplemented))
 	}
 }

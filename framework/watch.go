@@ -105,7 +105,9 @@ type Watch struct {
 // ExistsW, ChildrenW). After a reconnect the client sets the watch again
 // and sends WatchResumed or WatchSessionChanged: catch up with a read.
 // If a later server cannot take the watch (a rolling downgrade), Events
-// closes and Err says why.
+// closes and Err says why. A watch of a path and mode the server has for
+// the client already (another Watch's, or one closed less than a second
+// ago) costs no request.
 func (c *Client) Watch(ctx context.Context, path string, mode WatchMode) (*Watch, error) {
 	if mode != WatchPersistent && mode != WatchRecursive {
 		return nil, opError("watch", path, fmt.Errorf("%w: watch mode %d", ErrInvalidArgument, int32(mode)))
@@ -114,7 +116,28 @@ func (c *Client) Watch(ctx context.Context, path string, mode WatchMode) (*Watch
 	if err != nil {
 		return nil, opError("watch", path, err)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, opError("watch", path, err)
+	}
 	w := &Watch{c: c, path: path, serverPath: sp, mode: mode, events: make(chan WatchEvent), stop: make(chan struct{}), wake: make(chan struct{}, 1)}
+	for {
+		adopted, removing := c.watches.adopt(w)
+		if adopted {
+			// Ends when the watch ends and its queue is delivered, or at Close.
+			go w.pump()
+			return w, nil
+		}
+		if removing == nil {
+			break
+		}
+		// The server's watch of the path is being removed: set it again
+		// after, so that the removal cannot take the new one with it.
+		select {
+		case <-removing:
+		case <-ctx.Done():
+			return nil, opError("watch", path, ctx.Err())
+		}
+	}
 	var body juteWriter
 	body.string(sp)
 	body.int32(int32(mode))
@@ -132,6 +155,14 @@ func (c *Client) Watch(ctx context.Context, path string, mode WatchMode) (*Watch
 	// Ends when the watch ends and its queue is delivered, or at Close.
 	go w.pump()
 	return w, nil
+}
+
+// Watching reports whether the server has a persistent watch of path and
+// mode for the client on the current connection: another Watch's, or one
+// closed less than a second ago. A Watch of them then costs no request.
+func (c *Client) Watching(path string, mode WatchMode) bool {
+	sp, err := c.serverPath(path)
+	return err == nil && c.watches.adoptable(watchKey{sp, mode})
 }
 
 // Events returns the channel of the watch's events. It is closed once the
@@ -153,10 +184,11 @@ func (w *Watch) Err() error {
 	return w.err
 }
 
-// Close ends the watch and asks the server to remove it when no other
-// watch of the client has the same path and mode. Events closes. Close
-// may be called more than once; only the first talks to the server. The
-// watch ends whatever the removal's error.
+// Close ends the watch; Events closes. When no other watch of the client
+// has the same path and mode, the server's watch is removed a second
+// later, unless the client watches the path in that mode again by then:
+// that Watch takes it over and costs no request. Close may be called
+// more than once. It does not wait for the server, and returns nil.
 func (w *Watch) Close(ctx context.Context) error {
 	w.mu.Lock()
 	if w.closed {
@@ -167,7 +199,8 @@ func (w *Watch) Close(ctx context.Context) error {
 	w.ended = true
 	close(w.stop)
 	w.mu.Unlock()
-	return w.forget(ctx)
+	w.forget()
+	return nil
 }
 
 // push queues an event. It never blocks.

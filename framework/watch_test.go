@@ -99,6 +99,10 @@ func TestWatch_CloseRemovesTheServersWatchAndEndsTheEvents(t *testing.T) {
 	_, open := <-w.Events()
 	assert.False(t, open)
 	assert.NoError(t, w.Err())
+	assert.Zero(t, proxy.Requests(zktest.OpRemoveWatches), "the server's watch lingers")
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpRemoveWatches) > 0 }, 10*time.Second, 5*time.Millisecond,
+		"the server's watch is removed after its linger")
+	time.Sleep(100 * time.Millisecond) // the fallback of 3.6 to 3.8, if any, follows at once
 	assert.LessOrEqual(t, proxy.Requests(zktest.OpRemoveWatches), int64(2), "removeWatches by mode, then of any watch before 3.9")
 	// The server sends nothing for the removed watch: its notification
 	// would reach the client before the reply to the next request.

@@ -2,16 +2,27 @@ package framework
 
 import (
 	"context"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 )
 
-// What takes a persistent watch off the server again: Close, and a Watch
-// call that failed while its request went on.
+// What takes a persistent watch off the server again. The last Watch of a
+// path and mode to close leaves the server's watch lingering for
+// watchLinger: a Watch of the same path and mode in that time takes it
+// over without a request. A recipe that closes its watch and sets it
+// again at once (a latch or a lock of one term after another, the common
+// loop) would otherwise pay an addWatch and a removeWatches each time.
+// Then it is removed, unless the connection has ended meanwhile: a new
+// connection sets again only the watches some Watch needs.
+
+// watchLinger is how long the server's watch outlives its last Watch.
+const watchLinger = time.Second
 
 // set enters w in the client's table once the server has its watch,
 // unless Watch has failed meanwhile (its ctx ended first): then the
-// server's watch is removed again. It runs on the receive goroutine.
+// server's watch is unneeded, and lingers as a closed one does. It runs
+// on the receive goroutine.
 func (w *Watch) set() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -19,70 +30,59 @@ func (w *Watch) set() {
 		w.c.watches.addPersistent(w)
 		return
 	}
-	w.c.spawn(func() { // the server has the watch, the table does not
-		w.inBackground(func(ctx context.Context) error {
-			if w.c.watches.modeWatched(w.serverPath, w.mode) {
-				return nil // another watch of the client needs it
-			}
-			_, err := retry(ctx, w.c, "remove watch", w.path, func(conn *zk.Conn, _ *Session) (struct{}, error) {
-				return struct{}{}, w.removeFromServer(conn)
-			})
-			return err
-		})
-	})
+	w.c.watches.unneeded(watchKey{w.serverPath, w.mode})
 }
 
 // abandon is the end of a Watch call that failed: if a reply came all
-// the same, the watch is taken out again.
+// the same, the watch is taken out again (see set).
 func (w *Watch) abandon() {
 	w.mu.Lock()
 	w.abandoned, w.ended = true, true
 	w.mu.Unlock()
-	w.c.spawn(func() { w.inBackground(w.forget) })
+	w.forget() // in case the reply came before the failure
 }
 
-// inBackground runs a removal nobody waits for, bounded by the
-// connection timeout.
-func (w *Watch) inBackground(remove func(context.Context) error) {
-	ctx, cancel := context.WithTimeout(w.c.life, w.c.cfg.connectionTimeout)
+// forget takes w out of the client's table; the server's watch lingers if
+// it was the last of its path and mode.
+func (w *Watch) forget() { w.c.watches.removePersistent(w, true) }
+
+// removeServerWatch removes the server's watch of k, bounded by the
+// connection timeout. It runs on a goroutine of its own, started by the
+// table, which holds off every Watch of k until it returns.
+func (c *Client) removeServerWatch(k watchKey) {
+	if c.isClosed() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.life, c.cfg.connectionTimeout)
 	defer cancel()
-	if err := remove(ctx); err != nil {
-		w.c.log.Debug("removing an abandoned watch failed; it goes with the connection", "path", w.path, "err", err)
-	}
-}
-
-// forget takes w out of the client's table and removes the server's watch
-// if it was the last of its path and mode.
-func (w *Watch) forget(ctx context.Context) error {
-	found, last := w.c.watches.removePersistent(w)
-	if !found || !last || w.c.isClosed() {
-		return nil
-	}
-	_, err := retry(ctx, w.c, "remove watch", w.path, func(conn *zk.Conn, _ *Session) (struct{}, error) {
-		return struct{}{}, w.removeFromServer(conn)
+	p := c.clientPath(k.path)
+	_, err := retry(ctx, c, "remove watch", p, func(conn *zk.Conn, _ *Session) (struct{}, error) {
+		return struct{}{}, c.removeFromServer(conn, k)
 	})
-	return err
+	if err != nil {
+		c.log.Debug("removing an unneeded watch failed; it goes with the connection", "path", p, "err", err)
+	}
 }
 
-// removeFromServer removes the server's watch of w's path and mode.
+// removeFromServer removes the server's watch of k's path and mode.
 // ZooKeeper 3.9 removes a persistent watch by its mode; 3.6 to 3.8 know
 // only "any watch of the path" for it (ZOOKEEPER-4472), which would take
 // one-shot watches and a watch of the other mode of the same path with
 // it: there the server's watch is left while the client has another on
 // the path, and its notifications go to no one.
-func (w *Watch) removeFromServer(conn *zk.Conn) error {
-	servers := w.c.carrier.servers
+func (c *Client) removeFromServer(conn *zk.Conn, k watchKey) error {
+	servers := c.carrier.servers
 	if server := servers.current(); !servers.knownLacking(server, opRemovePersistentWatch) {
-		err := w.c.carry(conn, removeWatchesRequest(w.serverPath, removeWatchType(w.mode)))
+		err := c.carry(conn, removeWatchesRequest(k.path, removeWatchType(k.mode)))
 		if !isCode(err, codeMarshallingError) {
 			return ignoreNoWatcher(err)
 		}
 		servers.lack(server, opRemovePersistentWatch)
 	}
-	if w.c.watches.watched(w.serverPath) {
+	if c.watches.watched(k.path) {
 		return nil
 	}
-	return ignoreNoWatcher(w.c.carry(conn, removeWatchesRequest(w.serverPath, removeAnyWatch)))
+	return ignoreNoWatcher(c.carry(conn, removeWatchesRequest(k.path, removeAnyWatch)))
 }
 
 // removeWatchesRequest is removeWatches of path's watches of type typ.

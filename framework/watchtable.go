@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -40,13 +41,32 @@ type watchTable struct {
 	persistent map[string][]*Watch // by server path
 	recursive  map[string][]*Watch // by server path
 	probes     []*probe            // of the ChangedSince calls under way
+	// The server's persistent watches no Watch needs (see watchremove.go):
+	// lingering until their timer fires, then being removed.
+	lingering map[watchKey]*linger
+	removing  map[watchKey]chan struct{} // closed once removed
+	restoring bool                       // the persistent watches are not back on the connection yet
+	remove    func(watchKey)             // removes the server's watch
+	closed    bool
 }
 
-func newWatchTable(onNode func(zk.Event)) *watchTable {
+// linger is the wait of a lingering watch before its removal.
+type linger struct{ timer *time.Timer }
+
+// watchKey names the server's persistent watch of one path and mode.
+type watchKey struct {
+	path string // server path
+	mode WatchMode
+}
+
+func newWatchTable(onNode func(zk.Event), remove func(watchKey)) *watchTable {
 	t := &watchTable{
 		oneShot:    make(map[oneShotKey][]chan zk.Event),
 		persistent: make(map[string][]*Watch),
 		recursive:  make(map[string][]*Watch),
+		lingering:  make(map[watchKey]*linger),
+		removing:   make(map[watchKey]chan struct{}),
+		remove:     remove,
 	}
 	t.onNode.Store(&onNode)
 	return t
@@ -85,6 +105,7 @@ func (t *watchTable) addOneShot(path string, kind watchKind) <-chan zk.Event {
 	defer t.mu.Unlock()
 	k := oneShotKey{path, kind}
 	t.oneShot[k] = append(t.oneShot[k], ch)
+	t.dropLingeringLocked(path)
 	return ch
 }
 
@@ -96,13 +117,51 @@ func (t *watchTable) addPersistent(w *Watch) {
 	m[w.serverPath] = append(m[w.serverPath], w)
 }
 
-// removePersistent forgets w, and reports whether no watch of its path
-// and mode is left, so that the server's may be removed too.
-func (t *watchTable) removePersistent(w *Watch) (found, last bool) {
+// adopt registers w without a request if the server has the watch of its
+// path and mode on the current connection already: another Watch's, or a
+// lingering one. Otherwise it returns a removal of that watch under way,
+// to wait for before setting it again, or nil: set it.
+func (t *watchTable) adopt(w *Watch) (adopted bool, removing <-chan struct{}) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	k := watchKey{w.serverPath, w.mode}
+	if done, ok := t.removing[k]; ok {
+		return false, done
+	}
+	if t.restoring || t.closed {
+		// Not back yet: a Watch of its own is ordered before its reads.
+		return false, nil
+	}
+	m := t.byMode(w.mode)
+	if l, ok := t.lingering[k]; ok {
+		l.timer.Stop() // if it fired already, expire finds it adopted
+		delete(t.lingering, k)
+	} else if len(m[w.serverPath]) == 0 {
+		return false, nil
+	}
+	m[w.serverPath] = append(m[w.serverPath], w)
+	return true, nil
+}
+
+// adoptable reports whether adopt would adopt a Watch of k now.
+func (t *watchTable) adoptable(k watchKey) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, removing := t.removing[k]; removing || t.restoring || t.closed {
+		return false
+	}
+	_, lingers := t.lingering[k]
+	return lingers || len(t.byMode(k.mode)[k.path]) > 0
+}
+
+// removePersistent forgets w; if no watch of its path and mode is left,
+// the server's lingers (if onServer: the server has it).
+func (t *watchTable) removePersistent(w *Watch, onServer bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	m := t.byMode(w.mode)
 	list := m[w.serverPath]
+	found := false
 	for i, x := range list {
 		if x == w {
 			list = append(list[:i:i], list[i+1:]...)
@@ -110,12 +169,79 @@ func (t *watchTable) removePersistent(w *Watch) (found, last bool) {
 			break
 		}
 	}
-	if len(list) == 0 {
-		delete(m, w.serverPath)
-	} else {
-		m[w.serverPath] = list
+	if !found {
+		return
 	}
-	return found, len(list) == 0
+	if len(list) > 0 {
+		m[w.serverPath] = list
+		return
+	}
+	delete(m, w.serverPath)
+	if onServer {
+		t.lingerLocked(watchKey{w.serverPath, w.mode})
+	}
+}
+
+// unneeded is told of a server's watch that a failed Watch set: it
+// lingers, unless a Watch has it or it lingers already. If a removal is
+// under way, the new watch may have come after it: it is removed once
+// that one is done. t.mu not held.
+func (t *watchTable) unneeded(k watchKey) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if done, ok := t.removing[k]; ok {
+		go func() { // ends with the removal under way
+			<-done
+			t.unneeded(k)
+		}()
+		return
+	}
+	if len(t.byMode(k.mode)[k.path]) == 0 {
+		if _, ok := t.lingering[k]; !ok {
+			t.lingerLocked(k)
+		}
+	}
+}
+
+// lingerLocked starts the linger of the server's watch of k; t.mu held.
+func (t *watchTable) lingerLocked(k watchKey) {
+	if t.closed {
+		return
+	}
+	l := &linger{}
+	l.timer = time.AfterFunc(watchLinger, func() { t.expire(k, l) })
+	t.lingering[k] = l
+}
+
+// expire removes the server's watch of k once its linger ends, unless it
+// was adopted or dropped meanwhile. Watches of k wait for the removal.
+func (t *watchTable) expire(k watchKey, l *linger) {
+	t.mu.Lock()
+	if t.lingering[k] != l {
+		t.mu.Unlock()
+		return
+	}
+	delete(t.lingering, k)
+	done := make(chan struct{})
+	t.removing[k] = done
+	t.mu.Unlock()
+	t.remove(k)
+	t.mu.Lock()
+	delete(t.removing, k)
+	t.mu.Unlock()
+	close(done)
+}
+
+// dropLingeringLocked forgets the lingering watches of path (every path
+// if ""): the connection ended, or a one-shot watch replaced them
+// (ZOOKEEPER-4466). t.mu held.
+func (t *watchTable) dropLingeringLocked(path string) {
+	for k, l := range t.lingering {
+		if path == "" || k.path == path {
+			l.timer.Stop()
+			delete(t.lingering, k)
+		}
+	}
 }
 
 // watched reports whether the client has any watch of path.
@@ -127,14 +253,21 @@ func (t *watchTable) watched(path string) bool {
 			return true
 		}
 	}
+	for _, mode := range []WatchMode{WatchPersistent, WatchRecursive} {
+		if _, lingers := t.lingering[watchKey{path, mode}]; lingers {
+			return true
+		}
+	}
 	return len(t.persistent[path]) > 0 || len(t.recursive[path]) > 0
 }
 
-// modeWatched reports whether the client has a watch of path and mode.
+// modeWatched reports whether the server has a persistent watch of path
+// and mode for the client: a Watch's, or a lingering one.
 func (t *watchTable) modeWatched(path string, mode WatchMode) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(t.byMode(mode)[path]) > 0
+	_, lingers := t.lingering[watchKey{path, mode}]
+	return lingers || len(t.byMode(mode)[path]) > 0
 }
 
 func (t *watchTable) byMode(mode WatchMode) map[string][]*Watch {
@@ -254,14 +387,26 @@ func (t *watchTable) connected(id int64) restoreSet {
 		rs.recursive = append(rs.recursive, p)
 		rs.watchers = append(rs.watchers, list...)
 	}
+	t.dropLingeringLocked("") // not on the new connection
+	t.restoring = len(rs.watchers) > 0
 	t.mu.Unlock()
 	endOneShots(ended, zk.ErrSessionExpired)
 	return rs
 }
 
+// back records that the persistent watches are set again on the
+// connection (or ended, for a server that cannot take them).
+func (t *watchTable) back() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.restoring = false
+}
+
 // close ends every watch: the client is closed.
 func (t *watchTable) close() {
 	t.mu.Lock()
+	t.closed = true
+	t.dropLingeringLocked("")
 	ended := t.oneShot
 	t.oneShot = make(map[oneShotKey][]chan zk.Event)
 	var watchers []*Watch
