@@ -4,31 +4,25 @@ import (
 	"context"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 )
-
-// dirWatchLinger is how long the directory watch outlives its last
-// subscriber. A client that releases the lock and queues again at once (the
-// common loop) would otherwise pay an addWatch and a removeWatches per
-// acquisition: five requests where three are the floor.
-const dirWatchLinger = time.Second
 
 // dirWatch is the one persistent recursive watch (ZooKeeper 3.6's addWatch)
 // that a Mutex keeps on its directory for all its waiters and holds. The
 // server sends one notification per event and connection however many
 // goroutines of the process wait, so the watch is shared, counted by its
-// subscribers, and removed dirWatchLinger after the last has gone.
+// subscribers, and closed as the last goes. The client keeps the server's
+// watch a second longer: a client that releases the lock and queues again
+// at once (the common loop) sets it again without a request.
 type dirWatch struct {
 	client *framework.Client
 	dir    string
 
-	open sync.Mutex // orders setting and removing the server's watch
+	open sync.Mutex // orders setting and closing the watch
 	mu   sync.Mutex // guards the fields below
 	w    *framework.Watch
 	subs map[*dirSub]struct{}
-	idle *time.Timer // removes w once no one subscribes
 }
 
 // subscribe returns a subscription to the directory's events, setting the
@@ -86,17 +80,26 @@ func (d *dirWatch) set(ctx context.Context) (*dirSub, error) {
 	return d.join(), nil
 }
 
-// join returns a subscription if the server's watch is set already (it
-// costs nothing then), else nil.
+// joinFree returns a subscription if it costs no request: the watch is
+// set already, or the client has the server's watch of the directory (a
+// Mutex's before this one, closed a moment ago). Else nil.
+func (d *dirWatch) joinFree(ctx context.Context) *dirSub {
+	if s := d.join(); s != nil || !d.client.Watching(d.dir, framework.WatchRecursive) {
+		return s
+	}
+	s, err := d.set(ctx)
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
+// join returns a subscription if the watch is set already, else nil.
 func (d *dirWatch) join() *dirSub {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.w == nil {
 		return nil
-	}
-	if d.idle != nil {
-		d.idle.Stop() // if it fired already, closeIdle finds a subscriber
-		d.idle = nil
 	}
 	s := &dirSub{d: d, wake: make(chan struct{}, 1)}
 	d.subs[s] = struct{}{}
@@ -140,25 +143,18 @@ func (d *dirWatch) subscribers(w *framework.Watch) []*dirSub {
 	return subs
 }
 
-// unsubscribe drops s; the last subscriber's going starts the linger, or
-// with now, removes the watch at once.
-func (d *dirWatch) unsubscribe(s *dirSub, now bool) {
+// unsubscribe drops s; the last subscriber's going closes the watch.
+func (d *dirWatch) unsubscribe(s *dirSub) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	delete(d.subs, s)
-	switch {
-	case len(d.subs) > 0 || d.w == nil:
-	case now:
-		if d.idle != nil {
-			d.idle.Stop()
-		}
-		d.idle = time.AfterFunc(0, d.closeIdle)
-	case d.idle == nil:
-		d.idle = time.AfterFunc(dirWatchLinger, d.closeIdle)
+	last := len(d.subs) == 0 && d.w != nil
+	d.mu.Unlock()
+	if last {
+		go d.closeIdle() // not on the caller's goroutine: a set under way holds d.open
 	}
 }
 
-// closeIdle removes the watch if no one has subscribed meanwhile.
+// closeIdle closes the watch if no one has subscribed meanwhile.
 func (d *dirWatch) closeIdle() {
 	d.open.Lock()
 	defer d.open.Unlock()
@@ -168,11 +164,9 @@ func (d *dirWatch) closeIdle() {
 		d.mu.Unlock()
 		return
 	}
-	d.w, d.idle = nil, nil
+	d.w = nil
 	d.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = w.Close(ctx) // a failed removal goes with the connection
+	_ = w.Close(context.Background()) // sends nothing: the client removes the server's watch after a linger
 }
 
 // dirSub is one subscriber of a dirWatch: a waiter, which reads its events
@@ -251,15 +245,7 @@ func (s *dirSub) hand(node string, recheck func()) {
 
 // release ends the subscription; later calls, and calls on nil, do
 // nothing.
-func (s *dirSub) release() { s.drop(false) }
-
-// abandon is release by a waiter gone back to one-shot watches: a last
-// subscriber removes the watch at once, without the linger, since the next
-// waiter of a long queue would keep it set, and told of every change, for
-// nothing.
-func (s *dirSub) abandon() { s.drop(true) }
-
-func (s *dirSub) drop(now bool) {
+func (s *dirSub) release() {
 	if s == nil {
 		return
 	}
@@ -268,6 +254,6 @@ func (s *dirSub) drop(now bool) {
 	s.done = true
 	s.mu.Unlock()
 	if !done {
-		s.d.unsubscribe(s, now)
+		s.d.unsubscribe(s)
 	}
 }

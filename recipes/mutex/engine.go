@@ -75,9 +75,9 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 	// A waiter follows the queue through the directory's persistent watch
 	// when the server has them (see waitWatched). Joined before the create,
 	// whose round trip lists the queue, the watch tells of every change
-	// after that listing; it is joined only if set already, so that a
-	// free lock costs no request and no round trip more.
-	sub := e.watch.join()
+	// after that listing; it is joined only if that costs no request, so
+	// that a free lock costs no request and no round trip more.
+	sub := e.watch.joinFree(ctx)
 	start := time.Now()
 	for requeue := 0; ; requeue++ {
 		// The queue is listed in the create's round trip when it can be.
@@ -90,7 +90,7 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 		switch {
 		case once:
 		case len(children) > shortQueue:
-			sub.abandon() // a long queue waits on one-shot watches
+			sub.release() // a long queue waits on one-shot watches
 			sub = nil
 		case sub == nil && e.contended(node, children):
 			// Set now, after the listing: the waiter lists again.
