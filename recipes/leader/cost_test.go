@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/leader"
 )
@@ -136,4 +137,64 @@ func TestSelector_JoinCostsAtMostFourRequestsAndAHandOffOneOrTwo(t *testing.T) {
 	}
 	close(ends[2])
 	require.NoError(t, <-runs[2])
+}
+
+// On a server with persistent watches, the rotation the anchor harness
+// runs (the leader closes its latch and joins again at once with a new
+// one, others waiting) costs at most four requests per hand-off in all
+// clients together: the leader's delete, its create and listing, and at
+// most one listing more. Each latch's directory watch is the client's
+// one, taken over from the latch before it without a request.
+func TestLatch_ARotationHandOffCostsAtMostFourRequests(t *testing.T) {
+	servers := zktest.Servers(t)
+	p := zktest.UniquePath(t)
+	const participants, rounds = 3, 30
+	proxies := make([]*zktest.Proxy, participants)
+	clients := make([]*framework.Client, participants)
+	latches := make([]*leader.Latch, participants)
+	for i := range participants {
+		proxies[i] = zktest.NewProxy(t, servers)
+		clients[i] = connect(t, proxies[i].Addr())
+		latches[i] = startLatch(t, clients[i], p)
+		if i == 0 {
+			await(t, latches[0], 10*time.Second, "the first leader")
+		}
+	}
+	leading := func() int {
+		for {
+			for i, l := range latches {
+				if l.HasLeadership() {
+					return i
+				}
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	all := func() (n int64) {
+		for _, proxy := range proxies {
+			n += total(sent(proxy))
+		}
+		return n
+	}
+	// Warm: every client has made its watch once.
+	for range participants {
+		i := leading()
+		require.NoError(t, latches[i].Close(testContext(t)))
+		latches[i] = startLatch(t, clients[i], p)
+	}
+	time.Sleep(100 * time.Millisecond)
+	before := all()
+	for range rounds {
+		i := leading()
+		require.NoError(t, latches[i].Close(testContext(t)))
+		latches[i] = startLatch(t, clients[i], p)
+	}
+	leading()
+	time.Sleep(100 * time.Millisecond) // the last joins' requests
+	perHandOff := float64(all()-before) / rounds
+	t.Logf("requests per hand-off: %.2f", perHandOff)
+	for _, proxy := range proxies {
+		assert.Zero(t, proxy.Requests(zktest.OpRemoveWatches), "a removeWatches: the watch was not taken over")
+	}
+	assert.LessOrEqual(t, perHandOff, 4.0)
 }
