@@ -227,6 +227,10 @@ func TestFault_TimeoutsAtEveryStepLeaveNothing(t *testing.T) {
 		// Free leases behind a slow link: the time runs out before an
 		// answer, which is no proof of contention.
 		require.ErrorIs(t, err, semaphore.ErrUnreachable, "timeout %d", i)
+		// The attempt's nodes are deleted in the background: gone before
+		// the next, which would otherwise see them as contention.
+		require.Eventually(t, func() bool { return nodeCount(t, observer, path) == 0 }, 20*time.Second, 5*time.Millisecond,
+			"attempt %d left its nodes", i)
 	}
 	t.Logf("%d of 16 acquires got their leases in time", acquired)
 	proxy.SetDelay(0)
