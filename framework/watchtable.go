@@ -184,16 +184,13 @@ func (t *watchTable) removePersistent(w *Watch, onServer bool) {
 
 // unneeded is told of a server's watch that a failed Watch set: it
 // lingers, unless a Watch has it or it lingers already. If a removal is
-// under way, the new watch may have come after it: it is removed once
-// that one is done. t.mu not held.
+// under way, whether the server's watch came before it (and is gone) or
+// after is unknown: it is left, neither taken over nor removed (a removal
+// now could take a Watch's set since), and goes with the connection.
 func (t *watchTable) unneeded(k watchKey) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if done, ok := t.removing[k]; ok {
-		go func() { // ends with the removal under way
-			<-done
-			t.unneeded(k)
-		}()
+	if _, removing := t.removing[k]; removing {
 		return
 	}
 	if len(t.byMode(k.mode)[k.path]) == 0 {
