@@ -130,7 +130,13 @@
 // the server fires each whose node changed meanwhile. Persistent watches
 // are set again with setWatches2, which fires nothing for them, so their
 // receivers get [WatchResumed] (same session) or [WatchSessionChanged]
-// and read again.
+// and read again. The server keeps one persistent watch per path, mode
+// and connection, so the client does too: a second [Client.Watch] of a
+// path and mode it has costs no request, and the last one's Close leaves
+// the server's watch for a second, so that a recipe of one term after
+// another (a latch, a lock taken in a loop) sets it again for free
+// ([Client.Watching] tells). A watch is never taken over across a
+// reconnect, nor before the reconnect's setWatches2 is answered.
 //
 // go-zookeeper calls cannot be cancelled, so a call whose
 // context ends returns at once while the request may still reach the server.

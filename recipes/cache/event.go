@@ -21,6 +21,7 @@ const (
 	Initialized
 )
 
+// String returns the event type's name in lower case, as logs print it.
 func (t EventType) String() string {
 	switch t {
 	case Created:

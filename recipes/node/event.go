@@ -15,6 +15,7 @@ const (
 	Failed
 )
 
+// String returns the event type's name in lower case, as logs print it.
 func (t EventType) String() string {
 	switch t {
 	case Created:

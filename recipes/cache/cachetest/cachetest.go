@@ -116,6 +116,7 @@ type Divergence struct {
 	What string
 }
 
+// String returns the divergence as "path: what".
 func (d Divergence) String() string { return d.Path + ": " + d.What }
 
 // Compare reads the subtree at root from the server (to maxDepth levels
