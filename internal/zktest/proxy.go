@@ -56,6 +56,7 @@ const (
 	OpSetWatches2   int32 = 105
 	OpAddWatch      int32 = 106
 	OpRemoveWatches int32 = 18
+	OpCloseSession  int32 = -11
 )
 
 // Unimplement makes the server lack the requests of types ops, as a server
