@@ -125,20 +125,14 @@ func (t *watchTable) adopt(w *Watch) (adopted bool, removing <-chan struct{}) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	k := watchKey{w.serverPath, w.mode}
-	if done, ok := t.removing[k]; ok {
-		return false, done
+	if ok, removing := t.adoptableLocked(k); !ok {
+		return false, removing
 	}
-	if t.restoring || t.closed {
-		// Not back yet: a Watch of its own is ordered before its reads.
-		return false, nil
-	}
-	m := t.byMode(w.mode)
 	if l, ok := t.lingering[k]; ok {
 		l.timer.Stop() // if it fired already, expire finds it adopted
 		delete(t.lingering, k)
-	} else if len(m[w.serverPath]) == 0 {
-		return false, nil
 	}
+	m := t.byMode(w.mode)
 	m[w.serverPath] = append(m[w.serverPath], w)
 	return true, nil
 }
@@ -147,11 +141,22 @@ func (t *watchTable) adopt(w *Watch) (adopted bool, removing <-chan struct{}) {
 func (t *watchTable) adoptable(k watchKey) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if _, removing := t.removing[k]; removing || t.restoring || t.closed {
-		return false
+	ok, _ := t.adoptableLocked(k)
+	return ok
+}
+
+// adoptableLocked is adoptable, and the removal under way if any; t.mu
+// held. While a reconnect's restore is unanswered the server has not the
+// watches back: a Watch of its own is then ordered before its reads.
+func (t *watchTable) adoptableLocked(k watchKey) (bool, <-chan struct{}) {
+	if done, ok := t.removing[k]; ok {
+		return false, done
+	}
+	if t.restoring || t.closed {
+		return false, nil
 	}
 	_, lingers := t.lingering[k]
-	return lingers || len(t.byMode(k.mode)[k.path]) > 0
+	return lingers || len(t.byMode(k.mode)[k.path]) > 0, nil
 }
 
 // removePersistent forgets w; if no watch of its path and mode is left,
