@@ -75,7 +75,9 @@ func TestWatch_PersistentSeesTheNodeAndItsChildrenListAndStays(t *testing.T) {
 	require.NoError(t, err)
 	defer w.Close(ctx)
 	for range 2 { // a one-shot watch would have fired once
-		require.NoError(t, c.EnsurePath(ctx, path))
+		// Persistent: a container would be reaped once its child goes.
+		_, err = c.Create(ctx, path, nil, framework.Persistent, framework.WithParents())
+		require.NoError(t, err)
 		assert.Equal(t, framework.WatchEvent{Type: framework.NodeCreated, Path: path}, nextWatchEvent(t, w))
 		_, err = c.Create(ctx, path+"/x", nil, framework.Persistent)
 		require.NoError(t, err)
