@@ -95,8 +95,8 @@ func TestSemaphore_TTLLeaseSurvivesItsHoldersSessionAndIsReclaimed(t *testing.T)
 	require.NoError(t, resumed.Err())
 
 	// The second holder renews once more, then its process dies.
+	renewed := time.Now() // before the server's write, which the TTL counts from
 	require.NoError(t, resumed.Renew(ctx))
-	renewed := time.Now()
 	require.NoError(t, second.Close())
 	next := make(chan result[*leases.Lease], 1)
 	go func() { // ends when the acquire returns, at the latest with ctx
