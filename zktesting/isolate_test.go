@@ -36,8 +36,8 @@ func TestEnsemble_IsolatedFollowerStopsServingAndRejoins(t *testing.T) {
 	leader, err := e.Leader(testContext(t))
 	require.NoError(t, err)
 	follower, other := (leader+1)%3, (leader+2)%3
-	onFollower, _ := dial(t, e.Addrs()[follower], 20*time.Second)
-	onOther, _ := dial(t, e.Addrs()[other], 20*time.Second)
+	onFollower := dial(t, e.Addrs()[follower], 20*time.Second)
+	onOther := dial(t, e.Addrs()[other], 20*time.Second)
 
 	require.NoError(t, e.Isolate(follower))
 	cut := time.Now()
@@ -86,7 +86,7 @@ func TestEnsemble_IsolatedLeaderIsReplacedAndFollowsOnRejoin(t *testing.T) {
 	e := zktesting.NewEnsemble(t, 3, zktesting.WithPeerFaults(), zktesting.WithSyncLimit(5))
 	leader, err := e.Leader(testContext(t))
 	require.NoError(t, err)
-	onOther, _ := dial(t, e.Addrs()[(leader+1)%3], 20*time.Second)
+	onOther := dial(t, e.Addrs()[(leader+1)%3], 20*time.Second)
 
 	require.NoError(t, e.Isolate(leader))
 	require.Eventually(t, func() bool {
