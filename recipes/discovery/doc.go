@@ -68,6 +68,11 @@
 //   - Whatever Marshal writes, Curator's JsonInstanceSerializer reads, with
 //     the payload as an instance of its class (tested against Jackson with
 //     a Java peer mirroring Curator's ServiceInstance).
+//   - A Java registry on the same server, kept as curator-x-discovery keeps
+//     it (ZooKeeper's own client, Jackson, the same paths, ephemeral
+//     instances under container parents), reads what a Discovery
+//     registers, and a Discovery and its ServiceCache read what it
+//     registers, until its session ends (tested with a Java peer).
 //   - A document read and written again, changed or not, keeps the fields
 //     Curator does not know (after the known ones, in their order), the
 //     payload's Java class, a null or empty value where Go's zero would be
