@@ -13,26 +13,26 @@ func (c *Client) createProtectedAndList(ctx context.Context, path string, data [
 	}
 	written, stop := c.tap.expect(pc.req.path)
 	defer stop()
-	listed := make(chan []string) // unbuffered: one allocation, not two
-	// Ends once it has handed over the listing, or nil to a caller whose
-	// create ended unwritten; a caller that leaves without taking it hands
-	// it to drain.
+	listed := make(chan listing) // unbuffered: one allocation, not two
+	// Ends once it has handed over the listing, or nothing to a caller
+	// whose create ended unwritten; a caller that leaves without taking it
+	// hands it to drain.
 	go func() {
 		select {
 		case <-written:
-			listed <- c.listNow(pc.parent)
+			listed <- listing{names: c.listNow(pc.parent), sent: true}
 			return
 		default:
 		}
 		// The caller takes a value only once its create has ended, and a
 		// written create closes written before its answer can come: parked
 		// here, this goroutine is woken by written first. Only if written
-		// closes between the two selects can nil win, and the caller then
-		// lists the queue itself: a request more, nothing worse.
+		// closes between the two selects can nothing win, and the caller
+		// then lists the queue itself, as this goroutine would have.
 		select {
 		case <-written:
-			listed <- c.listNow(pc.parent)
-		case listed <- nil:
+			listed <- listing{names: c.listNow(pc.parent), sent: true}
+		case listed <- listing{}:
 		}
 	}()
 	node, err = pc.call(ctx)
@@ -41,7 +41,11 @@ func (c *Client) createProtectedAndList(ctx context.Context, path string, data [
 		return Node{}, nil, err
 	}
 	select {
-	case children = <-listed:
+	case l := <-listed:
+		children = l.names
+		if !l.sent {
+			children = c.listNow(pc.parent) // nothing won the race above
+		}
 	case <-ctx.Done():
 		// The create's answer came and the listing's has not: the node is
 		// the caller's, who will find ctx ended at its next call.
@@ -54,9 +58,16 @@ func (c *Client) createProtectedAndList(ctx context.Context, path string, data [
 	return node, children, nil
 }
 
+// listing is what the listing goroutine hands over: the children it
+// listed (nil if the listing failed), unless it sent none.
+type listing struct {
+	names []string
+	sent  bool
+}
+
 // drain takes the one value a listing goroutine sends, so that it ends
 // when its caller has left; it ends with that value.
-func drain(listed <-chan []string) { <-listed }
+func drain(listed <-chan listing) { <-listed }
 
 // listNow lists the children of a server path with one request on the
 // current connection, or returns nil if that is not up or the request
