@@ -43,11 +43,9 @@ deps:
 build:
 	$(call each,$(GO) build)
 
-## test: every test, with the race detector, against local servers (the chaos run for 2m);
-## three packages at a time: the tests mostly wait on sessions and timeouts, and two cores
-## run three of them in about 590 s where two take 670 s
+## test: every test, with the race detector, against local servers (the chaos run for 2m)
 test: deps
-	$(call each,$(GO) test -race -count=1 -p 3 -timeout 20m)
+	$(call each,$(GO) test -race -count=1 -timeout 20m)
 
 ## chaos: the chaos run alone, for DURATION (make chaos DURATION=30m); report in CHAOS_REPORT;
 ## fails on a broken promise, and from 2m on when no fault interrupted a hold, dropped an answer or expired a holder
