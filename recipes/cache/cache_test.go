@@ -359,6 +359,28 @@ func TestCache_AClosedClientEndsTheCache(t *testing.T) {
 	assert.Eventually(t, func() bool { return errors.Is(cc.Err(), cache.ErrClosed) }, 10*time.Second, 10*time.Millisecond)
 }
 
+// A client closed while the cache asks what changed during a reconnect
+// ends the cache: the failed catch-up is not asked again and again.
+func TestCache_AClientClosedDuringTheCatchUpEndsTheCache(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	root := zktest.UniquePath(t)
+	makeTree(t, c, root, 2)
+	cc, _ := started(t, c, root)
+	probes := proxy.Requests(zktest.OpSetWatches)
+	proxy.HoldRepliesFrom(zktest.OpSetWatches) // the catch-up's question goes unanswered
+	proxy.Cut()
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpSetWatches) > probes }, 10*time.Second, time.Millisecond,
+		"the catch-up asks after the reconnect")
+	require.NoError(t, c.Close())
+	select {
+	case <-cc.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the cache goes on after its client was closed")
+	}
+	assert.ErrorIs(t, cc.Err(), cache.ErrClosed)
+}
+
 func TestCache_DoneClosesWhenTheCacheStops(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	ctx, cancel := context.WithCancel(testContext(t))
