@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -98,6 +99,22 @@ func (p *zkrProcess) signal(t testing.TB, sig syscall.Signal) {
 }
 
 // runZkr runs zkr to its end and returns its status and output.
+// usageFails runs zkr with args (the command first) against a server
+// that is not there, and checks that it fails at once as a usage error:
+// exit status 2, nothing on stdout, one line on stderr that says says.
+func usageFails(t *testing.T, args []string, says string) {
+	t.Helper()
+	start := time.Now()
+	args = append([]string{args[0], "--servers", "127.0.0.1:1", "--connect-timeout", "1m"}, args[1:]...)
+	code, stdout, stderr := runZkr(t, args...)
+	assert.Equal(t, exitUsage, code, "%q: %s", args, stderr)
+	assert.Empty(t, stdout)
+	assert.True(t, strings.HasPrefix(stderr, "zkr: "), "%q: %s", args, stderr)
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), "%q: one line: %s", args, stderr)
+	assert.Contains(t, stderr, says, "%q", args)
+	assert.Less(t, time.Since(start), 30*time.Second, "%q: no wait for the server", args)
+}
+
 func runZkr(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	p := startZkr(t, nil, args...)

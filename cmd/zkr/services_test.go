@@ -81,14 +81,6 @@ func TestServices_BadInputFailsWithStatus2BeforeConnecting(t *testing.T) {
 		{[]string{"services", "a/b"}, "a/b"},
 		{[]string{"services", "a", "--", "true"}, "services runs no COMMAND"},
 	} {
-		start := time.Now()
-		args := append([]string{tc.args[0], "--servers", "127.0.0.1:1", "--connect-timeout", "1m"}, tc.args[1:]...)
-		code, stdout, stderr := runZkr(t, args...)
-		assert.Equal(t, exitUsage, code, "%q: %s", args, stderr)
-		assert.Empty(t, stdout)
-		assert.True(t, strings.HasPrefix(stderr, "zkr: "), "%q: %s", args, stderr)
-		assert.Equal(t, 1, strings.Count(stderr, "\n"), "%q: one line: %s", args, stderr)
-		assert.Contains(t, stderr, tc.says, "%q", args)
-		assert.Less(t, time.Since(start), 30*time.Second, "%q: no wait for the server", args)
+		usageFails(t, tc.args, tc.says)
 	}
 }
