@@ -33,6 +33,9 @@ type engine struct {
 	prefix string
 	// watch is the directory's persistent watch, on ZooKeeper 3.6+.
 	watch *dirWatch
+	// watchOwn: a waiter on one-shot watches watches its own node too
+	// (not with WithOrderOnly).
+	watchOwn bool
 }
 
 // shortQueue is the longest queue (the children the create's listing
@@ -205,7 +208,8 @@ type watched struct {
 }
 
 // watchSet is what a waiter watches: the nodes its Decision names that
-// have not gone yet, and its own node, from the first wait on.
+// have not gone yet, and its own node, from the first wait on (unless
+// WithOrderOnly).
 type watchSet struct {
 	nodes [lockdriver.MaxWatch]watched
 	own   <-chan zk.Event
@@ -229,14 +233,15 @@ func (e *engine) arm(ctx context.Context, node framework.Node, d lockdriver.Deci
 		paths = append(paths, zkpath.Join(e.dir, name))
 		fresh = append(fresh, i)
 	}
-	if w.own == nil {
+	setOwn := w.own == nil && e.watchOwn
+	if setOwn {
 		// Our own node's watch tells the hand-off that we are still queued.
 		// It is set at the first wait, so that the look that may precede a
 		// hand-off is one request, not two.
 		paths = append(paths, node.Path)
 	}
 	replies := e.getWatches(ctx, paths)
-	if w.own == nil {
+	if setOwn {
 		own := replies[len(replies)-1]
 		if own.err != nil {
 			return lookAgain, own.err

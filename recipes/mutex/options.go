@@ -27,6 +27,8 @@ type options struct {
 	kindSet bool
 	keep    bool         // a lost hold's node waits for the release (WithNodeKeptOnLoss)
 	logger  *slog.Logger // nil: the client's, under the kind's component (WithLogger)
+	// orderOnly: a waiter does not watch its own node (WithOrderOnly).
+	orderOnly bool
 }
 
 // WithData sets the data of the lock nodes, shown to operators and to
@@ -135,6 +137,24 @@ func WithTurn(turn lockdriver.Turn) Option {
 			return fmt.Errorf("%w: nil turn", ErrInvalidArgument)
 		}
 		o.turn = turn
+		return nil
+	}
+}
+
+// WithOrderOnly is for a lock that only orders the recipe's callers and
+// whose safety rests on something else, such as the lock the semaphore
+// takes to count its leases: the count, not that lock, keeps the leases
+// within the maximum, and the lock only keeps two acquirers from counting
+// at once. A waiter of such a lock does not watch its own node while it
+// waits on one-shot watches (on a server before ZooKeeper 3.6, or behind a
+// long queue), which saves a request and a notification per contended
+// acquisition. The price: a waiter whose node someone else deletes while
+// it waits may take its turn without a node, alongside the next in line.
+// The loss of its session is still seen. Default: a waiter watches its
+// node, and no two holds ever overlap.
+func WithOrderOnly() Option {
+	return func(o *options) error {
+		o.orderOnly = true
 		return nil
 	}
 }

@@ -69,8 +69,11 @@ func newSemaphore(client *framework.Client, path string, max int, count *sharedc
 	if err != nil {
 		return nil, err
 	}
+	// The guard only makes acquirers count one at a time: the count keeps
+	// the leases within the maximum (waitForRoom), so its waiters need not
+	// watch their own nodes.
 	guardOpts := []mutex.Option{mutex.WithData(o.data), mutex.WithErrorPolicy(o.policy),
-		mutex.WithKind("semaphore.guard", "semaphore guard hold")}
+		mutex.WithKind("semaphore.guard", "semaphore guard hold"), mutex.WithOrderOnly()}
 	if o.logger != nil {
 		guardOpts = append(guardOpts, mutex.WithLogger(o.logger))
 	}
