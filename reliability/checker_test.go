@@ -23,6 +23,7 @@ import (
 // before; under the standard policy at the suspension; and the same faults
 // leave no violation.
 func TestChaos_CheckerCatchesTheSessionPolicyOverlap(t *testing.T) {
+	t.Parallel() // each has servers of its own; most of its time is spent waiting
 	const timeout = 3 * time.Second
 	for _, tc := range []struct {
 		name          string

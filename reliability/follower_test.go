@@ -36,6 +36,7 @@ type followerCut struct {
 // Without the lag the overlap the framework's doc warns of may happen: it
 // is logged, not asserted, since it depends on timing.
 func TestFollowerCut_HolderIsToldBeforeTheNextHolderAcquires(t *testing.T) {
+	t.Parallel() // each has servers of its own; most of its time is spent waiting
 	zktest.Integration(t)
 	e := zktest.NewEnsemble(t, 3, zktesting.WithPeerFaults(), zktesting.WithSyncLimit(followerSyncLimit))
 	lag := e.ServerLag()

@@ -124,6 +124,7 @@ func takeRW(ctx context.Context, t *testing.T, c *framework.Client, path string,
 // the next holder acquires. The session lease tells the holder first,
 // under both error policies.
 func TestOneWayPartition_HolderIsToldBeforeTheNextHolderAcquires(t *testing.T) {
+	t.Parallel() // each has servers of its own; most of its time is spent waiting
 	for _, kind := range holdKinds {
 		for _, policy := range []framework.ErrorPolicy{framework.StandardErrorPolicy, framework.SessionErrorPolicy} {
 			t.Run(kind.name+"/"+policy.String(), func(t *testing.T) {
