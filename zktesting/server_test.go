@@ -2,11 +2,13 @@ package zktesting_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,17 +39,58 @@ func start(t *testing.T, opts ...zktesting.Option) *zktesting.Server {
 	s, err := zktesting.Start(testContext(t), opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, s.Close()) })
+	t.Cleanup(func() { // before Close removes the log
+		if t.Failed() {
+			logTail(t, filepath.Join(s.Dir(), "zookeeper.log"), 60)
+		}
+	})
 	return s
+}
+
+// logTail logs the last n lines of the file at path: what the server said
+// before a test failed.
+func logTail(t *testing.T, path string, n int) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Logf("the server's log: %v", err)
+		return
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	t.Logf("the last lines of %s:\n%s", path, strings.Join(lines[max(0, len(lines)-n):], "\n"))
 }
 
 // dial opens a session on addr, closed at the end of the test.
 func dial(t *testing.T, addr string, timeout time.Duration) *zk.Conn {
 	t.Helper()
-	conn, _, err := zk.Connect([]string{addr}, timeout, zk.WithLogInfo(false), zk.WithLogger(quiet{}))
+	said := &clientLog{}
+	conn, _, err := zk.Connect([]string{addr}, timeout, zk.WithLogInfo(false), zk.WithLogger(said))
 	require.NoError(t, err)
 	t.Cleanup(conn.Close)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("what the client said:\n%s", said)
+		}
+	})
 	awaitSession(t, conn)
 	return conn
+}
+
+// clientLog keeps what go-zookeeper logs, to be shown if the test fails.
+type clientLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *clientLog) Printf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, time.Now().Format(time.StampMilli)+" "+fmt.Sprintf(format, args...))
+}
+
+func (l *clientLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
 }
 
 // awaitSession waits 30 s for conn to have a session. It asks conn's
