@@ -127,8 +127,10 @@ func TestStart_ServesOnLoopbackWithTestSettings(t *testing.T) {
 
 func TestServer_RestartKeepsDataAndLiveSessions(t *testing.T) {
 	integration(t)
-	s := start(t)
-	conn := dial(t, s.Addr(), 10*time.Second)
+	// A session long enough to outlive a restart slowed by a busy machine:
+	// the default limit, 20 ticks, is 4 s.
+	s := start(t, zktesting.WithMaxSessionTimeout(30*time.Second))
+	conn := dial(t, s.Addr(), 30*time.Second)
 	_, err := conn.Create("/eph", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
 	require.NoError(t, err)
 	id, pid := conn.SessionID(), s.PID()
