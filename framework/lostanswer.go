@@ -96,7 +96,7 @@ func retryWrite[T any](ctx context.Context, c *Client, op, path string, fn attem
 		}
 		return v, err
 	})
-	if err != nil && givenUp(ctx, err) && answers.uncertain() {
+	if err != nil && givenUp(ctx, err) && (answers.uncertain() || isAbandoned(err)) {
 		var zero T
 		return zero, opError(op, path, fmt.Errorf("%w: %w", ErrOutcomeUnknown, causeOf(err)))
 	}

@@ -142,10 +142,13 @@ func (c *Client) multiSent(ctx context.Context, ops ...Op) (results []OpResult, 
 	if err != nil {
 		return nil, 0, opError("multi", "", err)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, 0, opError("multi", "", err) // nothing sent
+	}
 	t := newTransaction(c, ops, reqs)
-	resps, finished, err := Aside(ctx, func() ([]zk.MultiResponse, error) { return t.run(ctx) })
+	resps, finished, abandoned, err := answerOrAbandon(ctx, func() ([]zk.MultiResponse, error) { return t.run(ctx) })
 	sent = int(t.runs.Load())
-	if !isDone(finished) {
+	if abandoned {
 		// ctx ended with a run on its way: it may still be applied.
 		if len(t.creates) > 0 {
 			t.sweep(nil, err, finished) // delete what it makes, once it has

@@ -164,6 +164,10 @@ func try[T any](ctx context.Context, c *Client, fn attempt[T], made madeBy[T]) (
 		var zero T
 		return zero, err
 	}
+	if err := ctx.Err(); err != nil {
+		var zero T
+		return zero, err // nothing sent: a plain failure
+	}
 	bound := boundSession(ctx) != nil
 	if ctx.Done() == nil {
 		// As Aside would, on this goroutine, without a closure.
@@ -172,44 +176,82 @@ func try[T any](ctx context.Context, c *Client, fn attempt[T], made madeBy[T]) (
 		}
 		return fn(conn, session)
 	}
-	v, _, err := Aside(ctx, func() (T, error) {
+	v, _, abandoned, err := answerOrAbandon(ctx, func() (T, error) {
 		if bound {
 			return runBound(c, fn, made, conn, session)
 		}
 		return fn(conn, session)
 	})
+	if abandoned {
+		return v, abandonedTry{err}
+	}
 	return v, err
+}
+
+// abandonedTry is the error of a try left running when its ctx ended: its
+// request may still reach the server, however late, so a write's outcome
+// is unknown (see retryWrite). It reads and unwraps as the error of ctx.
+type abandonedTry struct{ err error }
+
+func (e abandonedTry) Error() string { return e.err.Error() }
+func (e abandonedTry) Unwrap() error { return e.err }
+
+// isAbandoned reports whether err ended a call whose last try was left
+// running.
+func isAbandoned(err error) bool {
+	var a abandonedTry
+	return errors.As(err, &a)
 }
 
 // Aside runs call, which cannot be cancelled (as no go-zookeeper call can),
 // and returns its result, or the error of ctx if ctx ends first. The call
 // then runs on, on a goroutine of its own that ends when it returns, and
 // finished is closed at that moment, so that the caller can clean up what
-// it may still make. With a ctx that cannot end, call runs on the caller's
-// goroutine. It is for recipe authors, like the calls of Hooks.
+// it may still make. A call that has returned by the time ctx's end is
+// seen gives its own result. With a ctx that cannot end, call runs on the
+// caller's goroutine. It is for recipe authors, like the calls of Hooks.
 func Aside[T any](ctx context.Context, call func() (T, error)) (v T, finished <-chan struct{}, err error) {
+	v, finished, _, err = answerOrAbandon(ctx, call)
+	return v, finished, err
+}
+
+// answerOrAbandon is Aside that also says whether it gave up on the call:
+// abandoned is true when ctx ended while the call ran on, and err is then
+// the error of ctx. A call that had returned is never abandoned, so a
+// write the server applied is never reported failed for a ctx that ended
+// as its answer came.
+func answerOrAbandon[T any](ctx context.Context, call func() (T, error)) (v T, finished <-chan struct{}, abandoned bool, err error) {
 	if ctx.Done() == nil {
 		v, err = call()
-		return v, closedChan, err
+		return v, closedChan, false, err
 	}
-	done := make(chan struct{})
-	var result struct {
-		v   T
-		err error
-	}
+	r := &asideCall[T]{done: make(chan struct{})}
 	// Ends when call returns: go-zookeeper always answers (a reply,
 	// connection loss, or Close).
-	go func() {
-		defer close(done)
-		result.v, result.err = call()
-	}()
+	go r.run(call)
 	select {
-	case <-done:
-		return result.v, done, result.err
+	case <-r.done:
+		return r.v, r.done, false, r.err
 	case <-ctx.Done():
-		var zero T
-		return zero, done, ctx.Err()
 	}
+	select {
+	case <-r.done: // answered as ctx ended: the answer stands
+		return r.v, r.done, false, r.err
+	default:
+		return v, r.done, true, ctx.Err()
+	}
+}
+
+// asideCall is a call running aside: its result, set before done closes.
+type asideCall[T any] struct {
+	v    T
+	err  error
+	done chan struct{}
+}
+
+func (r *asideCall[T]) run(call func() (T, error)) {
+	defer close(r.done)
+	r.v, r.err = call()
 }
 
 // closedChan is the finished channel of an Aside that ran on the caller's

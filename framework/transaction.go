@@ -247,13 +247,3 @@ func (t *transaction) outcome(ctx context.Context, err error) error {
 	}
 	return opError("multi", "", fmt.Errorf("%w: %w", ErrOutcomeUnknown, causeOf(err)))
 }
-
-// isDone reports whether ch is closed.
-func isDone(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
