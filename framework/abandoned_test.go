@@ -16,14 +16,19 @@ import (
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 )
 
-// A write whose ctx ends about when its request goes out or its answer
-// comes is never reported failed, without ErrOutcomeUnknown, after the
-// server applied it: neither when the answer came as ctx ended (the
-// client then returns the answer), nor when the request left after the
-// caller had given up. Each write gets a deadline drawn from zero to a
+// A write (a set, a create, a transaction) whose ctx ends about when its
+// request goes out or its answer comes is never reported failed, without
+// ErrOutcomeUnknown, after the server applied it: neither when the answer
+// came as ctx ended (the client then returns the answer), nor when the
+// request left after the caller had given up. Each write gets a deadline drawn from zero to a
 // few round trips; the chaos run found a guarded transaction reported
 // failed while its job was taken, and sets fared worse.
 func TestLostAnswer_AWriteEndedByItsCtxIsNeverReportedFailedIfApplied(t *testing.T) {
+	exists := func(c *framework.Client, dir string, i int) bool {
+		ok, _, err := c.Exists(context.Background(), fmt.Sprintf("%s/n%d", dir, i))
+		require.NoError(t, err)
+		return ok
+	}
 	writes := []struct {
 		name string
 		// write runs the i-th write under ctx; applied reads whether it
@@ -39,14 +44,14 @@ func TestLostAnswer_AWriteEndedByItsCtxIsNeverReportedFailedIfApplied(t *testing
 			require.NoError(t, err)
 			return bytes.Equal(data, []byte(fmt.Sprint(i)))
 		}},
+		{"create", func(ctx context.Context, c *framework.Client, dir string, i int) error {
+			_, err := c.Create(ctx, fmt.Sprintf("%s/n%d", dir, i), nil, framework.Persistent)
+			return err
+		}, exists},
 		{"multi", func(ctx context.Context, c *framework.Client, dir string, i int) error {
 			_, err := c.Multi(ctx, framework.CreateOp(fmt.Sprintf("%s/n%d", dir, i), nil, framework.Persistent))
 			return err
-		}, func(c *framework.Client, dir string, i int) bool {
-			ok, _, err := c.Exists(context.Background(), fmt.Sprintf("%s/n%d", dir, i))
-			require.NoError(t, err)
-			return ok
-		}},
+		}, exists},
 	}
 	for _, w := range writes {
 		t.Run(w.name, func(t *testing.T) {

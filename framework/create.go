@@ -150,6 +150,8 @@ func (c *Client) newCreateRequest(path string, data []byte, mode CreateMode, opt
 // end in "/", leaving the name to the sequence number. A create whose
 // answer was lost is retried as it is: it may fail with zk.ErrNodeExists,
 // or, in a sequential mode, leave a duplicate. CreateProtected does not.
+// A create that ctx ended while it was on its way fails with
+// ErrOutcomeUnknown, wrapping the error of ctx: it may still be applied.
 // With a ctx bound to a session (BindSession), a create that ran in
 // another session fails with ErrSessionChanged, and its node is deleted,
 // even when ctx ended before it answered.
@@ -163,6 +165,9 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, mode Crea
 	}, func(created string) []madeNode {
 		return []madeNode{{path: created, ephemeral: r.mode.IsEphemeral()}}
 	})
+	if isAbandoned(err) {
+		return "", opError("create", path, fmt.Errorf("%w: %w", ErrOutcomeUnknown, causeOf(err)))
+	}
 	if err != nil {
 		return "", err
 	}

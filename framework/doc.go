@@ -55,8 +55,10 @@
 //     that gives up after a lost answer, returns [ErrOutcomeUnknown] unless
 //     the client can prove what happened (a transaction of protected
 //     ephemerals is found by their ids, and their absence proves only
-//     while the session it ran in lives). See [Client.Set], [Client.Delete]
-//     and [Client.Multi].
+//     while the session it ran in lives). A write whose context ends while
+//     its request may still reach the server says [ErrOutcomeUnknown] too,
+//     and one answered as its context ended returns that answer. See
+//     [Client.Set], [Client.Delete], [Client.Create] and [Client.Multi].
 //   - A guard ([GuardOp], which every recipe's hold offers as Guard, a
 //     multi-lock's hold as Guards, one per part) makes a transaction fail
 //     unless the hold's node is still there as handed out, checked by the
