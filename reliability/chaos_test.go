@@ -64,7 +64,6 @@ func chaosRecipes(root string) []struct {
 // goroutine leaks and every client's states add up. The run lasts
 // CHAOS_DURATION (2m by default); its report goes to CHAOS_REPORT.
 func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
-	t.Parallel() // each has servers of its own; most of its time is spent waiting
 	zktest.Integration(t)
 	duration, seed := chaosDuration(t), chaosSeed(t)
 	t.Logf("chaos: duration %v seed %d (CHAOS_SEED=%d replays the schedule)", duration, seed, seed)
