@@ -166,7 +166,7 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, mode Crea
 		return []madeNode{{path: created, ephemeral: r.mode.IsEphemeral()}}
 	})
 	if isAbandoned(err) {
-		return "", opError("create", path, fmt.Errorf("%w: %w", ErrOutcomeUnknown, causeOf(err)))
+		return "", outcomeUnknown("create", path, err)
 	}
 	if err != nil {
 		return "", err

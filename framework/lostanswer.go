@@ -98,9 +98,16 @@ func retryWrite[T any](ctx context.Context, c *Client, op, path string, fn attem
 	})
 	if err != nil && givenUp(ctx, err) && (answers.uncertain() || isAbandoned(err)) {
 		var zero T
-		return zero, opError(op, path, fmt.Errorf("%w: %w", ErrOutcomeUnknown, causeOf(err)))
+		return zero, outcomeUnknown(op, path, err)
 	}
 	return v, err
+}
+
+// outcomeUnknown is the error of the write op on path that ended, without
+// a verdict of the server's, while a try of it may have been applied:
+// ErrOutcomeUnknown, wrapping what ended it.
+func outcomeUnknown(op, path string, err error) error {
+	return opError(op, path, fmt.Errorf("%w: %w", ErrOutcomeUnknown, causeOf(err)))
 }
 
 // givenUp reports whether err ended a write without a verdict of the

@@ -245,5 +245,5 @@ func (t *transaction) outcome(ctx context.Context, err error) error {
 	if err == nil || t.lost == nil || !t.writes || !givenUp(ctx, err) {
 		return err
 	}
-	return opError("multi", "", fmt.Errorf("%w: %w", ErrOutcomeUnknown, causeOf(err)))
+	return outcomeUnknown("multi", "", err)
 }
