@@ -20,12 +20,15 @@ import (
 // request goes out or its answer comes is never reported failed, without
 // ErrOutcomeUnknown, after the server applied it: neither when the answer
 // came as ctx ended (the client then returns the answer), nor when the
-// request left after the caller had given up. Each write gets a deadline drawn from zero to a
-// few round trips; the chaos run found a guarded transaction reported
-// failed while its job was taken, and sets fared worse.
+// request left after the caller had given up. Each write gets a deadline
+// drawn from zero to a few round trips; the chaos run found a guarded
+// transaction reported failed while its job was taken, and sets fared
+// worse.
 func TestLostAnswer_AWriteEndedByItsCtxIsNeverReportedFailedIfApplied(t *testing.T) {
+	// nth is the path of the i-th node a create makes under dir.
+	nth := func(dir string, i int) string { return fmt.Sprintf("%s/n%d", dir, i) }
 	exists := func(c *framework.Client, dir string, i int) bool {
-		ok, _, err := c.Exists(context.Background(), fmt.Sprintf("%s/n%d", dir, i))
+		ok, _, err := c.Exists(context.Background(), nth(dir, i))
 		require.NoError(t, err)
 		return ok
 	}
@@ -45,11 +48,11 @@ func TestLostAnswer_AWriteEndedByItsCtxIsNeverReportedFailedIfApplied(t *testing
 			return bytes.Equal(data, []byte(fmt.Sprint(i)))
 		}},
 		{"create", func(ctx context.Context, c *framework.Client, dir string, i int) error {
-			_, err := c.Create(ctx, fmt.Sprintf("%s/n%d", dir, i), nil, framework.Persistent)
+			_, err := c.Create(ctx, nth(dir, i), nil, framework.Persistent)
 			return err
 		}, exists},
 		{"multi", func(ctx context.Context, c *framework.Client, dir string, i int) error {
-			_, err := c.Multi(ctx, framework.CreateOp(fmt.Sprintf("%s/n%d", dir, i), nil, framework.Persistent))
+			_, err := c.Multi(ctx, framework.CreateOp(nth(dir, i), nil, framework.Persistent))
 			return err
 		}, exists},
 	}

@@ -98,7 +98,6 @@ func (p *zkrProcess) signal(t testing.TB, sig syscall.Signal) {
 	require.NoError(t, p.cmd.Process.Signal(sig))
 }
 
-// runZkr runs zkr to its end and returns its status and output.
 // usageFails runs zkr with args (the command first) against a server
 // that is not there, and checks that it fails at once as a usage error:
 // exit status 2, nothing on stdout, one line on stderr that says says.
@@ -115,6 +114,7 @@ func usageFails(t *testing.T, args []string, says string) {
 	assert.Less(t, time.Since(start), 30*time.Second, "%q: no wait for the server", args)
 }
 
+// runZkr runs zkr to its end and returns its status and output.
 func runZkr(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	p := startZkr(t, nil, args...)
