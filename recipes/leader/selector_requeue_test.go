@@ -3,7 +3,7 @@ package leader_test
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +23,51 @@ type requeueTerm struct {
 	done chan struct{} // closed when the function has returned
 }
 
+// runningTerms is the functions of the requeue test that run, by their
+// term's node, each marked once the test deleted its node: such a function
+// may still run when its successor begins.
+type runningTerms struct {
+	mu       sync.Mutex
+	deleted  map[string]bool // node → deleted by the test
+	overlaps int
+}
+
+// begin counts the function of node's term in, and an overlap if another
+// runs whose node was not deleted.
+func (r *runningTerms) begin(node string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, deleted := range r.deleted {
+		if !deleted {
+			r.overlaps++
+			break
+		}
+	}
+	r.deleted[node] = false
+}
+
+// end counts the function of node's term out.
+func (r *runningTerms) end(node string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.deleted, node)
+}
+
+// deleting marks node's term as one whose node is about to be deleted.
+func (r *runningTerms) deleting(node string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.deleted[node] = true
+}
+
+// overlapCount returns how many functions began while another ran whose
+// node was not deleted.
+func (r *runningTerms) overlapCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.overlaps
+}
+
 // 1,000 terms among three auto-requeued selectors, each ended by one of
 // three causes in turn: the function returns, the leader's connection is
 // cut (a loss), the leader's node is deleted by someone else (a loss).
@@ -35,8 +80,7 @@ func TestSelector_AutoRequeueThroughAThousandEndedTerms(t *testing.T) {
 	ctx := zktest.Context(t)
 	path := zktest.UniquePath(t)
 	admin := zktest.Connect(t, servers)
-	var active, overlaps atomic.Int32
-	var deleting atomic.Bool // a deleted node's function may still run
+	running := runningTerms{deleted: map[string]bool{}}
 	started := make(chan requeueTerm)
 	proxies := make([]*zktest.Proxy, selectors)
 	sels := make([]*leader.Selector, selectors)
@@ -48,13 +92,12 @@ func TestSelector_AutoRequeueThroughAThousandEndedTerms(t *testing.T) {
 		// Ends when the selector is closed.
 		go func() {
 			runs <- sels[i].Run(ctx, func(ctx context.Context) error {
-				if active.Add(1) != 1 && !deleting.Load() {
-					overlaps.Add(1)
-				}
-				defer active.Add(-1)
 				l, _ := leader.LeadershipFrom(ctx)
 				tm := requeueTerm{who: i, node: l.Node(), end: make(chan struct{}), done: make(chan struct{})}
+				running.begin(tm.node)
+				// Counted out before the test hears of the return.
 				defer close(tm.done)
+				defer running.end(tm.node)
 				select {
 				case started <- tm:
 				case <-ctx.Done():
@@ -81,13 +124,12 @@ func TestSelector_AutoRequeueThroughAThousandEndedTerms(t *testing.T) {
 		case 1:
 			proxies[tm.who].Cut()
 		case 2:
-			deleting.Store(true)
+			running.deleting(tm.node)
 			require.NoError(t, admin.Delete(ctx, tm.node, -1))
 		}
 		<-tm.done
-		deleting.Store(false)
 	}
-	assert.Zero(t, overlaps.Load(), "functions ran at once")
+	assert.Zero(t, running.overlapCount(), "functions ran at once")
 	require.Eventually(t, func() bool { return len(zktest.Children(t, admin, path)) == selectors },
 		10*time.Second, 10*time.Millisecond, "every selector leads or waits")
 	tm := <-started
