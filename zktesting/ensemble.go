@@ -33,7 +33,8 @@ type Ensemble struct {
 // port and free quorum and election ports on loopback
 // (server.N=127.0.0.1:quorum:election), and returns once every member is
 // ready. If ctx has no deadline, each member gets 60 s. An ensemble of one
-// runs standalone.
+// runs standalone. Ports picked free that another process takes before a
+// member binds them are picked again, as Start does.
 func StartEnsemble(ctx context.Context, n int, opts ...Option) (*Ensemble, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("%w: %d", ErrInvalidSize, n)
@@ -45,10 +46,16 @@ func StartEnsemble(ctx context.Context, n int, opts ...Option) (*Ensemble, error
 	if o.port != 0 {
 		return nil, fmt.Errorf("%w: an ensemble's ports are picked free", ErrInvalidPort)
 	}
-	ports, err := freePorts(3 * n)
+	return withFreshPorts(o, func() (*Ensemble, error) { return startEnsemble(ctx, n, o) })
+}
+
+// startEnsemble starts an ensemble as StartEnsemble does, once.
+func startEnsemble(ctx context.Context, n int, o options) (*Ensemble, error) {
+	ports, release, err := freePorts(3 * n)
 	if err != nil {
 		return nil, err
 	}
+	defer release() // if not released before the members start
 	dir, ownDir, err := serverDir(o.dir, "zktesting-ensemble-")
 	if err != nil {
 		return nil, err
@@ -67,6 +74,7 @@ func StartEnsemble(ctx context.Context, n int, opts ...Option) (*Ensemble, error
 		// double up to a minute by default; a second lets it rejoin soon.
 		o.javaOpts = append([]string{"-Dzookeeper.fastleader.maxNotificationInterval=1000"}, o.javaOpts...)
 	}
+	release()
 	for i := range n {
 		memberDir := filepath.Join(dir, fmt.Sprintf("member%d", i+1))
 		view := peers

@@ -1,25 +1,34 @@
 package zktesting
 
 import (
+	"errors"
 	"fmt"
 	"net"
+	"sync"
 )
 
 // freePorts returns n distinct ports that the kernel handed out free on
-// 127.0.0.1. All listeners stay open until every port is picked, so the n
-// ports differ; another process may still take one before the server binds
-// it, a race that is rare on a test machine.
-func freePorts(n int) ([]int, error) {
-	ports := make([]int, 0, n)
+// 127.0.0.1, each held by a listener until release is called: the caller
+// binds what else it needs first (an ensemble's peer proxies), so that none
+// of it takes one of these. Another process may still take one between
+// release and the server's bind; see withFreshPorts.
+func freePorts(n int) (ports []int, release func(), err error) {
+	listeners := make([]net.Listener, 0, n)
+	release = sync.OnceFunc(func() {
+		for _, l := range listeners {
+			_ = l.Close()
+		}
+	})
 	for range n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return nil, fmt.Errorf("zktesting: pick a free port: %w", err)
+			release()
+			return nil, nil, fmt.Errorf("zktesting: pick a free port: %w", err)
 		}
-		defer l.Close()
+		listeners = append(listeners, l)
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
-	return ports, nil
+	return ports, release, nil
 }
 
 // portFree returns ErrPortInUse when another process listens on addr. The
@@ -34,4 +43,23 @@ func portFree(addr string) error {
 		return fmt.Errorf("zktesting: %w", err)
 	}
 	return nil
+}
+
+// portAttempts is how many sets of free ports a start picks before it
+// gives up on ErrPortInUse.
+const portAttempts = 3
+
+// withFreshPorts calls start until it no longer fails with ErrPortInUse,
+// up to portAttempts times, when o leaves the ports to be picked free:
+// between the pick and the server's bind, another process (or another
+// server of this one) may take a port, and new ones will do. A port the
+// caller chose (WithPort) is tried once.
+func withFreshPorts[T any](o options, start func() (T, error)) (T, error) {
+	for attempt := 1; ; attempt++ {
+		v, err := start()
+		if err == nil || o.port != 0 || attempt == portAttempts || !errors.Is(err, ErrPortInUse) {
+			return v, err
+		}
+		o.logger.Warn("zktesting: a port picked free was taken before the server bound it; picking others", "err", err)
+	}
 }

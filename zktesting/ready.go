@@ -42,7 +42,12 @@ func awaitReady(ctx context.Context, addr string, p *process, logPath string, lo
 		}
 		select {
 		case <-p.done:
-			return fmt.Errorf("%w: pid %d on %s: %v; log tail:\n%s", ErrExited, p.pid(), addr, p.err, logTail(logPath, 30))
+			tail := logTail(logPath, 30)
+			if strings.Contains(tail, "java.net.BindException") {
+				// A port picked free was taken before the server bound it.
+				return fmt.Errorf("%w (%w): pid %d on %s: %v; log tail:\n%s", ErrExited, ErrPortInUse, p.pid(), addr, p.err, tail)
+			}
+			return fmt.Errorf("%w: pid %d on %s: %v; log tail:\n%s", ErrExited, p.pid(), addr, p.err, tail)
 		case <-ctx.Done():
 			return fmt.Errorf("%w: %s: %w (last probe: %v); log tail:\n%s", ErrNotReady, addr, ctx.Err(), err, logTail(logPath, 30))
 		case <-ticker.C:

@@ -33,17 +33,26 @@ type Server struct {
 // it is ready: it answers ruok with imok and gives a client a session. If ctx
 // has no deadline, Start gives up after 60 s. A server that fails to start
 // is stopped and its error carries the tail of its log; a port that another
-// process listens on is ErrPortInUse.
+// process listens on is ErrPortInUse. A port picked free that another
+// process takes before the server binds it is picked again.
 func Start(ctx context.Context, opts ...Option) (*Server, error) {
 	o, err := newOptions(opts)
 	if err != nil {
 		return nil, err
 	}
+	return withFreshPorts(o, func() (*Server, error) { return startServer(ctx, o) })
+}
+
+// startServer starts a standalone server as Start does, once.
+func startServer(ctx context.Context, o options) (*Server, error) {
 	ports := []int{o.port}
 	if o.port == 0 {
-		if ports, err = freePorts(1); err != nil {
+		var release func()
+		var err error
+		if ports, release, err = freePorts(1); err != nil {
 			return nil, err
 		}
+		release()
 	}
 	dir, ownDir, err := serverDir(o.dir, "zktesting-")
 	if err != nil {
