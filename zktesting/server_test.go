@@ -33,30 +33,11 @@ func testContext(t *testing.T) context.Context {
 	return ctx
 }
 
-// start starts a server closed at the end of the test.
+// start starts a server closed at the end of the test, whose log's tail
+// the test's output shows if it fails.
 func start(t *testing.T, opts ...zktesting.Option) *zktesting.Server {
 	t.Helper()
-	s, err := zktesting.Start(testContext(t), opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() { assert.NoError(t, s.Close()) })
-	t.Cleanup(func() { // before Close removes the log
-		if t.Failed() {
-			logTail(t, filepath.Join(s.Dir(), "zookeeper.log"), 60)
-		}
-	})
-	return s
-}
-
-// logTail logs the last n lines of the file at path: what the server said
-// before a test failed.
-func logTail(t *testing.T, path string, n int) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Logf("the server's log: %v", err)
-		return
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	t.Logf("the last lines of %s:\n%s", path, strings.Join(lines[max(0, len(lines)-n):], "\n"))
+	return zktesting.NewServer(t, opts...)
 }
 
 // dial opens a session on addr, closed at the end of the test.
@@ -256,4 +237,38 @@ func TestStart_FailsWhenThePortIsTaken(t *testing.T) {
 	}
 	require.ErrorIs(t, err, zktesting.ErrPortInUse, "a second server on a taken port")
 	assert.NotZero(t, first.PID(), "the first server still runs")
+}
+
+// failedTB is a test that has failed, whose cleanups run when run is
+// called and whose logs are kept.
+type failedTB struct {
+	testing.TB
+	cleanups []func()
+	logs     []string
+}
+
+func (f *failedTB) Cleanup(fn func()) { f.cleanups = append(f.cleanups, fn) }
+func (f *failedTB) Failed() bool      { return true }
+func (f *failedTB) Logf(format string, args ...any) {
+	f.logs = append(f.logs, fmt.Sprintf(format, args...))
+}
+
+// run runs the cleanups, last registered first, as the testing package does.
+func (f *failedTB) run() {
+	for i := len(f.cleanups) - 1; i >= 0; i-- {
+		f.cleanups[i]()
+	}
+}
+
+func TestNewServer_AFailedTestShowsTheServersLogBeforeItGoes(t *testing.T) {
+	integration(t)
+	tb := &failedTB{TB: t}
+	s := zktesting.NewServer(tb)
+	logPath := filepath.Join(s.Dir(), "zookeeper.log")
+	require.NoError(t, os.WriteFile(logPath, []byte("what the server said\n"), 0o644))
+	tb.run()
+	require.Len(t, tb.logs, 1)
+	assert.Contains(t, tb.logs[0], s.Addr())
+	assert.Contains(t, tb.logs[0], "what the server said")
+	assert.NoDirExists(t, s.Dir(), "removed after its log was shown")
 }

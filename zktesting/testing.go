@@ -14,7 +14,8 @@ const testStartTimeout = 2 * time.Minute
 // NewServer starts a standalone server for the test alone and returns once
 // it serves; it is stopped, and its directory removed, when the test ends.
 // Its starts and stops are logged to the test's output. A server that cannot
-// start fails the test with the reason (the tail of the server's log).
+// start fails the test with the reason (the tail of the server's log); if
+// the test fails, the tail of the server's log is logged before it goes.
 func NewServer(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testStartTimeout)
@@ -29,12 +30,14 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 			t.Errorf("zktesting: close server: %v", err)
 		}
 	})
+	logTailsOnFailure(t, s)
 	return s
 }
 
 // NewEnsemble starts an ensemble of n servers for the test alone and
 // returns once every member serves; it is stopped, and its directory
-// removed, when the test ends.
+// removed, when the test ends. If the test fails, the tail of each
+// member's log is logged before it goes.
 func NewEnsemble(t testing.TB, n int, opts ...Option) *Ensemble {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testStartTimeout)
@@ -49,7 +52,21 @@ func NewEnsemble(t testing.TB, n int, opts ...Option) *Ensemble {
 			t.Errorf("zktesting: close ensemble: %v", err)
 		}
 	})
+	logTailsOnFailure(t, e.members...)
 	return e
+}
+
+// logTailsOnFailure logs the tail of each server's log once the test has
+// failed; registered after the servers' Close, it runs before it.
+func logTailsOnFailure(t testing.TB, servers ...*Server) {
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		for _, s := range servers {
+			t.Logf("zktesting: the last lines of the log of %s (%s):\n%s", s.Addr(), s.logPath, logTail(s.logPath, 40))
+		}
+	})
 }
 
 // testLogger logs to the test's output.
