@@ -75,6 +75,11 @@ func startEnsemble(ctx context.Context, n int, o options) (*Ensemble, error) {
 		o.javaOpts = append([]string{"-Dzookeeper.fastleader.maxNotificationInterval=1000"}, o.javaOpts...)
 	}
 	release()
+	if n > 1 {
+		// A member's log says when it looks for a leader, follows or
+		// leads, for a failed test to show (the rest stays at warn).
+		o.javaOpts = append([]string{"-Dorg.slf4j.simpleLogger.log.org.apache.zookeeper.server.quorum.QuorumPeer=info"}, o.javaOpts...)
+	}
 	for i := range n {
 		memberDir := filepath.Join(dir, fmt.Sprintf("member%d", i+1))
 		view := peers
