@@ -11,8 +11,9 @@ func (c *Client) createProtectedAndList(ctx context.Context, path string, data [
 	if err != nil {
 		return Node{}, nil, err
 	}
-	written, stop := c.tap.expect(pc.req.path)
-	defer stop()
+	expected := c.tap.expect(pc.req.path)
+	defer expected.stop()
+	written := expected.written
 	listed := make(chan listing) // unbuffered: one allocation, not two
 	// Ends once it has handed over the listing, or nothing to a caller
 	// whose create ended unwritten; a caller that leaves without taking it

@@ -19,27 +19,34 @@ type writeTap struct {
 
 func newWriteTap() *writeTap { return &writeTap{creates: make(map[string]chan struct{})} }
 
-// expect returns a channel closed once a create of path has been written,
-// and a function to call when no longer interested.
-func (t *writeTap) expect(path string) (written <-chan struct{}, stop func()) {
-	ch := make(chan struct{})
-	t.mu.Lock()
-	t.creates[path] = ch
-	t.waiting.Store(int32(len(t.creates)))
-	t.mu.Unlock()
-	return ch, func() { t.forget(path, ch) }
+// expectation is a caller's interest in the create of one path.
+type expectation struct {
+	tap     *writeTap
+	path    string
+	written chan struct{} // closed once the create has been written
 }
 
-// forget removes path's entry if it is still ch, and reports whether it was.
-func (t *writeTap) forget(path string, ch chan struct{}) bool {
+// expect registers an interest in the create of path: its written channel
+// is closed once the create is on the wire; stop ends the interest. A value,
+// not a closure, so that it costs no allocation of its own.
+func (t *writeTap) expect(path string) expectation {
+	e := expectation{tap: t, path: path, written: make(chan struct{})}
+	t.mu.Lock()
+	t.creates[path] = e.written
+	t.waiting.Store(int32(len(t.creates)))
+	t.mu.Unlock()
+	return e
+}
+
+// stop removes the expectation unless its create was written meanwhile.
+func (e expectation) stop() {
+	t := e.tap
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.creates[path] != ch {
-		return false
+	if t.creates[e.path] == e.written {
+		delete(t.creates, e.path)
+		t.waiting.Store(int32(len(t.creates)))
 	}
-	delete(t.creates, path)
-	t.waiting.Store(int32(len(t.creates)))
-	return true
 }
 
 // wrote is shown every request frame written to a server connection.
@@ -52,9 +59,13 @@ func (t *writeTap) wrote(frame []byte) {
 		return
 	}
 	t.mu.Lock()
-	ch := t.creates[string(path)]
+	ch, found := t.creates[string(path)] // the compiler copies nothing here
+	if found {
+		delete(t.creates, string(path))
+		t.waiting.Store(int32(len(t.creates)))
+	}
 	t.mu.Unlock()
-	if ch != nil && t.forget(string(path), ch) {
+	if found {
 		close(ch)
 	}
 }

@@ -34,8 +34,9 @@ func TestCreatedPath(t *testing.T) {
 
 func TestWriteTap_ClosesOnTheCreateOfItsPathOnly(t *testing.T) {
 	tap := newWriteTap()
-	written, stop := tap.expect("/a/_c_x-lock-")
-	defer stop()
+	e := tap.expect("/a/_c_x-lock-")
+	defer e.stop()
+	written := e.written
 	tap.wrote(frame(4, "/a/_c_x-lock-"))     // a read of the path
 	tap.wrote(frame(wireCreate, "/a/_c_y-")) // another create
 	select {
@@ -51,8 +52,18 @@ func TestWriteTap_ClosesOnTheCreateOfItsPathOnly(t *testing.T) {
 
 func TestWriteTap_StopForgets(t *testing.T) {
 	tap := newWriteTap()
-	_, stop := tap.expect("/a")
-	stop()
+	tap.expect("/a").stop()
 	assert.Zero(t, tap.waiting.Load())
 	assert.Empty(t, tap.creates)
+}
+
+func TestWriteTap_AStaleStopLeavesANewerExpectation(t *testing.T) {
+	tap := newWriteTap()
+	old := tap.expect("/a")
+	tap.wrote(frame(wireCreate, "/a"))
+	newer := tap.expect("/a")
+	old.stop()
+	assert.Equal(t, int32(1), tap.waiting.Load(), "the newer expectation stays")
+	tap.wrote(frame(wireCreate, "/a"))
+	<-newer.written
 }
