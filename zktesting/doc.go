@@ -27,7 +27,10 @@
 // dependencies), or the jar named by the environment variable ZOOKEEPER_JAR
 // or by [WithJar], with `java` from PATH. Every server listens on 127.0.0.1
 // only, on a port picked free by the kernel, and keeps its configuration,
-// data and log in one directory.
+// data and log in one directory. A port that another process takes before
+// the server binds it is picked again. When a test fails, NewServer and
+// NewEnsemble log the tail of each server's log before it is removed; an
+// ensemble member's log says when it looks for a leader, follows or leads.
 //
 // The configuration suits tests of coordination recipes: a short tick (200 ms
 // by default) so that sessions may be as short as two ticks, four-letter
