@@ -2,7 +2,6 @@ package framework
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/go-zookeeper/zk"
@@ -55,21 +54,21 @@ func (c *Client) newProtectedCreate(path string, data []byte, mode CreateMode, o
 // whatever it may have created to be deleted in the background on failure.
 func (pc *protectedCreate) call(ctx context.Context) (Node, error) {
 	var (
-		node     Node
-		finished <-chan struct{}
-		err      error
+		node      Node
+		finished  <-chan struct{}
+		abandoned bool
+		err       error
 	)
 	if ctx.Done() == nil {
-		// Aside would run it here too; this saves the closure.
+		// answerOrAbandon would run it here too; this saves the closure.
 		node, err = pc.run(ctx)
-		finished = closedChan
 	} else {
-		node, finished, err = Aside(ctx, func() (Node, error) { return pc.run(ctx) })
+		node, finished, abandoned, err = answerOrAbandon(ctx, func() (Node, error) { return pc.run(ctx) })
 	}
 	switch {
 	case err == nil:
 		return node, nil
-	case ctx.Err() != nil && errors.Is(err, ctx.Err()) && !pc.finished(finished):
+	case abandoned:
 		// The loop may still create the node: delete whatever it made once
 		// it has finished.
 		pc.c.findAndDeleteInBackground(pc.parent, []string{pc.id}, nil, finished)
@@ -78,16 +77,6 @@ func (pc *protectedCreate) call(ctx context.Context) (Node, error) {
 		pc.c.findAndDeleteInBackground(pc.parent, []string{pc.id}, nil, nil)
 	}
 	return Node{}, err
-}
-
-// finished reports whether the create loop has returned.
-func (pc *protectedCreate) finished(done <-chan struct{}) bool {
-	select {
-	case <-done:
-		return true
-	default:
-		return false
-	}
 }
 
 // protectedCreate is one CreateProtected call.
