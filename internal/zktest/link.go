@@ -20,9 +20,54 @@ type link struct {
 	tainted        atomic.Bool   // a packet was dropped during a pause
 	closeOnce      sync.Once
 
-	mu    sync.Mutex
-	drops map[int32]int32 // xids whose reply is to be swallowed -> request type (0: a create)
-	holds map[int32]int   // xids whose reply starts a HoldReplies -> Proxy.releases when armed
+	mu     sync.Mutex
+	drops  map[int32]int32 // xids whose reply is to be swallowed -> request type (0: a create)
+	holds  map[int32]int   // xids whose reply starts a HoldReplies -> Proxy.releases when armed
+	asides map[int32]bool  // xids whose reply is to be set aside
+	aside  [][]byte        // replies set aside until ReleaseReplies
+
+	toClient sync.Mutex // orders writes to client: the pump's and releaseAside's
+}
+
+// markAside records that the reply to xid is to be set aside.
+func (l *link) markAside(xid int32) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.asides == nil {
+		l.asides = make(map[int32]bool)
+	}
+	l.asides[xid] = true
+}
+
+// setAside sets frame aside if it is a reply marked so.
+func (l *link) setAside(frame []byte) bool {
+	xid, ok := replyXid(frame)
+	if !ok {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.asides[xid] {
+		return false
+	}
+	delete(l.asides, xid)
+	l.aside = append(l.aside, frame)
+	return true
+}
+
+// releaseAside forwards the replies set aside.
+func (l *link) releaseAside() {
+	l.mu.Lock()
+	frames := l.aside
+	l.aside = nil
+	l.mu.Unlock()
+	l.toClient.Lock()
+	defer l.toClient.Unlock()
+	for _, f := range frames {
+		if _, err := l.client.Write(f); err != nil {
+			return
+		}
+	}
 }
 
 // close closes both connections, which ends both pumps.
@@ -174,10 +219,19 @@ func (p *Proxy) pump(l *link, fromClient bool) {
 			p.unimplement(frame)
 		case p.swallowReply(l, frame):
 			return // the connection is cut with the reply
+		case l.setAside(frame):
+			continue
 		default:
 			p.countNotification(frame)
 		}
-		if !p.forward(dst, frame, fromClient) {
+		if !fromClient {
+			l.toClient.Lock()
+		}
+		ok := p.forward(dst, frame, fromClient)
+		if !fromClient {
+			l.toClient.Unlock()
+		}
+		if !ok {
 			return
 		}
 	}
@@ -202,6 +256,9 @@ func (p *Proxy) armRequest(l *link, frame []byte) {
 	}
 	if releases, ok := p.takeHoldOn(op); ok {
 		l.markHold(xid, releases)
+	}
+	if p.takeAside(op) {
+		l.markAside(xid)
 	}
 }
 

@@ -28,6 +28,7 @@ type Proxy struct {
 	armed  int           // creates whose reply is still to be swallowed
 	armOps map[int32]int // requests, by type, whose reply is still to be swallowed
 	holdOn map[int32]int // request types whose next reply starts a HoldReplies
+	asides map[int32]int // request types whose next reply is set aside (SetAsideNextReply)
 	// releases counts ReleaseReplies calls: a HoldRepliesFrom armed before
 	// the last of them is withdrawn, even if its request has gone out.
 	releases int
@@ -213,17 +214,20 @@ func (p *Proxy) HoldReplies() {
 }
 
 // ReleaseReplies forwards the packets HoldReplies kept back, and what
-// follows them. It also withdraws every HoldRepliesFrom whose reply has
+// follows them, and the replies SetAsideNextReply set aside. It also withdraws every HoldRepliesFrom whose reply has
 // not come yet: a reply still on its way from the server when the test
 // released would otherwise be held for good.
 func (p *Proxy) ReleaseReplies() {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	clear(p.holdOn)
 	p.releases++
 	if p.held != nil {
 		close(p.held)
 		p.held = nil
+	}
+	p.mu.Unlock()
+	for _, l := range p.snapshot() {
+		l.releaseAside() // not under p.mu: a pump holds l.toClient as it takes p.mu
 	}
 }
 
@@ -303,6 +307,32 @@ func (p *Proxy) HoldRepliesFrom(op int32) {
 		p.holdOn = make(map[int32]int)
 	}
 	p.holdOn[op]++
+}
+
+// SetAsideNextReply makes the proxy set the reply to the next request of
+// type op aside, and forward what follows it, until ReleaseReplies
+// forwards it: the client reads later replies and watch events before
+// that one, as it never could from a server. A test sees what a client
+// does with the answers it gets before a request's, such as those after a
+// reconnect and before its watches are known to be set again.
+func (p *Proxy) SetAsideNextReply(op int32) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.asides == nil {
+		p.asides = make(map[int32]int)
+	}
+	p.asides[op]++
+}
+
+// takeAside consumes one armed SetAsideNextReply of op, if any.
+func (p *Proxy) takeAside(op int32) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.asides[op] == 0 {
+		return false
+	}
+	p.asides[op]--
+	return true
 }
 
 // takeHoldOn consumes one armed HoldRepliesFrom of op, if any, and says

@@ -316,3 +316,32 @@ func TestProxy_ReleaseRepliesWithdrawsAHoldNotYetBegun(t *testing.T) {
 		})
 	}
 }
+
+func TestProxy_SetAsideNextReplyLetsLaterAnswersPass(t *testing.T) {
+	p := NewProxy(t, sharedAddr(t))
+	s := connect(t, p.Addr(), 10*time.Second)
+	path := UniquePath(t)
+	ensurePath(t, s.Conn, "/zktest")
+
+	p.SetAsideNextReply(OpGetData)
+	got := make(chan error, 1)
+	go func() {
+		_, _, err := s.Get("/")
+		got <- err
+	}()
+	require.Eventually(t, func() bool { return p.Requests(OpGetData) == 1 }, 5*time.Second, time.Millisecond)
+	_, err := s.Create(path, nil, 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err, "a later answer passes the one set aside")
+	select {
+	case err := <-got:
+		t.Fatalf("the answer set aside came before ReleaseReplies: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	p.ReleaseReplies()
+	select {
+	case err := <-got:
+		require.NoError(t, err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the answer set aside did not come after ReleaseReplies")
+	}
+}
