@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 )
@@ -30,6 +31,25 @@ func (c *Client) Hooks() Hooks { return Hooks{c: c} }
 // came. The caller then lists for itself.
 func (h Hooks) CreateProtectedAndList(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (node Node, children []string, err error) {
 	return h.c.createProtectedAndList(ctx, path, data, mode, opts...)
+}
+
+// WatchFunc is Client.Watch with the events handed to onEvent instead of
+// Events (which is closed). onEvent is called in the server's order, on
+// the goroutine that reads them from the connection, before the replies
+// that follow them are handed on: it must return at once, and never block,
+// call the client, or close the watch. Besides Watch's events, it gets
+// WatchInterrupted at every new connection, before any reply on it. When
+// the watch ends other than by Close (Err says why), onEnd, if not nil, is
+// called once under the same rules; it may come before WatchFunc returns.
+// Once Close has returned, neither is called again. A recipe that keeps
+// state from the events (the mutex's view of its queue) can trust that
+// state against the replies it reads, and saves two goroutine switches
+// per event.
+func (h Hooks) WatchFunc(ctx context.Context, path string, mode WatchMode, onEvent func(WatchEvent), onEnd func(error)) (*Watch, error) {
+	if onEvent == nil {
+		return nil, opError("watch", path, fmt.Errorf("%w: a nil onEvent", ErrInvalidArgument))
+	}
+	return h.c.watch(ctx, path, mode, onEvent, onEnd)
 }
 
 // MultiSent is Client.Multi, and also says how many times the transaction

@@ -52,6 +52,13 @@ const (
 	// again in a new one. Read again what you keep; ephemeral nodes of the
 	// old session are gone or going.
 	WatchSessionChanged WatchEventType = 101
+	// WatchInterrupted: the connection ended, and the client has a new
+	// one, on which the watch is not yet set again: what changes now goes
+	// untold until WatchResumed or WatchSessionChanged. It is told only
+	// to a watch of Hooks.WatchFunc, before any reply that comes on the
+	// new connection is handed on, which lets a recipe that keeps state
+	// from the events know that state stale before it acts on a reply.
+	WatchInterrupted WatchEventType = 102
 )
 
 func (t WatchEventType) String() string {
@@ -60,6 +67,8 @@ func (t WatchEventType) String() string {
 		return "WatchResumed"
 	case WatchSessionChanged:
 		return "WatchSessionChanged"
+	case WatchInterrupted:
+		return "WatchInterrupted"
 	}
 	return zk.EventType(t).String()
 }
@@ -89,6 +98,13 @@ type Watch struct {
 	events     chan WatchEvent
 	stop       chan struct{} // closed by Close
 
+	// onEvent and onEnd, of Hooks.WatchFunc, take the place of events:
+	// called in turn under deliver, which Close takes to wait for a call
+	// under way.
+	onEvent func(WatchEvent)
+	onEnd   func(error)
+	deliver sync.Mutex
+
 	mu        sync.Mutex
 	abandoned bool // Watch failed: a late reply must not add it
 	queue     []WatchEvent
@@ -109,6 +125,12 @@ type Watch struct {
 // the client already (another Watch's, or one closed less than a second
 // ago) costs no request.
 func (c *Client) Watch(ctx context.Context, path string, mode WatchMode) (*Watch, error) {
+	return c.watch(ctx, path, mode, nil, nil)
+}
+
+// watch is Watch, handing the events to onEvent and the end to onEnd if
+// they are set (Hooks.WatchFunc).
+func (c *Client) watch(ctx context.Context, path string, mode WatchMode, onEvent func(WatchEvent), onEnd func(error)) (*Watch, error) {
 	if mode != WatchPersistent && mode != WatchRecursive {
 		return nil, opError("watch", path, fmt.Errorf("%w: watch mode %d", ErrInvalidArgument, int32(mode)))
 	}
@@ -119,12 +141,12 @@ func (c *Client) Watch(ctx context.Context, path string, mode WatchMode) (*Watch
 	if err := ctx.Err(); err != nil {
 		return nil, opError("watch", path, err)
 	}
-	w := &Watch{c: c, path: path, serverPath: sp, mode: mode, events: make(chan WatchEvent), stop: make(chan struct{}), wake: make(chan struct{}, 1)}
+	w := &Watch{c: c, path: path, serverPath: sp, mode: mode, events: make(chan WatchEvent), stop: make(chan struct{}), wake: make(chan struct{}, 1),
+		onEvent: onEvent, onEnd: onEnd}
 	for {
 		adopted, removing := c.watches.adopt(w)
 		if adopted {
-			// Ends when the watch ends and its queue is delivered, or at Close.
-			go w.pump()
+			w.start()
 			return w, nil
 		}
 		if removing == nil {
@@ -152,9 +174,19 @@ func (c *Client) Watch(ctx context.Context, path string, mode WatchMode) (*Watch
 		w.abandon()
 		return nil, err
 	}
-	// Ends when the watch ends and its queue is delivered, or at Close.
-	go w.pump()
+	w.start()
 	return w, nil
+}
+
+// start begins delivering the events: to Events through a goroutine that
+// ends when the watch ends and its queue is delivered, or at Close; to
+// onEvent on the goroutine that pushes them.
+func (w *Watch) start() {
+	if w.onEvent != nil {
+		close(w.events)
+		return
+	}
+	go w.pump()
 }
 
 // Watching reports whether the server has a persistent watch of path and
@@ -200,11 +232,32 @@ func (w *Watch) Close(ctx context.Context) error {
 	close(w.stop)
 	w.mu.Unlock()
 	w.forget()
+	if w.onEvent != nil {
+		w.awaitDelivery()
+	}
 	return nil
+}
+
+// awaitDelivery returns once a call of onEvent or onEnd under way has
+// returned: none comes after an end or a Close.
+func (w *Watch) awaitDelivery() {
+	w.deliver.Lock()
+	defer w.deliver.Unlock()
 }
 
 // push queues an event. It never blocks.
 func (w *Watch) push(ev WatchEvent) {
+	if w.onEvent != nil {
+		w.deliver.Lock()
+		defer w.deliver.Unlock()
+		w.mu.Lock()
+		ended := w.ended
+		w.mu.Unlock()
+		if !ended {
+			w.onEvent(ev)
+		}
+		return
+	}
 	w.mu.Lock()
 	if w.ended {
 		w.mu.Unlock()
@@ -220,6 +273,20 @@ func (w *Watch) push(ev WatchEvent) {
 
 // end ends the watch with err; queued events are still delivered.
 func (w *Watch) end(err error) {
+	if w.onEvent != nil {
+		w.deliver.Lock()
+		defer w.deliver.Unlock()
+		w.mu.Lock()
+		first := !w.ended
+		if first {
+			w.ended, w.err = true, err
+		}
+		w.mu.Unlock()
+		if first && w.onEnd != nil {
+			w.onEnd(err)
+		}
+		return
+	}
 	w.mu.Lock()
 	if !w.ended {
 		w.ended, w.err = true, err

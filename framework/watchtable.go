@@ -393,6 +393,11 @@ func (t *watchTable) connected(id int64) restoreSet {
 	t.restoring = len(rs.watchers) > 0
 	t.mu.Unlock()
 	endOneShots(ended, zk.ErrSessionExpired)
+	for _, w := range rs.watchers {
+		if w.onEvent != nil {
+			w.push(WatchEvent{Type: WatchInterrupted, Path: w.path})
+		}
+	}
 	return rs
 }
 
