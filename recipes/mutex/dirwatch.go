@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 )
@@ -11,19 +12,30 @@ import (
 // dirWatch is the one persistent recursive watch (ZooKeeper 3.6's addWatch)
 // that a Mutex keeps on its directory for all its waiters and holds. The
 // server sends one notification per event and connection however many
-// goroutines of the process wait, so the watch is shared, counted by its
-// subscribers, and closed as the last goes. The client keeps the server's
-// watch a second longer: a client that releases the lock and queues again
-// at once (the common loop) sets it again without a request.
+// goroutines of the process wait, so the watch is shared and counted by
+// its subscribers. It outlives the last of them by idleLinger: a client
+// that releases the lock and queues again at once (the common loop) finds
+// it set, and its view of the queue (dirView) up to date, so that queueing
+// costs the create alone.
 type dirWatch struct {
 	client *framework.Client
 	dir    string
+	linger time.Duration // idleLinger, unless a test sets another
 
 	open sync.Mutex // orders setting and closing the watch
 	mu   sync.Mutex // guards the fields below
 	w    *framework.Watch
 	subs map[*dirSub]struct{}
+	view dirView
+	idle *time.Timer // closes the watch linger after the last subscriber left
+
+	// fanned is deliver's list of subscribers, kept between events:
+	// deliver's calls come one at a time.
+	fanned []*dirSub
 }
+
+// idleLinger is how long the watch outlives its last subscriber.
+const idleLinger = time.Second
 
 // subscribe returns a subscription to the directory's events, setting the
 // server's watch if none is set. An old server fails it with an error
@@ -65,7 +77,14 @@ func (d *dirWatch) set(ctx context.Context) (*dirSub, error) {
 	if s := d.join(); s != nil {
 		return s, nil
 	}
-	w, err := d.client.Watch(ctx, d.dir, framework.WatchRecursive)
+	d.mu.Lock()
+	epoch := d.view.epoch
+	d.mu.Unlock()
+	// The events come on the client's receiving goroutine, not through a
+	// channel and a goroutine of ours: with N clients queued, each
+	// acquisition brings each of them two events, and the view must have
+	// them before the replies that follow them.
+	w, err := d.client.Hooks().WatchFunc(ctx, d.dir, framework.WatchRecursive, d.deliver, func(error) { d.ended() })
 	if err != nil {
 		return nil, err
 	}
@@ -74,9 +93,13 @@ func (d *dirWatch) set(ctx context.Context) (*dirSub, error) {
 		d.subs = make(map[*dirSub]struct{})
 	}
 	d.w = w
+	// The server has the watch on the connection that answered; unless a
+	// new connection has come since, whose restore is not answered yet.
+	d.view.armed(epoch)
 	d.mu.Unlock()
-	// Ends when the watch's Events closes: at its removal or end.
-	go d.fanOut(w)
+	if w.Err() != nil {
+		d.ended() // before it was ours: ended found no watch to end
+	}
 	return d.join(), nil
 }
 
@@ -106,51 +129,59 @@ func (d *dirWatch) join() *dirSub {
 	return s
 }
 
-// fanOut hands every event of w to every subscriber's queue, and tells
-// them when w ends. It never blocks on a subscriber.
-func (d *dirWatch) fanOut(w *framework.Watch) {
-	for ev := range w.Events() {
-		for _, s := range d.subscribers(w) {
-			s.push(ev)
+// deliver keeps the view and hands an event to every subscriber's queue.
+// It runs on the client's receiving goroutine and never blocks.
+func (d *dirWatch) deliver(ev framework.WatchEvent) {
+	d.mu.Lock()
+	d.view.apply(d.dir, ev)
+	d.fanned = d.fanned[:0]
+	if ev.Type != framework.WatchInterrupted { // the view's alone: WatchResumed follows
+		for s := range d.subs {
+			d.fanned = append(d.fanned, s)
 		}
 	}
-	d.mu.Lock()
-	ours := d.w == w // else removed by closeIdle, with no one left to tell
-	if ours {
-		d.w = nil // ended by the client: closed, or a downgraded server
-	}
 	d.mu.Unlock()
-	if !ours {
-		return
-	}
-	for _, s := range d.subscribers(nil) {
-		s.end()
+	// Not under d.mu: a hold's recheck takes the hold's lock, under
+	// which the hold's end releases its subscription.
+	for _, s := range d.fanned {
+		s.push(ev)
 	}
 }
 
-// subscribers returns the current subscribers, or none if the current
-// watch is no longer w (w == nil: whatever the watch).
-func (d *dirWatch) subscribers(w *framework.Watch) []*dirSub {
+// ended tells the subscribers that the watch has ended (the client was
+// closed, or a server downgraded); after the first call it does nothing
+// until a watch is set again. Close does not call it: closeIdle has left
+// no one to tell.
+func (d *dirWatch) ended() {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	if w != nil && d.w != w {
-		return nil
+	if d.w == nil || d.w.Err() == nil {
+		d.mu.Unlock()
+		return
 	}
+	d.w = nil
+	d.view.drop()
 	subs := make([]*dirSub, 0, len(d.subs))
 	for s := range d.subs {
 		subs = append(subs, s)
 	}
-	return subs
+	d.mu.Unlock()
+	for _, s := range subs {
+		s.end()
+	}
 }
 
-// unsubscribe drops s; the last subscriber's going closes the watch.
+// unsubscribe drops s; the last subscriber's going starts the linger.
 func (d *dirWatch) unsubscribe(s *dirSub) {
 	d.mu.Lock()
+	defer d.mu.Unlock()
 	delete(d.subs, s)
-	last := len(d.subs) == 0 && d.w != nil
-	d.mu.Unlock()
-	if last {
-		go d.closeIdle() // not on the caller's goroutine: a set under way holds d.open
+	if len(d.subs) > 0 || d.w == nil {
+		return
+	}
+	if d.idle == nil {
+		d.idle = time.AfterFunc(d.linger, d.closeIdle) // not on the caller's goroutine: a set under way holds d.open
+	} else {
+		d.idle.Reset(d.linger)
 	}
 }
 
@@ -165,8 +196,50 @@ func (d *dirWatch) closeIdle() {
 		return
 	}
 	d.w = nil
+	d.view.drop()
 	d.mu.Unlock()
 	_ = w.Close(context.Background()) // sends nothing: the client removes the server's watch after a linger
+}
+
+// viewLook is a waiter's look at the queue, begun before its create or
+// listing: the view's epoch if the view is exact (then the create need not
+// list), else the listing under way that may make it exact.
+type viewLook struct {
+	epoch   uint64
+	exact   bool
+	listing *viewListing
+}
+
+// look begins a look at the queue, by a waiter that has subscribed.
+func (d *dirWatch) look() viewLook {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.view.exact() {
+		return viewLook{epoch: d.view.epoch, exact: true}
+	}
+	return viewLook{listing: d.view.begin()}
+}
+
+// fromView returns the queue as the view has it, if the view has been
+// exact since l began and has node (the create's event comes before its
+// answer); else nil.
+func (d *dirWatch) fromView(l viewLook, node string) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !l.exact || d.view.epoch != l.epoch || !d.view.exact() {
+		return nil
+	}
+	return d.view.list(node)
+}
+
+// listed ends l's listing with its result (nil: none).
+func (d *dirWatch) listed(l viewLook, children []string) {
+	if l.listing == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.view.end(l.listing, children)
 }
 
 // dirSub is one subscriber of a dirWatch: a waiter, which reads its events
@@ -195,9 +268,20 @@ func (s *dirSub) push(ev framework.WatchEvent) {
 		return
 	}
 	s.queue = append(s.queue, ev)
+	wake := ev.Type != framework.NodeCreated && ev.Type != framework.NodeDataChanged || len(s.queue) >= quietEvents
 	s.mu.Unlock()
-	s.signal()
+	if wake {
+		s.signal()
+	}
 }
+
+// quietEvents bounds the events that queue without waking the waiter. A
+// waiter's turn comes with a deletion or a reconnect: a creation comes
+// after its own node's (a sequence number is never given twice), and a
+// data change is no one's turn, so it wakes for neither, which halves
+// the wake-ups of a queue whose holder queues again as it leaves. Its
+// next wake-up applies them.
+const quietEvents = 64
 
 // end tells s that the watch has ended.
 func (s *dirSub) end() {

@@ -18,10 +18,13 @@
 // directory that the Mutex shares between its waiters and holds: it keeps
 // the listing it got with its create up to date from the watch's events
 // and holds as soon as the queue in front of it is gone, with no read at
-// all; a hold learns of its node's deletion through the same watch. That
-// watch tells every waiting client of every change, so behind a longer
-// queue the one-shot watches above cost the server less. The watch is
-// removed a second after its last waiter or hold is done.
+// all; a hold learns of its node's deletion through the same watch. While
+// the watch lasts, the Mutex keeps the queue as its events tell it, so a
+// client that queues again, the common loop, creates its node without
+// listing the directory: a contended acquisition costs the create and the
+// delete alone. That watch tells every waiting client of every change, so
+// behind a longer queue the one-shot watches above cost the server less.
+// The watch is removed two seconds after its last waiter or hold is done.
 //
 // The queue logic is a pure judgement over the children, which lives with
 // the other names only recipe authors need in package lockdriver

@@ -28,8 +28,11 @@ func (e *engine) waitWatched(ctx context.Context, node framework.Node, children 
 	bound := framework.BindSession(ctx, node.Session)
 	for {
 		if children == nil {
+			look := e.watch.look() // the listing may make the view exact
 			var err error
-			if children, _, err = e.client.Children(bound, e.dir); err != nil && !recipe.IsNoNode(err) {
+			children, _, err = e.client.Children(bound, e.dir)
+			e.watch.listed(look, children)
+			if err != nil && !recipe.IsNoNode(err) {
 				return acquired{}, recipe.WaitError(err, node.Session, ErrNodeMissing)
 			}
 		}

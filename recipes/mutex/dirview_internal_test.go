@@ -1,0 +1,116 @@
+package mutex
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+)
+
+// viewExact reports whether m's directory watch has its view exact.
+func viewExact(m *Mutex) bool {
+	d := m.engine.watch
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.view.exact()
+}
+
+// A view that missed events while the connection was down is never used.
+// Back on a new connection, the server has the directory watch again (its
+// setWatches2 arrived) but the client has not heard so: the answer is set
+// aside by the proxy, as if it came late. Meanwhile another client has
+// taken the lock. Our create is answered with its event, before any
+// WatchResumed: a view kept from before the drop would show our node
+// alone, and the lock held twice. The client learns of the new connection
+// before any answer on it (WatchInterrupted), and lists instead.
+func TestDirView_ANewConnectionEndsTheView(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	path := zktest.UniquePath(t)
+	ctx := zktest.Context(t)
+	ours, err := New(zktest.Connect(t, proxy.Addr()), path)
+	require.NoError(t, err)
+	ours.engine.watch.linger = time.Hour // the view outlives the steps below
+	theirs, err := New(zktest.Connect(t, zktest.Servers(t)), path)
+	require.NoError(t, err)
+
+	// Our waiter sets the directory watch and lists: the view is exact.
+	h, err := theirs.Acquire(ctx)
+	require.NoError(t, err)
+	waited := make(chan *Hold, 1)
+	go func() {
+		h, err := ours.Acquire(ctx)
+		assert.NoError(t, err)
+		waited <- h
+	}()
+	require.Eventually(t, func() bool { return viewExact(ours) }, 10*time.Second, 5*time.Millisecond)
+	require.NoError(t, h.Release(ctx))
+	require.NoError(t, (<-waited).Release(ctx))
+	require.True(t, viewExact(ours), "the view outlives the hold while the watch lingers")
+
+	// Cut off, we miss their create; back, the restore's answer is late.
+	proxy.SetAsideNextReply(zktest.OpSetWatches2)
+	proxy.Pause()
+	h, err = theirs.Acquire(ctx)
+	require.NoError(t, err)
+	proxy.Resume() // cuts our connection, which lost their create's event
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpSetWatches2) == 1 }, 20*time.Second, 5*time.Millisecond)
+
+	_, err = ours.TryAcquire(ctx)
+	require.ErrorIs(t, err, ErrNotAcquired, "their hold is in front of our node")
+	assert.False(t, viewExact(ours), "no WatchResumed has come: the view stays unsure")
+
+	proxy.ReleaseReplies()
+	require.NoError(t, h.Release(ctx))
+	mine, err := ours.Acquire(ctx)
+	require.NoError(t, err, "with the watch back, the lock is ours once theirs goes")
+	require.NoError(t, mine.Release(ctx))
+}
+
+// The view is replayed from a listing and the events that may follow it;
+// an event that ends an epoch makes a listing of it count for nothing.
+func TestDirView_ListingAndEvents(t *testing.T) {
+	const dir = "/q"
+	ev := func(typ framework.WatchEventType, name string) framework.WatchEvent {
+		return framework.WatchEvent{Type: typ, Path: dir + "/" + name}
+	}
+	var v dirView
+	require.Nil(t, v.begin(), "no listing counts before the watch is on the server")
+	v.armed(v.epoch)
+
+	l := v.begin()
+	v.apply(dir, ev(framework.NodeCreated, "b"))      // after the listing
+	v.apply(dir, ev(framework.NodeDeleted, "a"))      // after the listing
+	v.apply(dir, ev(framework.NodeCreated, "c"))      // before it: shown already
+	v.apply(dir, ev(framework.NodeCreated, "x/deep")) // not in the queue
+	require.False(t, v.exact())
+	v.end(l, []string{"a", "c"})
+	require.True(t, v.exact())
+	assert.ElementsMatch(t, []string{"b", "c"}, v.list("c"))
+	assert.Nil(t, v.list("a"), "a node the view lacks gets no queue")
+
+	v.apply(dir, ev(framework.NodeDeleted, "b"))
+	assert.ElementsMatch(t, []string{"c"}, v.list("c"))
+
+	for _, typ := range []framework.WatchEventType{framework.WatchInterrupted, framework.WatchResumed, framework.WatchSessionChanged} {
+		v.armed(v.epoch)
+		l := v.begin()
+		require.NotNil(t, l)
+		v.apply(dir, framework.WatchEvent{Type: typ, Path: dir})
+		require.False(t, v.exact(), "%v ends the view", typ)
+		v.end(l, []string{"c"})
+		require.False(t, v.exact(), "a listing begun before %v counts for nothing", typ)
+	}
+	v.apply(dir, framework.WatchEvent{Type: framework.WatchInterrupted, Path: dir})
+	assert.Nil(t, v.begin(), "after WatchInterrupted until WatchResumed, no listing counts")
+	v.apply(dir, framework.WatchEvent{Type: framework.WatchResumed, Path: dir})
+	require.NotNil(t, v.begin())
+
+	epoch := v.epoch
+	v.drop()
+	v.armed(epoch)
+	assert.Nil(t, v.begin(), "a watch armed in an epoch that has ended is not known on the server")
+}
