@@ -52,6 +52,7 @@ type Client struct {
 	holdRegistry *holdFanout // see holds
 
 	loggers sync.Map // component name → *slog.Logger (Hooks.Logger)
+	shared  sync.Map // recipes' key → value (Hooks.Shared)
 }
 
 // New validates the servers and options, starts connecting in the

@@ -52,6 +52,25 @@ func (h Hooks) WatchFunc(ctx context.Context, path string, mode WatchMode, onEve
 	return h.c.watch(ctx, path, mode, onEvent, onEnd)
 }
 
+// Shared returns the value the client keeps under key, made by newValue
+// if it keeps none: state that the recipes of one client share, such as
+// the one watch of a lock's directory that every Mutex of that path
+// follows. key must be comparable, of a type of the recipe's own.
+// newValue may be called and its value dropped when two calls race, so
+// it must only allocate. Forget drops the value once it is idle.
+func (h Hooks) Shared(key any, newValue func() any) any {
+	if v, ok := h.c.shared.Load(key); ok {
+		return v
+	}
+	v, _ := h.c.shared.LoadOrStore(key, newValue())
+	return v
+}
+
+// Forget drops the value Shared keeps under key, if it is v: a later
+// Shared makes a new one. A caller that still has v may go on using it
+// alone.
+func (h Hooks) Forget(key, v any) { h.c.shared.CompareAndDelete(key, v) }
+
 // MultiSent is Client.Multi, and also says how many times the transaction
 // was sent. More than once means that a run whose answer was lost was
 // looked for and not found (only a transaction of protected ephemerals is
