@@ -56,6 +56,17 @@ func TestContention_AcquisitionCostsTheCreateAndTheDelete(t *testing.T) {
 	}
 }
 
+// A Mutex made for each acquisition, as a leader latch is for each term,
+// follows the directory watch that the client's Mutexes of the path share,
+// and its view of the queue: it too queues with a create alone.
+func TestContention_AMutexPerAcquisitionSharesTheView(t *testing.T) {
+	c := contendFresh(t, 8, 400)
+	for _, op := range slices.Sorted(maps.Keys(c.requests)) {
+		t.Logf("request type %d: %.2f per acquisition", op, c.requests[op])
+	}
+	assert.LessOrEqual(t, c.total(), 2.5, "requests per contended acquisition")
+}
+
 // contention is what a run of contend measured, per acquisition.
 type contention struct {
 	requests      map[int32]float64 // by request type
@@ -77,16 +88,31 @@ func (c contention) total() float64 {
 // acquires once first, alone, so that the count starts with the directory
 // in place.
 func contend(t *testing.T, clients int, total int64, old bool) contention {
+	return contendWith(t, clients, total, old, false)
+}
+
+// contendFresh is contend on a new server, with a new Mutex for every
+// acquisition.
+func contendFresh(t *testing.T, clients int, total int64) contention {
+	return contendWith(t, clients, total, false, true)
+}
+
+func contendWith(t *testing.T, clients int, total int64, old, fresh bool) contention {
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	if old {
 		makeOld(proxy)
 	}
 	path := zktest.UniquePath(t)
 	ctx := testContext(t)
-	locks := make([]*mutex.Mutex, clients)
+	locks := make([]func() *mutex.Mutex, clients)
 	for i := range locks {
-		locks[i] = newMutex(t, connect(t, proxy.Addr()), path)
-		h, err := locks[i].Acquire(ctx) // creates the directory, once
+		c := connect(t, proxy.Addr())
+		m := newMutex(t, c, path)
+		locks[i] = func() *mutex.Mutex { return m }
+		if fresh {
+			locks[i] = func() *mutex.Mutex { return newMutex(t, c, path) }
+		}
+		h, err := m.Acquire(ctx) // creates the directory, once
 		require.NoError(t, err)
 		require.NoError(t, h.Release(ctx))
 	}
@@ -94,8 +120,8 @@ func contend(t *testing.T, clients int, total int64, old bool) contention {
 	start := time.Now()
 	var done atomic.Int64
 	var wg sync.WaitGroup
-	for _, m := range locks {
-		wg.Go(func() { takeInTurn(t, ctx, m, &done, total) })
+	for _, lock := range locks {
+		wg.Go(func() { takeInTurn(t, ctx, lock, &done, total) })
 	}
 	wg.Wait()
 	c := contention{requests: make(map[int32]float64), perSecond: float64(total) / time.Since(start).Seconds()}
@@ -108,11 +134,11 @@ func contend(t *testing.T, clients int, total int64, old bool) contention {
 	return c
 }
 
-// takeInTurn acquires and releases m until total acquisitions are counted
-// in done.
-func takeInTurn(t *testing.T, ctx context.Context, m *mutex.Mutex, done *atomic.Int64, total int64) {
+// takeInTurn acquires and releases the Mutex lock returns until total
+// acquisitions are counted in done.
+func takeInTurn(t *testing.T, ctx context.Context, lock func() *mutex.Mutex, done *atomic.Int64, total int64) {
 	for done.Add(1) <= total {
-		h, err := m.Acquire(ctx)
+		h, err := lock().Acquire(ctx)
 		if !assert.NoError(t, err) {
 			return
 		}

@@ -13,7 +13,7 @@ import (
 
 // viewExact reports whether m's directory watch has its view exact.
 func viewExact(m *Mutex) bool {
-	d := m.engine.watch
+	d := m.engine.dirWatch()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.view.exact()
@@ -33,7 +33,7 @@ func TestDirView_ANewConnectionEndsTheView(t *testing.T) {
 	ctx := zktest.Context(t)
 	ours, err := New(zktest.Connect(t, proxy.Addr()), path)
 	require.NoError(t, err)
-	ours.engine.watch.linger = time.Hour // the view outlives the steps below
+	ours.engine.dirWatch().linger = time.Hour // the view outlives the steps below
 	theirs, err := New(zktest.Connect(t, zktest.Servers(t)), path)
 	require.NoError(t, err)
 
@@ -113,4 +113,35 @@ func TestDirView_ListingAndEvents(t *testing.T) {
 	v.drop()
 	v.armed(epoch)
 	assert.Nil(t, v.begin(), "a watch armed in an epoch that has ended is not known on the server")
+}
+
+// Every Mutex of a client on one path follows one directory watch, and an
+// idle watch is dropped from the client, so that a client of many paths
+// keeps none for those it no longer locks.
+func TestDirWatch_SharedByTheClientsMutexesAndDroppedWhenIdle(t *testing.T) {
+	c := zktest.Connect(t, zktest.Servers(t))
+	path := zktest.UniquePath(t)
+	ctx := zktest.Context(t)
+	one, err := New(c, path)
+	require.NoError(t, err)
+	other, err := New(c, path)
+	require.NoError(t, err)
+	d := one.engine.dirWatch()
+	require.Same(t, d, other.engine.dirWatch())
+	d.linger = 10 * time.Millisecond
+
+	h, err := one.Acquire(ctx)
+	require.NoError(t, err)
+	waited := make(chan *Hold, 1)
+	go func() {
+		h, err := other.Acquire(ctx)
+		assert.NoError(t, err)
+		waited <- h
+	}()
+	require.Eventually(t, func() bool { return viewExact(one) }, 10*time.Second, 5*time.Millisecond, "the waiter sets the watch")
+	require.NoError(t, h.Release(ctx))
+	require.NoError(t, (<-waited).Release(ctx))
+	require.Eventually(t, func() bool { return one.engine.dirWatch() != d }, 10*time.Second, 5*time.Millisecond,
+		"the idle watch is dropped")
+	assert.Same(t, one.engine.dirWatch(), other.engine.dirWatch())
 }

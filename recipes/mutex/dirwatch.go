@@ -10,10 +10,11 @@ import (
 )
 
 // dirWatch is the one persistent recursive watch (ZooKeeper 3.6's addWatch)
-// that a Mutex keeps on its directory for all its waiters and holds. The
-// server sends one notification per event and connection however many
-// goroutines of the process wait, so the watch is shared and counted by
-// its subscribers. It outlives the last of them by idleLinger: a client
+// that a client keeps on a lock's directory for the waiters and holds of
+// every Mutex of that path (a read/write lock has two). The server sends
+// one notification per event and connection however many goroutines of
+// the process wait, so the watch is shared and counted by its
+// subscribers. It outlives the last of them by idleLinger: a client
 // that releases the lock and queues again at once (the common loop) finds
 // it set, and its view of the queue (dirView) up to date, so that queueing
 // costs the create alone.
@@ -36,6 +37,14 @@ type dirWatch struct {
 
 // idleLinger is how long the watch outlives its last subscriber.
 const idleLinger = time.Second
+
+// dirWatchKey names the dirWatch of a directory among the values a client
+// shares between recipes (framework.Hooks.Shared).
+type dirWatchKey struct{ dir string }
+
+func newDirWatch(client *framework.Client, dir string) *dirWatch {
+	return &dirWatch{client: client, dir: dir, linger: idleLinger}
+}
 
 // subscribe returns a subscription to the directory's events, setting the
 // server's watch if none is set. An old server fails it with an error
@@ -199,6 +208,9 @@ func (d *dirWatch) closeIdle() {
 	d.view.drop()
 	d.mu.Unlock()
 	_ = w.Close(context.Background()) // sends nothing: the client removes the server's watch after a linger
+	// Idle: the next Mutex of the path makes a new one. A Mutex that has
+	// this one still may set its watch again, alone.
+	d.client.Hooks().Forget(dirWatchKey{d.dir}, d)
 }
 
 // viewLook is a waiter's look at the queue, begun before its create or

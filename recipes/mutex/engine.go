@@ -31,8 +31,11 @@ type engine struct {
 	place    lockdriver.Place // or nil
 	// prefix is dir/lockName, the path every node is created under.
 	prefix string
-	// watch is the directory's persistent watch, on ZooKeeper 3.6+.
-	watch *dirWatch
+	// watchKey and newWatch find the directory's persistent watch (on
+	// ZooKeeper 3.6+), which every Mutex of the client on dir shares:
+	// made once, so that finding it allocates nothing.
+	watchKey any
+	newWatch func() any
 	// watchOwn: a waiter on one-shot watches watches its own node too
 	// (not with WithOrderOnly).
 	watchOwn bool
@@ -81,7 +84,7 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 	// queue), the watch tells of every change after that listing or view;
 	// it is joined only if that costs no request, so that a free lock
 	// costs no request and no round trip more.
-	sub := e.watch.joinFree(ctx)
+	sub := e.dirWatch().joinFree(ctx)
 	start := time.Now()
 	for requeue := 0; ; requeue++ {
 		node, children, err := e.queue(ctx, sub)
@@ -96,7 +99,7 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 			sub = nil
 		case sub == nil && e.contended(node, children):
 			// Set now, after the listing: the waiter lists again.
-			switch sub, err = e.watch.subscribe(ctx); {
+			switch sub, err = e.dirWatch().subscribe(ctx); {
 			case err == nil:
 				children = nil
 			case !errors.Is(err, framework.ErrUnimplemented):
@@ -141,17 +144,23 @@ func (e *engine) queue(ctx context.Context, sub *dirSub) (framework.Node, []stri
 	if sub == nil {
 		return e.client.Hooks().CreateProtectedAndList(ctx, e.prefix, e.data, framework.EphemeralSequential, framework.WithParents())
 	}
-	look := e.watch.look()
+	look := sub.d.look()
 	if look.exact {
 		node, err := e.client.CreateProtected(ctx, e.prefix, e.data, framework.EphemeralSequential, framework.WithParents())
 		if err != nil {
 			return framework.Node{}, nil, err
 		}
-		return node, e.watch.fromView(look, node.Name), nil
+		return node, sub.d.fromView(look, node.Name), nil
 	}
 	node, children, err := e.client.Hooks().CreateProtectedAndList(ctx, e.prefix, e.data, framework.EphemeralSequential, framework.WithParents())
-	e.watch.listed(look, children)
+	sub.d.listed(look, children)
 	return node, children, err
+}
+
+// dirWatch returns the directory watch that every Mutex of the client on
+// the directory shares.
+func (e *engine) dirWatch() *dirWatch {
+	return e.client.Hooks().Shared(e.watchKey, e.newWatch).(*dirWatch)
 }
 
 // contended reports whether node must wait, by children.

@@ -28,10 +28,10 @@ func (e *engine) waitWatched(ctx context.Context, node framework.Node, children 
 	bound := framework.BindSession(ctx, node.Session)
 	for {
 		if children == nil {
-			look := e.watch.look() // the listing may make the view exact
+			look := sub.d.look() // the listing may make the view exact
 			var err error
 			children, _, err = e.client.Children(bound, e.dir)
-			e.watch.listed(look, children)
+			sub.d.listed(look, children)
 			if err != nil && !recipe.IsNoNode(err) {
 				return acquired{}, recipe.WaitError(err, node.Session, ErrNodeMissing)
 			}
