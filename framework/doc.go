@@ -140,6 +140,15 @@
 // ([Client.Watching] tells). A watch is never taken over across a
 // reconnect, nor before the reconnect's setWatches2 is answered.
 //
+// A recipe that keeps state from a watch's events sets it with
+// [Hooks.WatchFunc]: the events are handed over on the goroutine that
+// reads the connection, before the replies that follow them, and each new
+// connection is told first ([WatchInterrupted]), before any reply on it.
+// The server sends a write's events before its answer, so once a call
+// returns the state has everything before it, and a state that may have
+// missed events is known so before any reply is acted on. The mutex keeps
+// its queue that way and queues with a create alone.
+//
 // go-zookeeper calls cannot be cancelled, so a call whose
 // context ends returns at once while the request may still reach the server.
 // Only protected creates and transactions of them clean up after themselves
