@@ -47,20 +47,29 @@ func (h *heard) endCount() int {
 	return len(h.ends)
 }
 
+// watchFunc sets a recursive WatchFunc watch on a new path, which it
+// returns with the watch and what the watch is told.
+func watchFunc(t *testing.T, c *framework.Client) (string, *framework.Watch, *heard) {
+	t.Helper()
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, path))
+	h := new(heard)
+	w, err := c.Hooks().WatchFunc(ctx, path, framework.WatchRecursive, h.event, h.end)
+	require.NoError(t, err)
+	return path, w, h
+}
+
 // The events of a WatchFunc's watch are told before the answer to the
 // write that made them is handed on, in the server's order.
 func TestWatchFunc_TellsAnEventBeforeTheAnswerOfItsWrite(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
-	path := zktest.UniquePath(t)
-	require.NoError(t, c.EnsurePath(ctx, path))
-	var h heard
-	w, err := c.Hooks().WatchFunc(ctx, path, framework.WatchRecursive, h.event, h.end)
-	require.NoError(t, err)
+	path, w, h := watchFunc(t, c)
 	_, open := <-w.Events()
 	assert.False(t, open, "Events is closed: the events go to onEvent")
 
-	_, err = c.Create(ctx, path+"/a", nil, framework.Persistent)
+	_, err := c.Create(ctx, path+"/a", nil, framework.Persistent)
 	require.NoError(t, err)
 	assert.Equal(t, []framework.WatchEventType{framework.NodeCreated}, h.types(), "told before the create returned")
 	require.NoError(t, c.Delete(ctx, path+"/a", -1))
@@ -79,11 +88,7 @@ func TestWatchFunc_ANewConnectionIsToldBeforeItsAnswers(t *testing.T) {
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
 	ctx := testContext(t)
-	path := zktest.UniquePath(t)
-	require.NoError(t, c.EnsurePath(ctx, path))
-	var h heard
-	w, err := c.Hooks().WatchFunc(ctx, path, framework.WatchRecursive, h.event, h.end)
-	require.NoError(t, err)
+	path, w, h := watchFunc(t, c)
 	defer w.Close(ctx)
 
 	// The restore's answer comes after the create's, as late as it may.
@@ -91,7 +96,7 @@ func TestWatchFunc_ANewConnectionIsToldBeforeItsAnswers(t *testing.T) {
 	proxy.Cut()
 	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpSetWatches2) == 1 }, 10*time.Second, 5*time.Millisecond,
 		"the server has the watch again before the create")
-	_, err = c.Create(ctx, path+"/a", nil, framework.Persistent)
+	_, err := c.Create(ctx, path+"/a", nil, framework.Persistent)
 	require.NoError(t, err)
 	assert.Equal(t, []framework.WatchEventType{framework.WatchInterrupted, framework.NodeCreated}, h.types(),
 		"the interruption is told before the create's event and answer on the new connection")
