@@ -1,6 +1,7 @@
 package mutex
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -10,6 +11,24 @@ import (
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 )
+
+// waitBehind has waiter wait behind holder, until waiter's client has the
+// directory watch set and its view exact, then hands the lock on and
+// releases it: the view outlives the hold while the watch lingers.
+func waitBehind(t *testing.T, ctx context.Context, holder, waiter *Mutex) {
+	t.Helper()
+	h, err := holder.Acquire(ctx)
+	require.NoError(t, err)
+	waited := make(chan *Hold, 1)
+	go func() {
+		h, err := waiter.Acquire(ctx)
+		assert.NoError(t, err)
+		waited <- h
+	}()
+	require.Eventually(t, func() bool { return viewExact(waiter) }, 10*time.Second, 5*time.Millisecond, "the waiter sets the watch and lists")
+	require.NoError(t, h.Release(ctx))
+	require.NoError(t, (<-waited).Release(ctx))
+}
 
 // viewExact reports whether m's directory watch has its view exact.
 func viewExact(m *Mutex) bool {
@@ -37,24 +56,13 @@ func TestDirView_ANewConnectionEndsTheView(t *testing.T) {
 	theirs, err := New(zktest.Connect(t, zktest.Servers(t)), path)
 	require.NoError(t, err)
 
-	// Our waiter sets the directory watch and lists: the view is exact.
-	h, err := theirs.Acquire(ctx)
-	require.NoError(t, err)
-	waited := make(chan *Hold, 1)
-	go func() {
-		h, err := ours.Acquire(ctx)
-		assert.NoError(t, err)
-		waited <- h
-	}()
-	require.Eventually(t, func() bool { return viewExact(ours) }, 10*time.Second, 5*time.Millisecond)
-	require.NoError(t, h.Release(ctx))
-	require.NoError(t, (<-waited).Release(ctx))
+	waitBehind(t, ctx, theirs, ours)
 	require.True(t, viewExact(ours), "the view outlives the hold while the watch lingers")
 
 	// Cut off, we miss their create; back, the restore's answer is late.
 	proxy.SetAsideNextReply(zktest.OpSetWatches2)
 	proxy.Pause()
-	h, err = theirs.Acquire(ctx)
+	h, err := theirs.Acquire(ctx)
 	require.NoError(t, err)
 	proxy.Resume() // cuts our connection, which lost their create's event
 	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpSetWatches2) == 1 }, 20*time.Second, 5*time.Millisecond)
@@ -130,17 +138,7 @@ func TestDirWatch_SharedByTheClientsMutexesAndDroppedWhenIdle(t *testing.T) {
 	require.Same(t, d, other.engine.dirWatch())
 	d.linger = 10 * time.Millisecond
 
-	h, err := one.Acquire(ctx)
-	require.NoError(t, err)
-	waited := make(chan *Hold, 1)
-	go func() {
-		h, err := other.Acquire(ctx)
-		assert.NoError(t, err)
-		waited <- h
-	}()
-	require.Eventually(t, func() bool { return viewExact(one) }, 10*time.Second, 5*time.Millisecond, "the waiter sets the watch")
-	require.NoError(t, h.Release(ctx))
-	require.NoError(t, (<-waited).Release(ctx))
+	waitBehind(t, ctx, one, other)
 	require.Eventually(t, func() bool { return one.engine.dirWatch() != d }, 10*time.Second, 5*time.Millisecond,
 		"the idle watch is dropped")
 	assert.Same(t, one.engine.dirWatch(), other.engine.dirWatch())
