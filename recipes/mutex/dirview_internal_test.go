@@ -64,12 +64,17 @@ func TestDirView_ANewConnectionEndsTheView(t *testing.T) {
 	proxy.Pause()
 	h, err := theirs.Acquire(ctx)
 	require.NoError(t, err)
-	proxy.Resume() // cuts our connection, which lost their create's event
-	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpSetWatches2) == 1 }, 20*time.Second, 5*time.Millisecond)
+	// Cut, not left to Resume: their create's event to us may still be on
+	// its way to the proxy, and would taint our connection too late.
+	proxy.Cut()
+	proxy.Resume()
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpSetWatches2) >= 1 }, 20*time.Second, 5*time.Millisecond)
 
 	_, err = ours.TryAcquire(ctx)
 	require.ErrorIs(t, err, ErrNotAcquired, "their hold is in front of our node")
-	assert.False(t, viewExact(ours), "no WatchResumed has come: the view stays unsure")
+	if proxy.Requests(zktest.OpSetWatches2) == 1 { // else a later connection's restore was answered
+		assert.False(t, viewExact(ours), "no WatchResumed has come: the view stays unsure")
+	}
 
 	proxy.ReleaseReplies()
 	require.NoError(t, h.Release(ctx))
