@@ -138,7 +138,8 @@ func NewProxy(t testing.TB, target string) *Proxy {
 	if err != nil {
 		t.Fatalf("zktest: proxy listen: %v", err)
 	}
-	p := &Proxy{target: target, ln: ln, done: make(chan struct{}), links: make(map[*link]struct{})}
+	p := &Proxy{target: target, ln: ln, done: make(chan struct{}), links: make(map[*link]struct{}),
+		armOps: make(map[int32]int), holdOn: make(map[int32]int), asides: make(map[int32]int)}
 	p.wg.Add(1)
 	// Ends when Close closes the listener.
 	go p.acceptLoop()
@@ -270,9 +271,6 @@ func (p *Proxy) DropNextCreateReply() {
 func (p *Proxy) DropNextReply(op int32) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.armOps == nil {
-		p.armOps = make(map[int32]int)
-	}
 	p.armOps[op]++
 }
 
@@ -280,10 +278,16 @@ func (p *Proxy) DropNextReply(op int32) {
 func (p *Proxy) takeArmedOp(op int32) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.armOps[op] == 0 {
+	return takeOne(p.armOps, op)
+}
+
+// takeOne consumes one of the requests of type op that counts holds
+// armed, if any; p.mu held.
+func takeOne(counts map[int32]int, op int32) bool {
+	if counts[op] == 0 {
 		return false
 	}
-	p.armOps[op]--
+	counts[op]--
 	return true
 }
 
@@ -303,9 +307,6 @@ func (p *Proxy) DroppedRepliesOf(op int32) int {
 func (p *Proxy) HoldRepliesFrom(op int32) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.holdOn == nil {
-		p.holdOn = make(map[int32]int)
-	}
 	p.holdOn[op]++
 }
 
@@ -318,9 +319,6 @@ func (p *Proxy) HoldRepliesFrom(op int32) {
 func (p *Proxy) SetAsideNextReply(op int32) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.asides == nil {
-		p.asides = make(map[int32]int)
-	}
 	p.asides[op]++
 }
 
@@ -328,11 +326,7 @@ func (p *Proxy) SetAsideNextReply(op int32) {
 func (p *Proxy) takeAside(op int32) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.asides[op] == 0 {
-		return false
-	}
-	p.asides[op]--
-	return true
+	return takeOne(p.asides, op)
 }
 
 // takeHoldOn consumes one armed HoldRepliesFrom of op, if any, and says
@@ -340,10 +334,9 @@ func (p *Proxy) takeAside(op int32) bool {
 func (p *Proxy) takeHoldOn(op int32) (releases int, ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.holdOn[op] == 0 {
+	if !takeOne(p.holdOn, op) {
 		return 0, false
 	}
-	p.holdOn[op]--
 	return p.releases, true
 }
 
