@@ -27,14 +27,14 @@ type dirView struct {
 	// before the epoch began.
 	on    bool
 	names map[string]struct{} // nil: not exact
-	// listings are those under way: each gathers the events that may
-	// come after its answer, to replay onto it.
+	// listings are those under way in this epoch (a new one drops them):
+	// each gathers the events that may come after its answer, to replay
+	// onto it.
 	listings []*viewListing
 }
 
 // viewListing is a listing of the directory under way.
 type viewListing struct {
-	epoch  uint64
 	events []framework.WatchEvent
 }
 
@@ -47,7 +47,8 @@ func (v *dirView) armed(epoch uint64) {
 	}
 }
 
-// drop forgets the view: its watch is closed or has ended.
+// drop forgets the view: its watch is closed, has ended, or is not yet
+// set again on a new connection.
 func (v *dirView) drop() {
 	v.on = false
 	v.reset()
@@ -63,8 +64,7 @@ func (v *dirView) reset() {
 func (v *dirView) apply(dir string, ev framework.WatchEvent) {
 	switch ev.Type {
 	case framework.WatchInterrupted:
-		v.on = false
-		v.reset()
+		v.drop()
 		return
 	case framework.WatchResumed, framework.WatchSessionChanged:
 		v.on = true
@@ -102,24 +102,25 @@ func (v *dirView) begin() *viewListing {
 	if !v.on {
 		return nil
 	}
-	l := &viewListing{epoch: v.epoch}
+	l := &viewListing{}
 	v.listings = append(v.listings, l)
 	return l
 }
 
 // end ends listing l with its result, children (nil if it failed). A
-// listing answered in its epoch is the children at some moment after it
-// began; the events since it began, replayed onto it, bring it to now,
-// for a node is created once and deleted once, in that order, and each
-// event only repeats what the listing shows or comes after it.
+// listing answered in its epoch, with the watch on the server all along,
+// is the children at some moment after it began; the events since it
+// began, replayed onto it, bring it to now, for a node is created once
+// and deleted once, in that order, and each event only repeats what the
+// listing shows or comes after it.
 func (v *dirView) end(l *viewListing, children []string) {
 	i := slices.Index(v.listings, l)
 	if i < 0 {
-		return // from an earlier epoch
+		return // begun in an earlier epoch, which may have missed events
 	}
 	v.listings = slices.Delete(v.listings, i, i+1)
-	if l.epoch != v.epoch || !v.on || children == nil || v.names != nil {
-		return
+	if children == nil || v.names != nil {
+		return // nothing to go by, or exact already
 	}
 	v.names = make(map[string]struct{}, len(children))
 	for _, name := range children {
