@@ -215,8 +215,10 @@ func (d *dirWatch) closeIdle() {
 
 // viewLook is a waiter's look at the queue, begun before its create or
 // listing: the view's epoch if the view is exact (then the create need not
-// list), else the listing under way that may make it exact.
+// list), else the listing under way that may make it exact. The zero
+// viewLook, of a waiter without the watch, does nothing.
 type viewLook struct {
+	d       *dirWatch
 	epoch   uint64
 	exact   bool
 	listing *viewListing
@@ -227,31 +229,34 @@ func (d *dirWatch) look() viewLook {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.view.exact() {
-		return viewLook{epoch: d.view.epoch, exact: true}
+		return viewLook{d: d, epoch: d.view.epoch, exact: true}
 	}
-	return viewLook{listing: d.view.begin()}
+	return viewLook{d: d, listing: d.view.begin()}
 }
 
 // fromView returns the queue as the view has it, if the view has been
-// exact since l began and has node (the create's event comes before its
-// answer); else nil.
-func (d *dirWatch) fromView(l viewLook, node string) []string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if !l.exact || d.view.epoch != l.epoch || !d.view.exact() {
+// exact since l began (an epoch ends whenever it stops being so) and has
+// node (the create's event comes before its answer); else nil.
+func (l viewLook) fromView(node string) []string {
+	if !l.exact {
 		return nil
 	}
-	return d.view.list(node)
+	l.d.mu.Lock()
+	defer l.d.mu.Unlock()
+	if l.d.view.epoch != l.epoch {
+		return nil
+	}
+	return l.d.view.list(node)
 }
 
 // listed ends l's listing with its result (nil: none).
-func (d *dirWatch) listed(l viewLook, children []string) {
+func (l viewLook) listed(children []string) {
 	if l.listing == nil {
 		return
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.view.end(l.listing, children)
+	l.d.mu.Lock()
+	defer l.d.mu.Unlock()
+	l.d.view.end(l.listing, children)
 }
 
 // dirSub is one subscriber of a dirWatch: a waiter, which reads its events

@@ -141,19 +141,19 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 // the directory watch's view if sub has one exact, else listed in the
 // create's round trip when it can be; nil if neither.
 func (e *engine) queue(ctx context.Context, sub *dirSub) (framework.Node, []string, error) {
-	if sub == nil {
-		return e.client.Hooks().CreateProtectedAndList(ctx, e.prefix, e.data, framework.EphemeralSequential, framework.WithParents())
+	var look viewLook
+	if sub != nil {
+		look = sub.d.look()
 	}
-	look := sub.d.look()
 	if look.exact {
 		node, err := e.client.CreateProtected(ctx, e.prefix, e.data, framework.EphemeralSequential, framework.WithParents())
 		if err != nil {
 			return framework.Node{}, nil, err
 		}
-		return node, sub.d.fromView(look, node.Name), nil
+		return node, look.fromView(node.Name), nil
 	}
 	node, children, err := e.client.Hooks().CreateProtectedAndList(ctx, e.prefix, e.data, framework.EphemeralSequential, framework.WithParents())
-	sub.d.listed(look, children)
+	look.listed(children)
 	return node, children, err
 }
 

@@ -31,7 +31,7 @@ func (e *engine) waitWatched(ctx context.Context, node framework.Node, children 
 			look := sub.d.look() // the listing may make the view exact
 			var err error
 			children, _, err = e.client.Children(bound, e.dir)
-			sub.d.listed(look, children)
+			look.listed(children)
 			if err != nil && !recipe.IsNoNode(err) {
 				return acquired{}, recipe.WaitError(err, node.Session, ErrNodeMissing)
 			}
