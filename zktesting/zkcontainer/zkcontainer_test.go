@@ -2,7 +2,10 @@ package zkcontainer_test
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,30 +36,21 @@ func TestNew_ServesOnLoopbackAndRestartKeepsSessions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "standalone", stats["zk_server_state"])
 
-	states := make(chan zk.State, 100)
-	conn, _, err := zk.Connect([]string{s.Addr()}, 20*time.Second, zk.WithLogInfo(false),
+	// Every session event is kept: a restart brings one or more a second
+	// while the client retries, and a bounded queue that drops could lose
+	// the one the test waits for.
+	var events stateLog
+	conn, _, err := zk.Connect([]string{s.Addr()}, 20*time.Second, zk.WithLogger(&events),
 		zk.WithEventCallback(func(ev zk.Event) {
 			if ev.Type == zk.EventSession {
-				select {
-				case states <- ev.State:
-				default:
-				}
+				events.add(ev.State)
 			}
 		}))
 	require.NoError(t, err)
 	defer conn.Close()
 	await := func(want zk.State) {
 		t.Helper()
-		for {
-			select {
-			case got := <-states:
-				if got == want {
-					return
-				}
-			case <-ctx.Done():
-				t.Fatalf("no %v", want)
-			}
-		}
+		require.NoErrorf(t, events.await(ctx, want), "no %v", want)
 	}
 	await(zk.StateHasSession)
 	_, err = conn.Create("/eph", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
@@ -72,4 +66,56 @@ func TestNew_ServesOnLoopbackAndRestartKeepsSessions(t *testing.T) {
 
 	require.NoError(t, s.Close())
 	assert.ErrorIs(t, s.Restart(ctx), zkcontainer.ErrClosed)
+}
+
+// stateLog keeps a connection's session states, all of them, in order,
+// and what go-zookeeper logs, for the message of a failed await.
+type stateLog struct {
+	mu     sync.Mutex
+	states []zk.State
+	read   int // states await has gone past
+	said   []string
+}
+
+func (l *stateLog) add(s zk.State) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.states = append(l.states, s)
+}
+
+// Printf keeps one of go-zookeeper's messages.
+func (l *stateLog) Printf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.said = append(l.said, time.Now().Format(time.StampMilli)+" "+fmt.Sprintf(format, args...))
+}
+
+// await returns once a state after the last one awaited is want.
+func (l *stateLog) await(ctx context.Context, want zk.State) error {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !l.next(want) {
+		select {
+		case <-ctx.Done():
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			return fmt.Errorf("%w; states %v; go-zookeeper said:\n%s", ctx.Err(), l.states, strings.Join(l.said, "\n"))
+		case <-tick.C:
+		}
+	}
+	return nil
+}
+
+// next reports whether want is among the states not yet gone past, and
+// goes past them up to it.
+func (l *stateLog) next(want zk.State) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for ; l.read < len(l.states); l.read++ {
+		if l.states[l.read] == want {
+			l.read++
+			return true
+		}
+	}
+	return false
 }
