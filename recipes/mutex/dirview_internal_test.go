@@ -2,6 +2,7 @@ package mutex
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -147,4 +148,66 @@ func TestDirWatch_SharedByTheClientsMutexesAndDroppedWhenIdle(t *testing.T) {
 	require.Eventually(t, func() bool { return one.engine.dirWatch() != d }, 10*time.Second, 5*time.Millisecond,
 		"the idle watch is dropped")
 	assert.Same(t, one.engine.dirWatch(), other.engine.dirWatch())
+}
+
+// A client whose waiter finds the queue long (shortQueue) stops having the
+// directory watch, though it keeps queueing: else each queueing within
+// the linger would join the watch again, and every create and delete of
+// the long queue would keep coming to it. So too for a TryAcquire, which
+// looks once.
+func TestDirWatch_ALongQueueEndsIt(t *testing.T) {
+	for name, attempt := range map[string]func(context.Context, *Mutex) error{
+		"Acquire": func(ctx context.Context, m *Mutex) error {
+			short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+			defer cancel()
+			_, err := m.Acquire(short)
+			return err
+		},
+		"TryAcquire": func(ctx context.Context, m *Mutex) error {
+			_, err := m.TryAcquire(ctx)
+			return err
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			servers := zktest.Servers(t)
+			ctx := zktest.Context(t)
+			path := zktest.UniquePath(t)
+			c := zktest.Connect(t, servers)
+			ours, err := New(c, path)
+			require.NoError(t, err)
+			theirs := zktest.Connect(t, servers)
+			first, err := New(theirs, path)
+			require.NoError(t, err)
+			ours.engine.dirWatch().linger = time.Hour
+			waitBehind(t, ctx, first, ours)
+			require.True(t, c.Watching(path, framework.WatchRecursive))
+
+			// A holder and shortQueue waiters in front: a long queue.
+			h, err := first.Acquire(ctx)
+			require.NoError(t, err)
+			var wg sync.WaitGroup
+			defer wg.Wait()
+			defer func() { require.NoError(t, h.Release(ctx)) }()
+			for range shortQueue {
+				m, err := New(theirs, path)
+				require.NoError(t, err)
+				wg.Go(func() {
+					h, err := m.Acquire(ctx)
+					if assert.NoError(t, err) {
+						assert.NoError(t, h.Release(ctx))
+					}
+				})
+			}
+			require.Eventually(t, func() bool {
+				children, _, err := theirs.Children(ctx, path)
+				return err == nil && len(children) == shortQueue+1
+			}, 10*time.Second, 5*time.Millisecond)
+
+			for deadline := time.Now().Add(10 * time.Second); c.Watching(path, framework.WatchRecursive); {
+				require.True(t, time.Now().Before(deadline), "the client keeps the directory watch behind a long queue")
+				require.Error(t, attempt(ctx, ours), "the lock is held")
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
 }

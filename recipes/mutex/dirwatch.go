@@ -112,20 +112,6 @@ func (d *dirWatch) set(ctx context.Context) (*dirSub, error) {
 	return d.join(), nil
 }
 
-// joinFree returns a subscription if it costs no request: the watch is
-// set already, or the client has the server's watch of the directory (a
-// Mutex's before this one, closed a moment ago). Else nil.
-func (d *dirWatch) joinFree(ctx context.Context) *dirSub {
-	if s := d.join(); s != nil || !d.client.Watching(d.dir, framework.WatchRecursive) {
-		return s
-	}
-	s, err := d.set(ctx)
-	if err != nil {
-		return nil
-	}
-	return s
-}
-
 // join returns a subscription if the watch is set already, else nil.
 func (d *dirWatch) join() *dirSub {
 	d.mu.Lock()
@@ -179,18 +165,23 @@ func (d *dirWatch) ended() {
 	}
 }
 
-// unsubscribe drops s; the last subscriber's going starts the linger.
-func (d *dirWatch) unsubscribe(s *dirSub) {
+// unsubscribe drops s; the last subscriber's going closes the watch, after
+// the linger unless atOnce.
+func (d *dirWatch) unsubscribe(s *dirSub, atOnce bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.subs, s)
 	if len(d.subs) > 0 || d.w == nil {
 		return
 	}
+	linger := d.linger
+	if atOnce {
+		linger = 0
+	}
 	if d.idle == nil {
-		d.idle = time.AfterFunc(d.linger, d.closeIdle) // not on the caller's goroutine: a set under way holds d.open
+		d.idle = time.AfterFunc(linger, d.closeIdle) // not on the caller's goroutine: a set under way holds d.open
 	} else {
-		d.idle.Reset(d.linger)
+		d.idle.Reset(linger)
 	}
 }
 
@@ -345,8 +336,18 @@ func (s *dirSub) hand(node string, recheck func()) {
 }
 
 // release ends the subscription; later calls, and calls on nil, do
-// nothing.
-func (s *dirSub) release() {
+// nothing. The watch outlives its last subscriber by the linger.
+func (s *dirSub) release() { s.unsubscribe(false) }
+
+// leave ends the subscription of a waiter that found the queue long
+// (shortQueue): if it was the last, the watch goes at once. Lingering,
+// it would be joined again whenever the client queued within the
+// linger, and every create and delete of the long queue would keep
+// coming to the client for as long as it kept queueing.
+func (s *dirSub) leave() { s.unsubscribe(true) }
+
+// unsubscribe ends the subscription, once, and does nothing on nil.
+func (s *dirSub) unsubscribe(atOnce bool) {
 	if s == nil {
 		return
 	}
@@ -355,6 +356,6 @@ func (s *dirSub) release() {
 	s.done = true
 	s.mu.Unlock()
 	if !done {
-		s.d.unsubscribe(s)
+		s.d.unsubscribe(s, atOnce)
 	}
 }

@@ -84,7 +84,7 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 	// queue), the watch tells of every change after that listing or view;
 	// it is joined only if that costs no request, so that a free lock
 	// costs no request and no round trip more.
-	sub := e.dirWatch().joinFree(ctx)
+	sub := e.dirWatch().join()
 	start := time.Now()
 	for requeue := 0; ; requeue++ {
 		node, children, err := e.queue(ctx, sub)
@@ -93,10 +93,10 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 			return acquired{}, err
 		}
 		switch {
-		case once:
 		case len(children) > shortQueue:
-			sub.release() // a long queue waits on one-shot watches
+			sub.leave() // a long queue waits on one-shot watches
 			sub = nil
+		case once:
 		case sub == nil && e.contended(node, children):
 			// Set now, after the listing: the waiter lists again.
 			switch sub, err = e.dirWatch().subscribe(ctx); {
