@@ -15,7 +15,8 @@
 //
 // On ZooKeeper 3.6 and later, a waiter behind a short queue (at most 8
 // nodes) waits instead through one persistent recursive watch of the
-// directory that the Mutex shares between its waiters and holds: it keeps
+// directory that every Mutex of the client on that path shares between
+// its waiters and holds: it keeps
 // the listing it got with its create up to date from the watch's events
 // and holds as soon as the queue in front of it is gone, with no read at
 // all; a hold learns of its node's deletion through the same watch. While
@@ -23,8 +24,10 @@
 // client that queues again, the common loop, creates its node without
 // listing the directory: a contended acquisition costs the create and the
 // delete alone. That watch tells every waiting client of every change, so
-// behind a longer queue the one-shot watches above cost the server less.
-// The watch is removed two seconds after its last waiter or hold is done.
+// behind a longer queue the one-shot watches above cost the server less,
+// and a waiter that finds the queue long ends the client's watch at once
+// if no other waiter or hold of the client has it. Otherwise the watch
+// is removed two seconds after its last waiter or hold is done.
 //
 // The queue logic is a pure judgement over the children, which lives with
 // the other names only recipe authors need in package lockdriver
@@ -77,8 +80,9 @@
 // Cost: a free lock is taken in one round trip and released in one, three
 // requests in all: the listing of the queue leaves right behind the create
 // (framework.Hooks.CreateProtectedAndList). A waiter sets its watches
-// together, in one more round trip. A contended acquisition costs about
-// three requests through the directory watch (create, listing, delete),
+// together, in one more round trip. A contended acquisition costs two
+// requests through the directory watch when the client queues again
+// while it has the watch (create, delete), three when it must list,
 // seven with one-shot watches.
 //
 // Not guaranteed: holding is never certain until release; a process paused
