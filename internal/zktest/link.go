@@ -33,9 +33,6 @@ type link struct {
 func (l *link) markAside(xid int32) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.asides == nil {
-		l.asides = make(map[int32]bool)
-	}
 	l.asides[xid] = true
 }
 
@@ -142,7 +139,8 @@ func (p *Proxy) serve(client net.Conn) {
 		_ = client.Close() // the server is down: so is the proxied connection
 		return
 	}
-	l := &link{client: client, server: server, fromClient: fromClient, drops: make(map[int32]int32), holds: make(map[int32]int)}
+	l := &link{client: client, server: server, fromClient: fromClient, drops: make(map[int32]int32), holds: make(map[int32]int),
+		asides: make(map[int32]bool)}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()

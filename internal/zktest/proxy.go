@@ -215,9 +215,10 @@ func (p *Proxy) HoldReplies() {
 }
 
 // ReleaseReplies forwards the packets HoldReplies kept back, and what
-// follows them, and the replies SetAsideNextReply set aside. It also withdraws every HoldRepliesFrom whose reply has
-// not come yet: a reply still on its way from the server when the test
-// released would otherwise be held for good.
+// follows them, and the replies SetAsideNextReply set aside. It also
+// withdraws every HoldRepliesFrom whose reply has not come yet: a reply
+// still on its way from the server when the test released would
+// otherwise be held for good.
 func (p *Proxy) ReleaseReplies() {
 	p.mu.Lock()
 	clear(p.holdOn)
