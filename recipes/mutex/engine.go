@@ -46,14 +46,15 @@ type engine struct {
 // watch; behind a longer one it waits on one-shot watches of the nodes in
 // front, as on an old server. The directory watch saves five requests of
 // seven per contended acquisition, but tells every connection that has it
-// of every create and delete: with N waiting clients, about 2N notifications per acquisition
-// against 3. Measured on one local server with the directory watch always
-// used (TestContention_FanOut, medians of three runs, acquisitions per
-// second, directory watch against one-shot): 8 waiters 558/569, 16:
-// 387/509, 32: 278/781, 64: 220/723, 256: 74/552. Up to 8 the saved
-// requests cost little (over five such comparisons at 8, from 10% more to
-// 15% less throughput, on two cores that run clients and server alike);
-// beyond, the fan-out costs far more than they save.
+// of every create and delete: with N waiting clients, about 2N
+// notifications per acquisition against 3. Measured with the directory
+// watch always used (TestContention_FanOut through its proxy, with the
+// view, acquisitions per second, directory watch against one-shot): 8
+// waiters 599/627, 12: 722/726, 16: 648/901, 24: 617/963; before the
+// view, 32: 278/781, 64: 220/723, 256: 74/552. Up to 12 the two cost
+// about the same on two cores that run clients and server alike (without
+// the proxy, at 8, the directory watch a little ahead); beyond, the
+// fan-out costs more than the requests it saves.
 const shortQueue = 8
 
 // acquired is a node that holds the lock.
