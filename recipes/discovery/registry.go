@@ -67,7 +67,8 @@ type Registration[T any] struct {
 // sequential node. Static and Permanent instances are persistent nodes,
 // which outlive the process; an existing one of the same id is
 // overwritten, as Curator does. If ctx ends before the node exists, the
-// registration is given up and nothing is left.
+// registration is given up and nothing is left. On a closed client it
+// fails at once, with an error wrapping framework.ErrClosed.
 func (d *Discovery[T]) Register(ctx context.Context, inst Instance[T]) (*Registration[T], error) {
 	if inst.ID == "" {
 		inst.ID = zkpath.NewProtectionID()

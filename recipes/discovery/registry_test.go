@@ -156,3 +156,15 @@ func TestDiscovery_ARegistrationGivenUpLeavesNothing(t *testing.T) {
 		return err == nil && ok
 	}, time.Second, 50*time.Millisecond)
 }
+
+// Register on a closed client fails at once, as every other recipe's
+// call does, rather than waiting for its ctx to end.
+func TestDiscovery_RegisterOnAClosedClientFailsAtOnce(t *testing.T) {
+	c := zktest.Connect(t, zktest.Servers(t))
+	d := registry(t, c, zktest.UniquePath(t))
+	require.NoError(t, c.Close())
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := d.Register(ctx, discovery.Instance[details]{Name: "orders"})
+	require.ErrorIs(t, err, framework.ErrClosed)
+}

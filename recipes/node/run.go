@@ -73,6 +73,11 @@ func (n *Node) run(ctx context.Context) {
 // no pause is to look again at once.
 func (n *Node) ensure() (<-chan zk.Event, bool) {
 	ctx := n.ctx
+	if n.client.IsClosed() {
+		// No session will come to wake it: stop now, as a call on a
+		// closed client fails at once.
+		return nil, n.failed(framework.ErrClosed)
+	}
 	session := n.client.Session()
 	if session == nil || session.IsLost() {
 		return nil, true // the next session wakes it
