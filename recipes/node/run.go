@@ -122,7 +122,7 @@ func (n *Node) create(ctx context.Context, session *framework.Session) (<-chan z
 		if err != nil {
 			return nil, n.failed(err)
 		}
-		return n.made(ctx, made.Path, made.Session.ID())
+		return n.made(made.Path, made.Session.ID())
 	}
 	made, err := n.client.Create(ctx, n.path, data, n.mode, append(copts, framework.WithParents())...)
 	if errors.Is(err, zk.ErrNodeExists) {
@@ -131,7 +131,7 @@ func (n *Node) create(ctx context.Context, session *framework.Session) (<-chan z
 	if err != nil {
 		return nil, n.failed(err)
 	}
-	return n.made(ctx, made, session.ID())
+	return n.made(made, session.ID())
 }
 
 // taken handles a create of the node's own name that found a node there:
@@ -149,9 +149,9 @@ func (n *Node) taken(ctx context.Context, session *framework.Session, data []byt
 		if _, err := n.client.Set(ctx, n.path, data, -1); err != nil {
 			return nil, n.failed(err)
 		}
-		return n.made(ctx, n.path, session.ID())
+		return n.made(n.path, session.ID())
 	case stat.EphemeralOwner == session.ID():
-		return n.made(ctx, n.path, session.ID())
+		return n.made(n.path, session.ID())
 	}
 	n.mu.Lock()
 	ours := stat.EphemeralOwner != 0 && (stat.EphemeralOwner == n.owner || stat.EphemeralOwner == n.prevOwner)
@@ -166,8 +166,11 @@ func (n *Node) taken(ctx context.Context, session *framework.Session, data []byt
 	return watch, false // waits for it to go
 }
 
-// made records a created node, tells the listeners, and watches it.
-func (n *Node) made(ctx context.Context, node string, owner int64) (<-chan zk.Event, bool) {
+// made records a created node and tells the listeners. The node is
+// looked at again at once (ensure's read, which sets the watch), so that
+// one deleted right after its create, before that read, is created again
+// rather than waited for.
+func (n *Node) made(node string, owner int64) (<-chan zk.Event, bool) {
 	n.setNode(node, owner)
 	n.mu.Lock()
 	if !n.createdOnce() {
@@ -175,11 +178,7 @@ func (n *Node) made(ctx context.Context, node string, owner int64) (<-chan zk.Ev
 	}
 	n.mu.Unlock()
 	n.emit(Event{Type: Created, Node: node})
-	_, _, watch, err := n.client.ExistsW(ctx, node)
-	if err != nil {
-		return nil, n.failed(err)
-	}
-	return watch, false
+	return nil, false
 }
 
 // createdOnce tells whether the first create was announced; n.mu held.
