@@ -17,6 +17,9 @@
 //     session is the one it made) or by its protection id (WithProtection;
 //     sequential modes always have it); a node of the process's lost
 //     session that is still there is deleted as the new one is made.
+//   - The data SetData last set is the node's: a create on its way with
+//     older data is followed by a write of it, so no node keeps older
+//     data for good; AwaitData waits until the node on the server has it.
 //   - Created again within one round trip of a new session: the node's
 //     first request in it is the create.
 //   - Nothing left behind after Close: the node is deleted, and a create

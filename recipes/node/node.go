@@ -3,11 +3,8 @@ package node
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"sync"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
@@ -24,13 +21,18 @@ type Node struct {
 	mode   framework.CreateMode
 	opts   options
 
-	setMu sync.Mutex // one SetData at a time
+	// turn is held by the one writer of the node's data at a time: a
+	// SetData, or the node's goroutine writing the data a create lacked.
+	turn chan struct{}
 
 	mu        sync.Mutex
 	data      []byte
-	node      string // the node's path; "" while there is none
-	owner     int64  // the session the node's create ran in
-	prevOwner int64  // the session of the node before, whose node may linger
+	gen       uint64        // data's version: 1 for New's, one more at each SetData
+	written   uint64        // the version of the data in node on the server; 0: not known
+	changed   chan struct{} // closed and replaced when node or written changes
+	node      string        // the node's path; "" while there is none
+	owner     int64         // the session the node's create ran in
+	prevOwner int64         // the session of the node before, whose node may linger
 	listeners recipe.Listeners[Event]
 	life      *recipe.Background
 
@@ -83,7 +85,8 @@ func newNode(client *framework.Client, path string, mode framework.CreateMode, d
 		o.protected = true
 	}
 	return &Node{
-		client: client, path: path, mode: mode, opts: o, data: bytes.Clone(data),
+		client: client, path: path, mode: mode, opts: o, data: bytes.Clone(data), gen: 1,
+		turn: make(chan struct{}, 1), changed: make(chan struct{}),
 		life: recipe.NewBackground("node " + path), wake: make(chan struct{}, 1), created: make(chan struct{}),
 	}, nil
 }
@@ -126,51 +129,6 @@ func (n *Node) poke() {
 // node stops: nil once created, ctx's error, or why it stopped.
 func (n *Node) AwaitCreated(ctx context.Context) error {
 	return n.life.Await(ctx, n.created, "await created")
-}
-
-// SetData sets the node's data: on the server now if the node is there
-// and the process's, and in every later create. The write is guarded: it
-// is made at the version just read, and only if the node's ephemeral
-// owner is the client's session, so a node someone else made in its
-// place is never written (that node's data is not the process's: the
-// node waits for it to go, then creates its own with data). Calls run
-// one at a time. After Close it returns ErrClosed.
-func (n *Node) SetData(ctx context.Context, data []byte) error {
-	if n.life.Closed() {
-		return fmt.Errorf("node %s: set data: %w", n.path, ErrClosed)
-	}
-	n.setMu.Lock()
-	defer n.setMu.Unlock()
-	n.mu.Lock()
-	n.data = bytes.Clone(data)
-	node := n.node
-	n.mu.Unlock()
-	if node == "" {
-		return nil // the next create writes it
-	}
-	for range setAttempts {
-		ok, stat, err := n.client.Exists(ctx, node)
-		if err != nil {
-			return fmt.Errorf("node %s: set data: %w", n.path, err)
-		}
-		session := n.client.Session()
-		if !ok || n.mode.IsEphemeral() && (session == nil || stat.EphemeralOwner != session.ID()) {
-			n.poke() // not the process's node: the node's goroutine sees to it
-			return nil
-		}
-		_, err = n.client.Set(ctx, node, data, stat.Version)
-		switch {
-		case err == nil:
-			return nil
-		case isNoNode(err):
-			n.poke()
-			return nil
-		case !errors.Is(err, zk.ErrBadVersion):
-			return fmt.Errorf("node %s: set data: %w", n.path, err)
-		}
-		// Written by someone between the read and the write: read again.
-	}
-	return fmt.Errorf("node %s: set data: %w: written by others %d times over", n.path, zk.ErrBadVersion, setAttempts)
 }
 
 // Close stops the node and deletes its node, and returns once both are

@@ -55,3 +55,28 @@ func TestNode_DeletedRightAfterItsCreateIsCreatedAgain(t *testing.T) {
 	}, 10*time.Second, 20*time.Millisecond, "created again")
 	assert.Equal(t, path, n.Node())
 }
+
+// SetData while the node is being created again, its create carrying
+// the old data: the node gets the new data once it exists, and keeps it,
+// and AwaitData returns once it has it.
+func TestNode_SetDataWhileTheNodeIsCreatedAgainLands(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	other := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := persistentDir(t, other) + "/member"
+	n, _ := started(t, c, path, framework.Ephemeral, "first")
+	proxy.HoldRepliesFrom(zktest.OpCreate)
+	require.NoError(t, other.Delete(ctx, path, -1))
+	require.Eventually(t, func() bool { return n.Node() == "" && exists(ctx, other, path) }, 10*time.Second, 10*time.Millisecond,
+		"the create again reaches the server, with the old data")
+	require.NoError(t, n.SetData(ctx, []byte("second")))
+	awaited := make(chan error, 1)
+	go func() { awaited <- n.AwaitData(ctx) }() // ends when the data is on the server, or with ctx
+	proxy.ReleaseReplies()
+	require.NoError(t, <-awaited)
+	data, stat, err := other.Get(ctx, path)
+	require.NoError(t, err)
+	assert.Equal(t, "second", string(data), "AwaitData returned before the data was on the server")
+	assert.Equal(t, c.Session().ID(), stat.EphemeralOwner)
+}

@@ -101,7 +101,10 @@ func (n *Node) ensure() (<-chan zk.Event, bool) {
 		case err != nil:
 			return nil, n.failed(err)
 		case ok && (!n.mode.IsEphemeral() || stat.EphemeralOwner == session.ID()):
-			return watch, false // still there, and ours
+			if n.behind() { // a create carried older data: write the node's
+				return nil, n.catchUp(ctx)
+			}
+			return watch, false // still there, and ours, with the node's data
 		}
 		n.setNode("", 0) // deleted by someone
 	}
@@ -111,7 +114,7 @@ func (n *Node) ensure() (<-chan zk.Event, bool) {
 // create creates the node and watches it.
 func (n *Node) create(ctx context.Context, session *framework.Session) (<-chan zk.Event, bool) {
 	n.mu.Lock()
-	data := n.data
+	data, gen := n.data, n.gen
 	n.mu.Unlock()
 	var copts []framework.CreateOption
 	if n.opts.ttl > 0 {
@@ -122,23 +125,23 @@ func (n *Node) create(ctx context.Context, session *framework.Session) (<-chan z
 		if err != nil {
 			return nil, n.failed(err)
 		}
-		return n.made(made.Path, made.Session.ID())
+		return n.made(made.Path, made.Session.ID(), gen, true)
 	}
 	made, err := n.client.Create(ctx, n.path, data, n.mode, append(copts, framework.WithParents())...)
 	if errors.Is(err, zk.ErrNodeExists) {
-		return n.taken(ctx, session, data)
+		return n.taken(ctx, session, data, gen)
 	}
 	if err != nil {
 		return nil, n.failed(err)
 	}
-	return n.made(made, session.ID())
+	return n.made(made, session.ID(), gen, true)
 }
 
 // taken handles a create of the node's own name that found a node there:
 // ours from a create whose answer was lost, ours from a lost session,
 // persistent (taken over, with our data, as Curator does), or another
 // session's ephemeral node (waited for).
-func (n *Node) taken(ctx context.Context, session *framework.Session, data []byte) (<-chan zk.Event, bool) {
+func (n *Node) taken(ctx context.Context, session *framework.Session, data []byte, gen uint64) (<-chan zk.Event, bool) {
 	ok, stat, watch, err := n.client.ExistsW(ctx, n.path)
 	switch {
 	case err != nil:
@@ -149,9 +152,11 @@ func (n *Node) taken(ctx context.Context, session *framework.Session, data []byt
 		if _, err := n.client.Set(ctx, n.path, data, -1); err != nil {
 			return nil, n.failed(err)
 		}
-		return n.made(n.path, session.ID())
+		return n.made(n.path, session.ID(), gen, true)
 	case stat.EphemeralOwner == session.ID():
-		return n.made(n.path, session.ID())
+		// Made by a create whose answer was lost: that create's data, or
+		// an older create's; written again if it is not the node's.
+		return n.made(n.path, session.ID(), gen, false)
 	}
 	n.mu.Lock()
 	ours := stat.EphemeralOwner != 0 && (stat.EphemeralOwner == n.owner || stat.EphemeralOwner == n.prevOwner)
@@ -166,13 +171,18 @@ func (n *Node) taken(ctx context.Context, session *framework.Session, data []byt
 	return watch, false // waits for it to go
 }
 
-// made records a created node and tells the listeners. The node is
-// looked at again at once (ensure's read, which sets the watch), so that
-// one deleted right after its create, before that read, is created again
-// rather than waited for.
-func (n *Node) made(node string, owner int64) (<-chan zk.Event, bool) {
-	n.setNode(node, owner)
+// made records a created node, holding the data of version gen if known,
+// and tells the listeners. The node is looked at again at once (ensure's
+// read, which sets the watch): one deleted right after its create, before
+// that read, is created again rather than waited for, and data set while
+// the create was on its way is written to it.
+func (n *Node) made(node string, owner int64, gen uint64, known bool) (<-chan zk.Event, bool) {
 	n.mu.Lock()
+	n.setNodeLocked(node, owner)
+	n.written = 0
+	if known {
+		n.written = gen
+	}
 	if !n.createdOnce() {
 		close(n.created)
 	}
@@ -194,10 +204,16 @@ func (n *Node) createdOnce() bool {
 func (n *Node) setNode(node string, owner int64) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	n.setNodeLocked(node, owner)
+}
+
+// setNodeLocked is setNode with n.mu held.
+func (n *Node) setNodeLocked(node string, owner int64) {
 	n.node = node
 	if owner != 0 && owner != n.owner {
 		n.prevOwner, n.owner = n.owner, owner
 	}
+	n.signal()
 }
 
 // fixedName tells whether the node's path is the path given (no
