@@ -129,7 +129,12 @@ func (r *Registration[T]) AddListener(l node.Listener) (remove func()) {
 }
 
 // Update writes inst as the registered instance's new data (its name and
-// ID must stay), now and in every later create.
+// ID must stay), now and in every later create, and returns once the
+// registry serves it: its node on the server holds inst, as after
+// Curator's updateService. While the node is being created again (after
+// a lost session, or someone's delete), Update waits for it. If ctx ends
+// first, the error says so, and inst is still the registration's: its
+// node gets it as soon as it exists.
 func (r *Registration[T]) Update(ctx context.Context, inst Instance[T]) error {
 	r.updating.Lock()
 	defer r.updating.Unlock()
@@ -141,11 +146,16 @@ func (r *Registration[T]) Update(ctx context.Context, inst Instance[T]) error {
 		return fmt.Errorf("discovery %s: update: %w", r.d.base, err)
 	}
 	if err := r.node.SetData(ctx, data); err != nil {
-		return err
+		return fmt.Errorf("discovery %s: update: %w", r.d.base, err)
 	}
 	r.mu.Lock()
 	r.inst = inst
 	r.mu.Unlock()
+	// SetData returns once the data is the node's; the registry serves it
+	// once the node on the server holds it.
+	if err := r.node.AwaitData(ctx); err != nil {
+		return fmt.Errorf("discovery %s: update: %w", r.d.base, err)
+	}
 	return nil
 }
 

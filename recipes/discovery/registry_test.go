@@ -168,3 +168,33 @@ func TestDiscovery_RegisterOnAClosedClientFailsAtOnce(t *testing.T) {
 	_, err := d.Register(ctx, discovery.Instance[details]{Name: "orders"})
 	require.ErrorIs(t, err, framework.ErrClosed)
 }
+
+// Update while the instance's node is being created again, its create
+// carrying the old instance: Update returns once the registry serves the
+// new one, as Curator's updateService returns once it is written.
+func TestRegistration_UpdateWhileTheNodeIsCreatedAgainReturnsOnceServed(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := zktest.Connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	other := zktest.Connect(t, zktest.Servers(t))
+	ctx := zktest.Context(t)
+	base := zktest.UniquePath(t)
+	d, err := discovery.New[details](c, base, discovery.WithPayloadClass("org.example.Details"), discovery.WithEnabledField())
+	require.NoError(t, err)
+	r := register(t, d, discovery.Instance[details]{Name: "orders", ID: "a"})
+	proxy.HoldRepliesFrom(zktest.OpCreate)
+	require.NoError(t, other.Delete(ctx, base+"/orders/a", -1))
+	require.Eventually(t, func() bool {
+		ok, _, err := other.Exists(ctx, base+"/orders/a")
+		return err == nil && ok && r.Node() == ""
+	}, 10*time.Second, 10*time.Millisecond, "the create again reaches the server, with the old instance")
+	inst := r.Instance()
+	inst.Disabled = true
+	updated := make(chan error, 1)
+	go func() { updated <- r.Update(ctx, inst) }() // ends once served, or with ctx
+	require.Eventually(t, func() bool { return r.Instance().Disabled }, 10*time.Second, 10*time.Millisecond, "Update has handed the instance on")
+	proxy.ReleaseReplies()
+	require.NoError(t, <-updated)
+	served, err := registry(t, other, base).Instance(ctx, "orders", "a")
+	require.NoError(t, err)
+	assert.True(t, served.Disabled, "Update returned while the registry served the instance enabled")
+}
