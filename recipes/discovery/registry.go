@@ -66,9 +66,12 @@ type Registration[T any] struct {
 // after its session is lost. A DynamicSequential one is an ephemeral
 // sequential node. Static and Permanent instances are persistent nodes,
 // which outlive the process; an existing one of the same id is
-// overwritten, as Curator does. If ctx ends before the node exists, the
-// registration is given up and nothing is left. On a closed client it
-// fails at once, with an error wrapping framework.ErrClosed.
+// overwritten, as Curator does. A Disabled instance needs a registry
+// whose Codec writes the enabled field (WithEnabledField): otherwise it
+// would be served as enabled, and Register fails with ErrInvalidArgument.
+// If ctx ends before the node exists, the registration is given up and
+// nothing is left. On a closed client it fails at once, with an error
+// wrapping framework.ErrClosed.
 func (d *Discovery[T]) Register(ctx context.Context, inst Instance[T]) (*Registration[T], error) {
 	if inst.ID == "" {
 		inst.ID = zkpath.NewProtectionID()
@@ -81,6 +84,9 @@ func (d *Discovery[T]) Register(ctx context.Context, inst Instance[T]) (*Registr
 	}
 	if err := zkpath.ValidateName(inst.ID); err != nil {
 		return nil, fmt.Errorf("discovery %s: register: %w: id %q: %w", d.base, ErrInvalidArgument, inst.ID, err)
+	}
+	if err := d.servable(&inst); err != nil {
+		return nil, fmt.Errorf("discovery %s: register: %w", d.base, err)
 	}
 	data, err := d.codec.Marshal(&inst)
 	if err != nil {
@@ -109,6 +115,17 @@ func (d *Discovery[T]) Register(ctx context.Context, inst Instance[T]) (*Registr
 	return &Registration[T]{d: d, node: n, inst: inst}, nil
 }
 
+// servable refuses an instance that the registry would serve otherwise
+// than it says: a disabled one, which a Codec in Curator's compatible
+// mode writes without the enabled field, so that every reader takes it as
+// enabled (Curator's own serializer drops the field without a word).
+func (d *Discovery[T]) servable(inst *Instance[T]) error {
+	if inst.Disabled && !d.codec.opts.enabledField {
+		return fmt.Errorf("%w: a disabled instance needs WithEnabledField, or it is served as enabled", ErrInvalidArgument)
+	}
+	return nil
+}
+
 // Instance returns the instance as registered (its ID and time filled
 // in).
 func (r *Registration[T]) Instance() Instance[T] {
@@ -134,12 +151,16 @@ func (r *Registration[T]) AddListener(l node.Listener) (remove func()) {
 // Curator's updateService. While the node is being created again (after
 // a lost session, or someone's delete), Update waits for it. If ctx ends
 // first, the error says so, and inst is still the registration's: its
-// node gets it as soon as it exists.
+// node gets it as soon as it exists. A Disabled inst needs
+// WithEnabledField, as in Register (ErrInvalidArgument otherwise).
 func (r *Registration[T]) Update(ctx context.Context, inst Instance[T]) error {
 	r.updating.Lock()
 	defer r.updating.Unlock()
 	if was := r.Instance(); inst.Name != was.Name || inst.ID != was.ID {
 		return fmt.Errorf("discovery %s: update: %w: name and id are %s/%s", r.d.base, ErrInvalidArgument, was.Name, was.ID)
+	}
+	if err := r.d.servable(&inst); err != nil {
+		return fmt.Errorf("discovery %s: update: %w", r.d.base, err)
 	}
 	data, err := r.d.codec.Marshal(&inst)
 	if err != nil {

@@ -200,3 +200,24 @@ func TestRegistration_UpdateWhileTheNodeIsCreatedAgainReturnsOnceServed(t *testi
 	require.NoError(t, err)
 	assert.True(t, served.Disabled, "Update returned while the registry served the instance enabled")
 }
+
+// A Codec in Curator's compatible mode does not write enabled, so a
+// disabled instance would be served as enabled: Register and Update
+// refuse it rather than return nil.
+func TestDiscovery_ADisabledInstanceNeedsTheEnabledField(t *testing.T) {
+	c := zktest.Connect(t, zktest.Servers(t))
+	ctx := zktest.Context(t)
+	base := zktest.UniquePath(t)
+	d := registry(t, c, base)
+	_, err := d.Register(ctx, discovery.Instance[details]{Name: "orders", ID: "a", Disabled: true})
+	assert.ErrorIs(t, err, discovery.ErrInvalidArgument)
+	r := register(t, d, discovery.Instance[details]{Name: "orders", ID: "b"})
+	inst := r.Instance()
+	inst.Disabled = true
+	assert.ErrorIs(t, r.Update(ctx, inst), discovery.ErrInvalidArgument)
+	assert.False(t, r.Instance().Disabled)
+	all, err := d.Instances(ctx, "orders")
+	require.NoError(t, err)
+	require.Len(t, all, 1, "nothing registered disabled")
+	assert.False(t, all[0].Disabled)
+}
