@@ -22,9 +22,12 @@
 //     data for good; AwaitData waits until the node on the server has it.
 //   - Created again within one round trip of a new session: the node's
 //     first request in it is the create.
-//   - Nothing left behind after Close: the node is deleted, and a create
-//     that Close cut short is deleted after it (on the connection, after
-//     the create) or, protected, by the client.
+//   - Nothing left behind after Close (or the end of Start's ctx): the
+//     node is deleted, and a create that the stop cut short is deleted
+//     after it, by a look sent after it on the connection (an ephemeral
+//     node if its owner is the session, a persistent one if it holds the
+//     data that create carried: one of someone else's in its place
+//     stays), or, protected, by the client.
 //   - A node of another session in the way (another process with the same
 //     member id) is never taken over: the Node waits for it to go, and
 //     says so with a Failed event. A persistent node in the way is taken

@@ -40,6 +40,9 @@ type Node struct {
 	wake    chan struct{}   // a reconnect
 	created chan struct{}   // closed at the first create
 	quit    bool            // the client was closed: stop (the node's goroutine only)
+	// unsureWrites are the writes since the node was last known whose
+	// outcome is not known (the node's goroutine only).
+	unsureWrites []unsureWrite
 
 	// sidecar, if set, runs beside the node's goroutine until its ctx
 	// ends (a TTLNode's touching); the node is deleted after it ends.
