@@ -69,8 +69,9 @@ type Registration[T any] struct {
 // overwritten, as Curator does. A Disabled instance needs a registry
 // whose Codec writes the enabled field (WithEnabledField): otherwise it
 // would be served as enabled, and Register fails with ErrInvalidArgument.
-// If ctx ends before the node exists, the registration is given up and
-// nothing is left. On a closed client it fails at once, with an error
+// If ctx ends before the node exists, Register returns at once, the
+// registration is given up and nothing is left: a create on its way is
+// deleted after it, in the background. On a closed client it fails at once, with an error
 // wrapping framework.ErrClosed.
 func (d *Discovery[T]) Register(ctx context.Context, inst Instance[T]) (*Registration[T], error) {
 	if inst.ID == "" {
@@ -107,9 +108,10 @@ func (d *Discovery[T]) Register(ctx context.Context, inst Instance[T]) (*Registr
 		return nil, err
 	}
 	if err := n.AwaitCreated(ctx); err != nil {
-		cleanup, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = n.Close(cleanup)
+		// Given up: ctx has ended, or the node stopped on its own, so Close
+		// returns at once; the node's goroutine deletes what its create
+		// may still make, after it (node.Node's guarantees).
+		_ = n.Close(ctx)
 		return nil, fmt.Errorf("discovery %s: register: %w", d.base, err)
 	}
 	return &Registration[T]{d: d, node: n, inst: inst}, nil

@@ -138,6 +138,33 @@ func TestDiscovery_BadInstanceFailsTypedWithoutARequest(t *testing.T) {
 	assert.ErrorIs(t, err, discovery.ErrInvalidArgument)
 }
 
+// A Static registration whose ctx ends while its create's answer is late:
+// the create lands, and is deleted after it; no instance is left that no
+// process owns.
+func TestDiscovery_APersistentRegistrationGivenUpLeavesNothing(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := zktest.Connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	other := zktest.Connect(t, zktest.Servers(t))
+	ctx := zktest.Context(t)
+	base := zktest.UniquePath(t)
+	_, err := other.Create(ctx, base+"/db", nil, framework.Persistent, framework.WithParents())
+	require.NoError(t, err)
+	d := registry(t, c, base)
+	proxy.HoldRepliesFrom(zktest.OpCreate)
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	_, err = d.Register(short, discovery.Instance[details]{Name: "db", ID: "primary", ServiceType: discovery.Static})
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	ok, _, err := other.Exists(ctx, base+"/db/primary")
+	require.NoError(t, err)
+	require.True(t, ok, "the create reached the server")
+	proxy.ReleaseReplies()
+	assert.Eventually(t, func() bool {
+		ok, _, err := other.Exists(ctx, base+"/db/primary")
+		return err == nil && !ok
+	}, 10*time.Second, 20*time.Millisecond, "the instance is left, owned by no process")
+}
+
 // A registration whose ctx ends before its node exists leaves nothing.
 func TestDiscovery_ARegistrationGivenUpLeavesNothing(t *testing.T) {
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
