@@ -28,6 +28,9 @@ func (n *Node) create(ctx context.Context, session *framework.Session) (<-chan z
 	if n.opts.ttl > 0 {
 		copts = append(copts, framework.WithTTL(n.opts.ttl))
 	}
+	if n.opts.plain {
+		return n.createSequential(ctx, session, data, gen)
+	}
 	if n.opts.protected {
 		made, err := n.client.CreateProtected(ctx, n.path, data, n.mode, copts...)
 		if err != nil {
@@ -153,4 +156,4 @@ func (n *Node) setNodeLocked(node string, owner int64) {
 
 // fixedName tells whether the node's path is the path given (no
 // protection id, no sequence).
-func (n *Node) fixedName() bool { return !n.opts.protected }
+func (n *Node) fixedName() bool { return !n.opts.protected && !n.opts.plain }

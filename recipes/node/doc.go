@@ -14,9 +14,11 @@
 //
 //   - Never two nodes for one Node: a create whose answer was lost is
 //     found again, by its name (a node of that name owned by the current
-//     session is the one it made) or by its protection id (WithProtection;
-//     sequential modes always have it); a node of the process's lost
-//     session that is still there is deleted as the new one is made.
+//     session is the one it made), by its protection id (WithProtection;
+//     sequential modes have it by default), or, for a sequential name
+//     without one (WithoutProtection), as the node of its session and
+//     name that holds its data; a node of the process's lost session that
+//     is still there is deleted as the new one is made.
 //   - The data SetData last set is the node's: a create on its way with
 //     older data is followed by a write of it, so no node keeps older
 //     data for good; AwaitData waits until the node on the server has it.
@@ -27,7 +29,8 @@
 //     after it, by a look sent after it on the connection (an ephemeral
 //     node if its owner is the session, a persistent one if it holds the
 //     data that create carried: one of someone else's in its place
-//     stays), or, protected, by the client.
+//     stays; a sequential one of WithoutProtection by its session and
+//     data), or, protected, by the client.
 //   - A node of another session in the way (another process with the same
 //     member id) is never taken over: the Node waits for it to go, and
 //     says so with a Failed event. A persistent node in the way is taken

@@ -50,9 +50,9 @@ type Node struct {
 }
 
 // New returns a node of mode at path with data, with the client's
-// namespace. Sequential modes are always created protected (see
-// WithProtection), so that a lost answer never leaves two nodes. New
-// validates and does no I/O: Start creates the node.
+// namespace. Sequential modes are created protected (see WithProtection)
+// unless WithoutProtection, so that a lost answer never leaves two nodes.
+// New validates and does no I/O: Start creates the node.
 func New(client *framework.Client, path string, mode framework.CreateMode, data []byte, opts ...Option) (*Node, error) {
 	if mode == framework.Container {
 		return nil, fmt.Errorf("node %s: %w: mode %v (NewTTL keeps a container alive)", path, ErrInvalidArgument, mode)
@@ -84,7 +84,10 @@ func newNode(client *framework.Client, path string, mode framework.CreateMode, d
 	case ttlMode != (o.ttl > 0):
 		return nil, fmt.Errorf("node %s: %w: a TTL mode needs WithTTL, and WithTTL a TTL mode", path, ErrInvalidArgument)
 	}
-	if mode.IsSequential() {
+	if o.plain && (mode != framework.EphemeralSequential || o.protected) {
+		return nil, fmt.Errorf("node %s: %w: WithoutProtection is for an ephemeral sequential node, and not with WithProtection", path, ErrInvalidArgument)
+	}
+	if mode.IsSequential() && !o.plain {
 		o.protected = true
 	}
 	return &Node{

@@ -13,6 +13,7 @@ type Option func(*options) error
 
 type options struct {
 	protected bool
+	plain     bool // WithoutProtection
 	ttl       time.Duration
 	logger    *slog.Logger // nil: the client's
 }
@@ -25,6 +26,24 @@ type options struct {
 func WithProtection() Option {
 	return func(o *options) error {
 		o.protected = true
+		return nil
+	}
+}
+
+// WithoutProtection creates an ephemeral sequential node without a
+// protection id in its name: <path><sequence>, as curator-x-discovery
+// names its DYNAMIC_SEQUENTIAL instances, for readers that expect that
+// name. A create whose answer was lost is still never sent again blindly:
+// it goes out as a one-operation transaction, which the client never
+// sends twice, and is found again as the ephemeral node of the session it
+// was sent in, named <path><sequence>, that holds its data. Two Nodes of
+// one client with the same path and data cannot tell their nodes apart
+// that way: give each its own path or data. Only for EphemeralSequential,
+// and not with WithProtection (ErrInvalidArgument otherwise). Default:
+// sequential modes are protected.
+func WithoutProtection() Option {
+	return func(o *options) error {
+		o.plain = true
 		return nil
 	}
 }

@@ -54,6 +54,10 @@ func (n *Node) deleteNode(ctx context.Context, node string, version int32) {
 func (n *Node) deleteUnsure(ctx context.Context) {
 	switch {
 	case n.opts.protected:
+	case n.opts.plain:
+		if len(n.unsureWrites) > 0 {
+			_, _, _ = n.findUnsure(ctx, 0) // 0: keeps none
+		}
 	case n.mode.IsEphemeral():
 		// Ours if its owner is our session: no one else's create makes
 		// that, whatever its data.
