@@ -11,8 +11,8 @@
 // an ephemeral node kept by recipes/node, so that it is registered again in
 // the next session after its session is lost (and gone within a session
 // timeout of its process's death); a DynamicSequential one as an ephemeral
-// sequential node; a Static or Permanent one as a persistent node, which
-// outlives the process. Names, Instances and Instance read the registry
+// sequential node named <id><sequence>, as Curator names it; a Static or
+// Permanent one as a persistent node, which outlives the process. Names, Instances and Instance read the registry
 // (Instances in one multi-read). A ServiceCache keeps a service's
 // instances in memory through recipes/cache, each decoded once when its
 // node changes; a Provider picks one from it with Curator's strategies

@@ -64,7 +64,9 @@ type Registration[T any] struct {
 // Curator's builder does. A Dynamic instance (the default) is an
 // ephemeral node, kept by a node.Node: created again in the next session
 // after its session is lost. A DynamicSequential one is an ephemeral
-// sequential node. Static and Permanent instances are persistent nodes,
+// sequential node, kept the same way and named as curator-x-discovery
+// names it, <id><sequence> (so the node's name is not the id, and
+// Instance(name, id) does not find it, in Curator as here). Static and Permanent instances are persistent nodes,
 // which outlive the process; an existing one of the same id is
 // overwritten, as Curator does. A Disabled instance needs a registry
 // whose Codec writes the enabled field (WithEnabledField): otherwise it
@@ -93,14 +95,16 @@ func (d *Discovery[T]) Register(ctx context.Context, inst Instance[T]) (*Registr
 	if err != nil {
 		return nil, fmt.Errorf("discovery %s: register: %w", d.base, err)
 	}
-	mode := framework.Persistent
+	mode, opts := framework.Persistent, []node.Option(nil)
 	switch inst.ServiceType {
 	case "", Dynamic:
 		mode = framework.Ephemeral
 	case DynamicSequential:
-		mode = framework.EphemeralSequential
+		// <id><sequence>, as curator-x-discovery names it; the node finds
+		// a create whose answer was lost by its session and data.
+		mode, opts = framework.EphemeralSequential, []node.Option{node.WithoutProtection()}
 	}
-	n, err := node.New(d.client, zkpath.Join(d.servicePath(inst.Name), inst.ID), mode, data)
+	n, err := node.New(d.client, zkpath.Join(d.servicePath(inst.Name), inst.ID), mode, data, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("discovery %s: register: %w", d.base, err)
 	}
@@ -198,8 +202,11 @@ func (d *Discovery[T]) Names(ctx context.Context) ([]string, error) {
 }
 
 // Instances returns the instances of the service name, read in one
-// multi-read. A node that is not an instance is skipped, as Curator's
-// readers skip it.
+// multi-read. A node that is not an instance is skipped. Curator differs:
+// its queryForInstances fails on such a node, with the serializer's
+// exception, and its ServiceCache logs that exception and leaves the node
+// out (keeping what it read there before, where a ServiceCache here
+// drops it).
 func (d *Discovery[T]) Instances(ctx context.Context, name string) ([]Instance[T], error) {
 	p := d.servicePath(name)
 	ids, _, err := d.client.Children(ctx, p)

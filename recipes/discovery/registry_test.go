@@ -248,3 +248,35 @@ func TestDiscovery_ADisabledInstanceNeedsTheEnabledField(t *testing.T) {
 	require.Len(t, all, 1, "nothing registered disabled")
 	assert.False(t, all[0].Disabled)
 }
+
+// A DynamicSequential instance's node is named <id><sequence>, as
+// curator-x-discovery names it, and a create whose answer was lost
+// leaves one node, found again without a protection id in its name.
+func TestDiscovery_ADynamicSequentialInstanceIsNamedAsCuratorNamesIt(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := zktest.Connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	other := zktest.Connect(t, zktest.Servers(t))
+	ctx := zktest.Context(t)
+	base := zktest.UniquePath(t)
+	_, err := other.Create(ctx, base+"/orders", nil, framework.Persistent, framework.WithParents())
+	require.NoError(t, err)
+	d := registry(t, c, base)
+	proxy.DropNextReply(zktest.OpMulti)
+	r := register(t, d, discovery.Instance[details]{Name: "orders", ID: "a", ServiceType: discovery.DynamicSequential})
+	assert.Equal(t, 1, proxy.DroppedRepliesOf(zktest.OpMulti), "the create's answer was lost")
+	names := zktest.Children(t, other, base+"/orders")
+	require.Len(t, names, 1, "one node for one registration")
+	assert.Regexp(t, `^a[0-9]{10}$`, names[0])
+	assert.Equal(t, base+"/orders/"+names[0], r.Node())
+	all, err := registry(t, other, base).Instances(ctx, "orders")
+	require.NoError(t, err)
+	require.Len(t, all, 1)
+	assert.Equal(t, "a", all[0].ID)
+	require.NoError(t, r.Unregister(ctx))
+	assert.Empty(t, zktest.Children(t, other, base+"/orders"))
+
+	register(t, d, discovery.Instance[details]{Name: "payments", ID: "b", ServiceType: discovery.DynamicSequential})
+	names = zktest.Children(t, other, base+"/payments")
+	require.Len(t, names, 1, "its service's node made on the way")
+	assert.Regexp(t, `^b[0-9]{10}$`, names[0])
+}

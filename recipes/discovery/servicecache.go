@@ -55,7 +55,7 @@ func (sc *ServiceCache[T]) hear(ev cache.Event) {
 	default:
 		inst, err := sc.codec.Unmarshal(ev.Entry.Data)
 		if err != nil {
-			delete(sc.byID, id) // not an instance: skipped, as Curator skips it
+			delete(sc.byID, id) // not an instance: left out (Curator's cache keeps what it read before)
 		} else {
 			sc.byID[id] = *inst
 		}
