@@ -23,12 +23,15 @@ import java.util.*;
 import java.util.concurrent.*;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.atomic.*;
+import org.apache.curator.framework.recipes.barriers.*;
 import org.apache.curator.framework.recipes.cache.*;
 import org.apache.curator.framework.recipes.leader.*;
 import org.apache.curator.framework.recipes.locks.*;
 import org.apache.curator.framework.recipes.shared.SharedCount;
 import org.apache.curator.framework.recipes.shared.VersionedValue;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.retry.RetryNTimes;
 
 public class CuratorPeer {
     interface Verb { String run(String[] a) throws Exception; }
@@ -58,6 +61,9 @@ public class CuratorPeer {
     // LeaderLatch is thread-safe: its verbs run on the shared pool.
     final Map<String, LeaderLatch> latches = new ConcurrentHashMap<>();
     final Map<String, Sel> selectors = new ConcurrentHashMap<>();
+    // A handle's DistributedDoubleBarrier, one member: its verbs run on the shared pool, one at a
+    // time per handle as the tests send them (enter, then leave).
+    final Map<String, DistributedDoubleBarrier> doubleBarriers = new ConcurrentHashMap<>();
 
     CuratorPeer(CuratorFramework client, PrintStream out) {
         this.client = client;
@@ -104,6 +110,25 @@ public class CuratorPeer {
         verbs.put("latch-has", a -> Boolean.toString(handle(latches, a[0]).hasLeadership()));
         verbs.put("latch-path", a -> handle(latches, a[0]).getOurPath());
         verbs.put("latch-close", a -> { latches.remove(a[0]).close(); return ""; });
+        // Distributed atomic values: a fresh instance per command, as they keep no state. "add"
+        // takes path, delta, retries (RetryNTimes, 10 ms apart) and an optional lock path
+        // (PromotedToLock with the same retries); "add" and "get" answer atomic(...).
+        verbs.put("dal-add", a -> atomic(atomicLong(a).add(Long.parseLong(a[1]))));
+        verbs.put("dal-get", a -> atomic(new DistributedAtomicLong(client, a[0], new RetryNTimes(0, 0)).get()));
+        verbs.put("dal-force-set",
+            a -> { new DistributedAtomicLong(client, a[0], new RetryNTimes(0, 0)).forceSet(Long.parseLong(a[1])); return ""; });
+        verbs.put("dai-add", a -> atomic(atomicInt(a).add(Integer.parseInt(a[1]))));
+        verbs.put("dai-get", a -> atomic(new DistributedAtomicInteger(client, a[0], new RetryNTimes(0, 0)).get()));
+        // The byte form, in hex ("-" for no bytes: a missing node).
+        verbs.put("dav-get", a -> hex(new DistributedAtomicValue(client, a[0], new RetryNTimes(0, 0)).get().preValue()));
+        verbs.put("dav-force-set",
+            a -> { new DistributedAtomicValue(client, a[0], new RetryNTimes(0, 0)).forceSet(unhex(a[1])); return ""; });
+        // Barriers. A timeout in ms, -1 to wait without one.
+        verbs.put("barrier-set", a -> { new DistributedBarrier(client, a[0]).setBarrier(); return ""; });
+        verbs.put("barrier-remove", a -> { new DistributedBarrier(client, a[0]).removeBarrier(); return ""; });
+        verbs.put("barrier-wait", this::barrierWait);
+        verbs.put("ddb-enter", this::doubleBarrierEnter);
+        verbs.put("ddb-leave", this::doubleBarrierLeave);
     }
 
     public static void main(String[] args) throws Exception {
@@ -331,6 +356,73 @@ public class CuratorPeer {
         selectors.put(a[0], new Sel(sel, led, release));
         sel.start();
         return "";
+    }
+
+    // a: path, delta, retries, [lockPath].
+    DistributedAtomicLong atomicLong(String[] a) {
+        RetryNTimes retry = new RetryNTimes(Integer.parseInt(a[2]), 10);
+        if (a.length < 4) return new DistributedAtomicLong(client, a[0], retry);
+        return new DistributedAtomicLong(client, a[0], retry, PromotedToLock.builder().lockPath(a[3]).retryPolicy(retry).build());
+    }
+
+    DistributedAtomicInteger atomicInt(String[] a) {
+        RetryNTimes retry = new RetryNTimes(Integer.parseInt(a[2]), 10);
+        if (a.length < 4) return new DistributedAtomicInteger(client, a[0], retry);
+        return new DistributedAtomicInteger(client, a[0], retry, PromotedToLock.builder().lockPath(a[3]).retryPolicy(retry).build());
+    }
+
+    // "<succeeded> <pre> <post> <optimisticTries> <promotedLockTries>".
+    static String atomic(AtomicValue<?> v) {
+        return v.succeeded() + " " + v.preValue() + " " + v.postValue() + " "
+            + v.getStats().getOptimisticTries() + " " + v.getStats().getPromotedLockTries();
+    }
+
+    static String hex(byte[] b) {
+        if (b == null) return "-";
+        StringBuilder s = new StringBuilder();
+        for (byte x : b) s.append(String.format("%02x", x & 0xff));
+        return s.toString();
+    }
+
+    static byte[] unhex(String s) {
+        if (s.equals("-")) return new byte[0];
+        byte[] b = new byte[s.length() / 2];
+        for (int i = 0; i < b.length; i++) b[i] = (byte) Integer.parseInt(s.substring(2 * i, 2 * i + 2), 16);
+        return b;
+    }
+
+    // a: path, timeoutMs. Answers "passed" once the barrier node is gone, or "timeout".
+    String barrierWait(String[] a) throws Exception {
+        DistributedBarrier b = new DistributedBarrier(client, a[0]);
+        long ms = Long.parseLong(a[1]);
+        if (ms < 0) {
+            b.waitOnBarrier();
+            return "passed";
+        }
+        return b.waitOnBarrier(ms, TimeUnit.MILLISECONDS) ? "passed" : "timeout";
+    }
+
+    // a: handle, path, memberQty, timeoutMs. A new member (a new node name) for the handle.
+    String doubleBarrierEnter(String[] a) throws Exception {
+        DistributedDoubleBarrier b = new DistributedDoubleBarrier(client, a[1], Integer.parseInt(a[2]));
+        doubleBarriers.put(a[0], b);
+        long ms = Long.parseLong(a[3]);
+        if (ms < 0) {
+            b.enter();
+            return "entered";
+        }
+        return b.enter(ms, TimeUnit.MILLISECONDS) ? "entered" : "timeout";
+    }
+
+    // a: handle, timeoutMs.
+    String doubleBarrierLeave(String[] a) throws Exception {
+        DistributedDoubleBarrier b = handle(doubleBarriers, a[0]);
+        long ms = Long.parseLong(a[1]);
+        if (ms < 0) {
+            b.leave();
+            return "left";
+        }
+        return b.leave(ms, TimeUnit.MILLISECONDS) ? "left" : "timeout";
     }
 
     // Each participant as its id behind "*" for the leader, "-" for the others.
