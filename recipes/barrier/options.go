@@ -1,0 +1,35 @@
+package barrier
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
+)
+
+// Option configures a Barrier or a Double.
+type Option func(*options) error
+
+type options struct {
+	logger *slog.Logger // nil: the client's (WithLogger)
+}
+
+// WithLogger sets the logger of the barrier's own messages (a member node
+// or a ready node that could not be deleted). A nil logger is rejected
+// with ErrInvalidArgument. Default: the client's logger, with the
+// component zkrecipes/barrier (framework.Hooks.Logger).
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) error {
+		if l == nil {
+			return fmt.Errorf("%w: nil logger", ErrInvalidArgument)
+		}
+		o.logger = l
+		return nil
+	}
+}
+
+// logger returns the logger of o: WithLogger's, or the client's.
+func (o options) log(client *framework.Client) *slog.Logger {
+	return recipe.Logger(o.logger, client, "barrier")
+}
