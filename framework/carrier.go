@@ -73,11 +73,17 @@ var ErrUnimplemented = errors.New("framework: the server does not implement the 
 type carried struct {
 	opcode int32
 	body   []byte
-	// onReply, if set, is called with the reply's error code and body on
-	// the goroutine that reads the connection, before go-zookeeper reads
-	// the reply and before any packet the server sent after it: where a
-	// watch is registered, so that no later event can miss it.
-	onReply func(code int32, body []byte)
+	// prepare, if set, may set opcode and body as the request is written,
+	// on the goroutine that writes the connection: what a request does to
+	// the server's watches may depend on the requests written before it,
+	// which the server applies first (see servermodes.go). It must not
+	// block.
+	prepare func(req *carried)
+	// onReply, if set, is called with the reply's error code, zxid and
+	// body on the goroutine that reads the connection, before go-zookeeper
+	// reads the reply and before any packet the server sent after it:
+	// where a watch is registered, so that no later event can miss it.
+	onReply func(code int32, zxid int64, body []byte)
 }
 
 // carrier is the client's table of requests waiting to be written.

@@ -69,15 +69,15 @@ func (c *Client) ChangedSince(ctx context.Context, zxid int64, present, absent [
 	if len(present) > 0 {
 		first = present
 	}
-	var bodies [][]byte
+	var batches []watchBatch
 	if len(rs.data)+len(rs.child)+len(rs.exist) > 0 {
-		bodies = setWatchesBatches(zxid, rs)
+		batches = setWatchesBatches(zxid, rs)
 	}
 	return retry(ctx, c, "changed since", first[0], func(conn *zk.Conn, _ *Session) ([]WatchEvent, error) {
 		p := c.watches.addProbe(rs)
 		defer c.watches.removeProbe(p)
-		for _, body := range bodies {
-			if err := c.carry(conn, &carried{opcode: opSetWatches, body: body}); err != nil {
+		for _, b := range batches {
+			if err := c.carry(conn, c.watchesRequest(opSetWatches, b)); err != nil {
 				return nil, err
 			}
 		}
@@ -129,12 +129,12 @@ func (sp statedPath) changedSince(conn *zk.Conn, zxid int64) ([]WatchEventType, 
 
 // setWatchesBatches encodes rs (no persistent watches) as setWatches
 // bodies: setWatches is setWatches2 without its two last lists.
-func setWatchesBatches(zxid int64, rs restoreSet) [][]byte {
-	bodies := restoreBatches(zxid, rs)
-	for i, body := range bodies {
-		bodies[i] = body[:len(body)-8]
+func setWatchesBatches(zxid int64, rs restoreSet) []watchBatch {
+	batches := restoreBatches(zxid, rs)
+	for i, b := range batches {
+		batches[i].body = b.body[:len(b.body)-8]
 	}
-	return bodies
+	return batches
 }
 
 // probe collects the notifications of a ChangedSince: those of the

@@ -128,7 +128,7 @@ func (c *tappedConn) nextPacket() error {
 		return nil
 	}
 	if req.onReply != nil {
-		req.onReply(int32(binary.BigEndian.Uint32(packet[16:20])), packet[20:])
+		req.onReply(int32(binary.BigEndian.Uint32(packet[16:20])), int64(binary.BigEndian.Uint64(packet[8:16])), packet[20:])
 	}
 	c.out, err = getDataReply(packet)
 	return err
@@ -150,6 +150,9 @@ func (c *tappedConn) Write(p []byte) (int, error) {
 	frame := p
 	if c.writes.Add(1) > 1 {
 		if req := c.wire.carrier.take(p); req != nil {
+			if req.prepare != nil {
+				req.prepare(req)
+			}
 			frame = carriedFrame(p, req)
 			xid := int32(binary.BigEndian.Uint32(p[4:8]))
 			c.mu.Lock()

@@ -140,6 +140,24 @@
 // ([Client.Watching] tells). A watch is never taken over across a
 // reconnect, nor before the reconnect's setWatches2 is answered.
 //
+// ZooKeeper 3.6 to 3.8 keep one watch mode per path and connection
+// (ZOOKEEPER-4466): a one-shot watch set on a path replaces a persistent
+// or recursive watch of that path, which would then stay open and hear
+// nothing more. So a GetW, ExistsW or ChildrenW of a path whose
+// persistent or recursive watch already brings the one-shot watch's
+// events is not set on the server: the read goes without a watch, and
+// those events fire the client's one-shot watch, in the same order
+// against the replies. When that watch goes, the one-shot watches it
+// served are set on the server first, in the same step. A child watch of
+// a recursively watched path is set on the server (the recursive watch
+// sends no NodeChildrenChanged); a recursive watch set after it displaces
+// it there, and the client sets it again and fires it if the children
+// changed meanwhile. A watch of another path (an ancestor's recursive
+// one) never collides. A server that says 3.9 or later keeps the modes
+// apart and gets every one-shot watch. Two Watches of one path in
+// different modes still collide on 3.6 to 3.8: prefer one recursive
+// watch.
+//
 // A recipe that keeps state from a watch's events sets it with
 // [Hooks.WatchFunc]: the events are handed over on the goroutine that
 // reads the connection, before the replies that follow them, and each new

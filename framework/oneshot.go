@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"context"
 	"errors"
 
 	"github.com/go-zookeeper/zk"
@@ -13,11 +14,15 @@ import (
 // table stays empty, which keeps its reconnect from reading the zxid its
 // receive goroutine writes (a data race in go-zookeeper v1.0.4), and lets
 // the client set every watch again after a reconnect with setWatches2.
+// Where a persistent or recursive watch of the client's brings a
+// one-shot watch's events already, the read goes without the watch flag,
+// which would replace that watch on ZooKeeper 3.6 to 3.8: the flag is
+// decided as the read is written (see servermodes.go).
 
 // getW reads the node at sp and sets a data watch.
 func (c *Client) getW(conn *zk.Conn, sp string) (nodeData, error) {
 	var r nodeData
-	body, err := c.carryReply(conn, watchedRead(opGetData, sp, func(code int32) {
+	body, err := c.carryReply(conn, c.watchedRead(opGetData, sp, false, func(code int32) {
 		if code == codeOK {
 			r.watch = c.watches.addOneShot(sp, watchData)
 		}
@@ -34,7 +39,7 @@ func (c *Client) getW(conn *zk.Conn, sp string) (nodeData, error) {
 // data if it does, of its creation if not.
 func (c *Client) existsW(conn *zk.Conn, sp string) (existence, error) {
 	var r existence
-	body, err := c.carryReply(conn, watchedRead(opExists, sp, func(code int32) {
+	body, err := c.carryReply(conn, c.watchedRead(opExists, sp, false, func(code int32) {
 		switch code {
 		case codeOK:
 			r.watch = c.watches.addOneShot(sp, watchData)
@@ -56,7 +61,7 @@ func (c *Client) existsW(conn *zk.Conn, sp string) (existence, error) {
 // childrenW lists the children of sp and sets a watch of the list.
 func (c *Client) childrenW(conn *zk.Conn, sp string) (childList, error) {
 	var r childList
-	body, err := c.carryReply(conn, watchedRead(opGetChildren2, sp, func(code int32) {
+	body, err := c.carryReply(conn, c.watchedRead(opGetChildren2, sp, true, func(code int32) {
 		if code == codeOK {
 			r.watch = c.watches.addOneShot(sp, watchChild)
 		}
@@ -72,11 +77,54 @@ func (c *Client) childrenW(conn *zk.Conn, sp string) (childList, error) {
 	return r, jr.err
 }
 
-// watchedRead is a read of path with the watch flag set; registered is
-// told the reply's code on the receive goroutine.
-func watchedRead(opcode int32, path string, registered func(code int32)) *carried {
-	var w juteWriter
-	w.string(path)
-	w.bool(true)
-	return &carried{opcode: opcode, body: w.b, onReply: func(code int32, _ []byte) { registered(code) }}
+// watchedRead is a read of path that sets a one-shot watch, of the child
+// manager or the data one; registered is told the reply's code on the
+// receive goroutine, and registers the watch.
+func (c *Client) watchedRead(opcode int32, path string, child bool, registered func(code int32)) *carried {
+	return &carried{
+		opcode: opcode,
+		prepare: func(req *carried) {
+			var w juteWriter
+			w.string(path)
+			w.bool(c.watches.writeRead(path, child))
+			req.body = w.b
+		},
+		onReply: func(code int32, _ int64, _ []byte) {
+			registered(code)
+			c.watches.readAnswered(path, child)
+		},
+	}
+}
+
+// setChildWatchesAgain sets on the server the child one-shot watches of
+// path that a recursive mode displaced there (see servermodes.go), and
+// fires those whose children changed after zxid, when the mode was set:
+// the recursive watch told such a change as the child's creation or
+// deletion only. It runs on a goroutine of its own, which ends with the
+// read; a read that fails leaves them to the next connection's restore.
+func (c *Client) setChildWatchesAgain(path string, zxid int64, displaced []chan zk.Event) {
+	c.spawn(func() {
+		ctx, cancel := context.WithTimeout(c.life, c.cfg.connectionTimeout)
+		defer cancel()
+		p := c.clientPath(path)
+		_, err := retry(ctx, c, "children", p, func(conn *zk.Conn, _ *Session) (struct{}, error) {
+			read := c.watchedRead(opGetChildren2, path, true, nil)
+			read.onReply = func(code int32, _ int64, body []byte) {
+				c.watches.fireDisplaced(path, displaced, zxid, code, body)
+				c.watches.readAnswered(path, true)
+			}
+			return struct{}{}, ignoreNoNode(c.carry(conn, read))
+		})
+		if err != nil {
+			c.log.Debug("setting child watches again failed; the next connection sets them", "path", p, "err", err)
+		}
+	})
+}
+
+// ignoreNoNode drops the server's "no node": an answer all the same.
+func ignoreNoNode(err error) error {
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil
+	}
+	return err
 }

@@ -58,13 +58,15 @@ func (c *Client) sendRestore(conn *zk.Conn, zxid int64, rs restoreSet) {
 	_ = c.sendBatches(conn, opSetWatches, setWatchesBatches(zxid, rs), func() { c.watches.restored(zxid) })
 }
 
-// sendBatches sends one request of opcode per body, and calls done on the
-// receive goroutine when the server has answered the last one.
-func (c *Client) sendBatches(conn *zk.Conn, opcode int32, bodies [][]byte, done func()) error {
-	for i, body := range bodies {
-		req := &carried{opcode: opcode, body: body}
-		if i == len(bodies)-1 && done != nil {
-			req.onReply = func(code int32, _ []byte) {
+// sendBatches sends one request of opcode per batch, and calls done on
+// the receive goroutine when the server has answered the last one.
+func (c *Client) sendBatches(conn *zk.Conn, opcode int32, batches []watchBatch, done func()) error {
+	for i, b := range batches {
+		req := c.watchesRequest(opcode, b)
+		if i == len(batches)-1 && done != nil {
+			answered := req.onReply
+			req.onReply = func(code int32, zxid int64, body []byte) {
+				answered(code, zxid, body)
 				if code == codeOK {
 					done()
 				}
@@ -102,12 +104,44 @@ func (c *Client) watchesUnrestorable(rs restoreSet) {
 	}
 }
 
+// watchesRequest is the setWatches or setWatches2 request of b, which
+// records the modes it sets as it is written; the child one-shot watches
+// of a recursively watched path, which the recursive mode displaces, are
+// set again once it is answered (see servermodes.go).
+func (c *Client) watchesRequest(opcode int32, b watchBatch) *carried {
+	var apart bool
+	return &carried{
+		opcode: opcode,
+		body:   b.body,
+		prepare: func(*carried) {
+			apart = c.modesApart()
+			c.watches.writeWatches(b.paths, apart)
+		},
+		onReply: func(code int32, zxid int64, _ []byte) {
+			if code != codeOK {
+				return
+			}
+			for p, displaced := range c.watches.watchesAnswered(b.paths, apart) {
+				c.setChildWatchesAgain(p, zxid, displaced)
+			}
+		},
+	}
+}
+
+// watchBatch is one setWatches2 request: its body, and its paths.
+type watchBatch struct {
+	body  []byte
+	paths restoreSet // the lists alone
+}
+
 // restoreBatches encodes rs as setWatches2 bodies of at most
 // maxRestoreBody bytes each (a single path longer than that gets a body of
-// its own).
-func restoreBatches(zxid int64, rs restoreSet) [][]byte {
+// its own). The lists keep their order across the batches: every one-shot
+// watch comes before every persistent one, which the server then sets
+// after it.
+func restoreBatches(zxid int64, rs restoreSet) []watchBatch {
 	lists := [5][]string{rs.data, rs.exist, rs.child, rs.persistent, rs.recursive}
-	var bodies [][]byte
+	var batches []watchBatch
 	var batch [5][]string
 	size := 0
 	flush := func() {
@@ -116,7 +150,8 @@ func restoreBatches(zxid int64, rs restoreSet) [][]byte {
 		for _, l := range batch {
 			w.strings(l)
 		}
-		bodies = append(bodies, w.b)
+		paths := restoreSet{data: batch[0], exist: batch[1], child: batch[2], persistent: batch[3], recursive: batch[4]}
+		batches = append(batches, watchBatch{body: w.b, paths: paths})
 		batch, size = [5][]string{}, 0
 	}
 	for i, list := range lists {
@@ -131,5 +166,5 @@ func restoreBatches(zxid int64, rs restoreSet) [][]byte {
 	if size > 0 {
 		flush()
 	}
-	return bodies
+	return batches
 }

@@ -40,6 +40,9 @@ type serverCap struct {
 	asked  bool
 	modern bool // said 3.6 or later, or said no version
 	lacks  map[int32]bool
+	// apart: said 3.9 or later, which keeps the watch modes of a path
+	// apart (ZOOKEEPER-4466); read as requests are written, so atomic.
+	apart atomic.Bool
 }
 
 func newServerCaps(dial dialFunc, timeout time.Duration) *serverCaps {
@@ -78,11 +81,12 @@ func (s *serverCaps) lacks(addr string, op int32) (bool, error) {
 		if addr == "" {
 			return false, errNotAsked
 		}
-		modern, known := s.ask(addr)
+		modern, apart, known := s.ask(addr)
 		if !known {
 			return false, errNotAsked
 		}
 		c.asked, c.modern = true, modern
+		c.apart.Store(apart)
 	}
 	return !c.modern || c.lacks[op], nil
 }
@@ -90,6 +94,11 @@ func (s *serverCaps) lacks(addr string, op int32) (bool, error) {
 // errNotAsked is the error of a request for a server whose version could
 // not be asked: retryable, as a lost connection is.
 var errNotAsked = fmt.Errorf("framework: the server's version could not be asked: %w", zk.ErrConnectionClosed)
+
+// modesApart reports whether the server at addr said it keeps the watch
+// modes of a path apart (3.9 and later). It never blocks: a server not
+// asked yet is taken for one that does not.
+func (s *serverCaps) modesApart(addr string) bool { return s.of(addr).apart.Load() }
 
 // knownLacking reports whether the server at addr is known to lack op,
 // without asking it.
@@ -120,26 +129,29 @@ func (s *serverCaps) of(addr string) *serverCap {
 }
 
 // ask sends srvr to addr. known is false when no answer came (the server
-// could not be reached): the caller then asks again later.
-func (s *serverCaps) ask(addr string) (modern, known bool) {
+// could not be reached): the caller then asks again later. apart: the
+// server keeps the watch modes of a path apart (3.9 and later).
+func (s *serverCaps) ask(addr string) (modern, apart, known bool) {
 	conn, err := s.dial("tcp", addr, s.timeout)
 	if err != nil {
-		return false, false
+		return false, false, false
 	}
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(s.timeout))
 	if _, err := io.WriteString(conn, "srvr"); err != nil {
-		return false, false
+		return false, false, false
 	}
 	answer, err := io.ReadAll(io.LimitReader(conn, 64<<10))
 	if err != nil && len(answer) == 0 {
-		return false, false
+		return false, false, false
 	}
 	major, minor, ok := zookeeperVersion(string(answer))
 	if !ok {
-		return true, true // no version said: try, and learn from the answer
+		// No version said: try, and learn from the answer; take the modes
+		// for one per path, which is right for either kind of server.
+		return true, false, true
 	}
-	return major > 3 || (major == 3 && minor >= 6), true
+	return major > 3 || (major == 3 && minor >= 6), major > 3 || (major == 3 && minor >= 9), true
 }
 
 // versionLine finds ZooKeeper's version in srvr's answer:

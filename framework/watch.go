@@ -164,11 +164,7 @@ func (c *Client) watch(ctx context.Context, path string, mode WatchMode, onEvent
 	body.string(sp)
 	body.int32(int32(mode))
 	_, err = retry(ctx, c, "watch", path, func(conn *zk.Conn, _ *Session) (struct{}, error) {
-		return struct{}{}, c.carry(conn, &carried{opcode: opAddWatch, body: body.b, onReply: func(code int32, _ []byte) {
-			if code == codeOK {
-				w.set()
-			}
-		}})
+		return struct{}{}, c.carry(conn, c.addWatchRequest(w, body.b))
 	})
 	if err != nil {
 		w.abandon()
@@ -176,6 +172,39 @@ func (c *Client) watch(ctx context.Context, path string, mode WatchMode, onEvent
 	}
 	w.start()
 	return w, nil
+}
+
+// addWatchRequest is the addWatch of w, which records the mode it sets
+// as it is written and enters w in the table as its reply is read (see
+// servermodes.go); the child one-shot watches of the path that a
+// recursive mode displaces are set again.
+func (c *Client) addWatchRequest(w *Watch, body []byte) *carried {
+	var prev pathModes
+	var apart bool
+	return &carried{
+		opcode: opAddWatch,
+		body:   body,
+		prepare: func(*carried) {
+			apart = c.modesApart()
+			prev = c.watches.writeAdd(w.serverPath, w.mode, apart)
+		},
+		onReply: func(code int32, zxid int64, _ []byte) {
+			if code == codeOK {
+				w.set()
+			}
+			displaced := c.watches.addAnswered(w.serverPath, w.mode, code == codeOK, apart, prev)
+			if len(displaced) > 0 {
+				c.setChildWatchesAgain(w.serverPath, zxid, displaced)
+			}
+		},
+	}
+}
+
+// modesApart reports whether the server of the current connection keeps
+// the watch modes of a path apart (ZooKeeper 3.9 and later).
+func (c *Client) modesApart() bool {
+	s := c.carrier.servers
+	return s.modesApart(s.current())
 }
 
 // start begins delivering the events: to Events through a goroutine that

@@ -65,12 +65,15 @@ func (c *Client) removeServerWatch(k watchKey) {
 }
 
 // removeFromServer removes the server's watch of k's path and mode.
-// ZooKeeper 3.9 removes a persistent watch by its mode; 3.6 to 3.8 know
-// only "any watch of the path" for it (ZOOKEEPER-4472), which would take
-// one-shot watches and a watch of the other mode of the same path with
-// it: there the server's watch is left while the client has another on
-// the path, and its notifications go to no one.
+// ZooKeeper 3.9 keeps the modes of a path apart and removes a persistent
+// watch by its mode. 3.6 to 3.8 keep one mode per path in each of their
+// two watch managers and can remove only a manager's watch of a path
+// (ZOOKEEPER-4472): there the modes are brought in line with what the
+// client still needs, step by step (see removesteps.go).
 func (c *Client) removeFromServer(conn *zk.Conn, k watchKey) error {
+	if !c.modesApart() {
+		return c.removeModes(conn, k.path)
+	}
 	servers := c.carrier.servers
 	if server := servers.current(); !servers.knownLacking(server, opRemovePersistentWatch) {
 		err := c.carry(conn, removeWatchesRequest(k.path, removeWatchType(k.mode)))
@@ -83,6 +86,38 @@ func (c *Client) removeFromServer(conn *zk.Conn, k watchKey) error {
 		return nil
 	}
 	return ignoreNoWatcher(c.carry(conn, removeWatchesRequest(k.path, removeAnyWatch)))
+}
+
+// maxRemovalSteps bounds a removal: two conversions and a removal, and
+// room for steps that requests written meanwhile call for.
+const maxRemovalSteps = 8
+
+// removeModes takes off the server what no watch of the client needs at
+// path, each step decided as its request is written. A one-shot watch a
+// mode served is set on the server first (see removesteps.go).
+func (c *Client) removeModes(conn *zk.Conn, path string) error {
+	for range maxRemovalSteps {
+		if c.watches.nextRemoval(path) == removalDone {
+			return nil
+		}
+		var step removalStep
+		req := &carried{
+			prepare: func(req *carried) {
+				step = c.watches.writeRemoval(path)
+				step.request(req, path)
+			},
+			onReply: func(int32, int64, []byte) {
+				if step == convertData || step == convertChildren {
+					c.watches.readAnswered(path, step == convertChildren)
+				}
+			},
+		}
+		err := c.carry(conn, req)
+		if err = ignoreNoNode(ignoreNoWatcher(err)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // removeWatchesRequest is removeWatches of path's watches of type typ.

@@ -38,9 +38,10 @@ type watchTable struct {
 	mu         sync.Mutex
 	session    int64
 	oneShot    map[oneShotKey][]chan zk.Event
-	persistent map[string][]*Watch // by server path
-	recursive  map[string][]*Watch // by server path
-	probes     []*probe            // of the ChangedSince calls under way
+	persistent map[string][]*Watch   // by server path
+	recursive  map[string][]*Watch   // by server path
+	probes     []*probe              // of the ChangedSince calls under way
+	modes      map[string]*pathModes // what the server holds, by path (see servermodes.go)
 	// The server's persistent watches no Watch needs (see watchremove.go):
 	// lingering until their timer fires, then being removed.
 	lingering map[watchKey]*linger
@@ -64,6 +65,7 @@ func newWatchTable(onNode func(zk.Event), remove func(watchKey)) *watchTable {
 		oneShot:    make(map[oneShotKey][]chan zk.Event),
 		persistent: make(map[string][]*Watch),
 		recursive:  make(map[string][]*Watch),
+		modes:      make(map[string]*pathModes),
 		lingering:  make(map[watchKey]*linger),
 		removing:   make(map[watchKey]chan struct{}),
 		remove:     remove,
@@ -97,15 +99,15 @@ func (t *watchTable) sawZxid(zxid int64) {
 	}
 }
 
-// addOneShot registers a one-shot watch the server has just set, and
-// returns the channel that receives its event.
+// addOneShot registers a one-shot watch as the reply of its read is
+// read, and returns the channel that receives its event. The server has
+// set it, or a mode of its path brings its events (see servermodes.go).
 func (t *watchTable) addOneShot(path string, kind watchKind) <-chan zk.Event {
 	ch := make(chan zk.Event, 1)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	k := oneShotKey{path, kind}
 	t.oneShot[k] = append(t.oneShot[k], ch)
-	t.dropLingeringLocked(path)
 	return ch
 }
 
@@ -234,15 +236,12 @@ func (t *watchTable) expire(k watchKey, l *linger) {
 	close(done)
 }
 
-// dropLingeringLocked forgets the lingering watches of path (every path
-// if ""): the connection ended, or a one-shot watch replaced them
-// (ZOOKEEPER-4466). t.mu held.
-func (t *watchTable) dropLingeringLocked(path string) {
+// dropLingeringLocked forgets the lingering watches: the connection
+// ended. t.mu held.
+func (t *watchTable) dropLingeringLocked() {
 	for k, l := range t.lingering {
-		if path == "" || k.path == path {
-			l.timer.Stop()
-			delete(t.lingering, k)
-		}
+		l.timer.Stop()
+		delete(t.lingering, k)
 	}
 }
 
@@ -389,7 +388,8 @@ func (t *watchTable) connected(id int64) restoreSet {
 		rs.recursive = append(rs.recursive, p)
 		rs.watchers = append(rs.watchers, list...)
 	}
-	t.dropLingeringLocked("") // not on the new connection
+	t.dropLingeringLocked() // not on the new connection
+	t.modes = make(map[string]*pathModes)
 	t.restoring = len(rs.watchers) > 0
 	t.mu.Unlock()
 	endOneShots(ended, zk.ErrSessionExpired)
@@ -413,7 +413,7 @@ func (t *watchTable) back() {
 func (t *watchTable) close() {
 	t.mu.Lock()
 	t.closed = true
-	t.dropLingeringLocked("")
+	t.dropLingeringLocked()
 	ended := t.oneShot
 	t.oneShot = make(map[oneShotKey][]chan zk.Event)
 	var watchers []*Watch

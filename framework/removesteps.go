@@ -1,0 +1,144 @@
+package framework
+
+// How a server that keeps one mode per path (see servermodes.go) is
+// brought in line with what the client needs, once a watch of a path is
+// no longer needed. Each step is decided as its request is written, from
+// the replica of the modes and what the client has on the path then: a
+// one-shot read whose answer has not come, or a Watch whose addWatch has
+// not, counts as there. One-shot watches a mode served are set on the
+// server first, by a watched read of the path, which replaces the mode
+// in one step: what changed before it came through the mode, what
+// changes after through the one-shot watch, and nothing falls between.
+// Then what no one needs is removed, manager by manager (removeWatches of
+// the data or child watches of a path, which 3.6 to 3.8 know; a one-shot
+// watch of the same manager would go with it, and none is left there).
+
+// removalStep is one request of a removal.
+type removalStep int8
+
+const (
+	removalDone     removalStep = iota // nothing left to do
+	convertData                        // exists with a watch
+	convertChildren                    // getChildren with a watch
+	removeData                         // removeWatches of the data watches
+	removeChildren                     // removeWatches of the child watches
+	removeBoth                         // removeWatches of every watch
+)
+
+// removeWatches' watcher types of the managers.
+const (
+	removeChildWatches = 1
+	removeDataWatches  = 2
+)
+
+// removalView is what decides a removal's next step.
+type removalView struct {
+	needPersistent, needRecursive bool // a Watch of the path needs the mode
+	data, child                   serverMode
+	dataShots, childShots         bool // one-shot watches of the path, by manager
+}
+
+// next is the step that brings the server closer to the view's needs.
+func (v removalView) next() removalStep {
+	dataNeeded := v.needPersistent || v.needRecursive
+	switch {
+	case !dataNeeded && v.data != modeNone && v.dataShots:
+		return convertData
+	case !v.needPersistent && v.child == modePersistent && v.childShots:
+		return convertChildren
+	}
+	// A mode with one-shot watches in its manager was converted above:
+	// no one-shot watch is left in a manager that holds a mode (the
+	// child watches a recursive mode displaced are being set again).
+	dropData := !dataNeeded && v.data != modeNone
+	dropChild := (v.child == modePersistent && !v.needPersistent) || (v.child == modeRecursive && !dataNeeded)
+	switch {
+	case dropData && dropChild:
+		return removeBoth
+	case dropData:
+		return removeData
+	case dropChild:
+		return removeChildren
+	}
+	return removalDone
+}
+
+// removalViewLocked is the view of path now; t.mu held.
+func (t *watchTable) removalViewLocked(path string) removalView {
+	m := t.modes[path]
+	if m == nil {
+		m = &pathModes{}
+	}
+	_, lingersP := t.lingering[watchKey{path, WatchPersistent}]
+	_, lingersR := t.lingering[watchKey{path, WatchRecursive}]
+	shots := func(kinds ...watchKind) bool {
+		for _, k := range kinds {
+			if len(t.oneShot[oneShotKey{path, k}]) > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	return removalView{
+		needPersistent: lingersP || len(t.persistent[path]) > 0 || m.adding[WatchPersistent] > 0,
+		needRecursive:  lingersR || len(t.recursive[path]) > 0 || m.adding[WatchRecursive] > 0,
+		data:           m.data, child: m.child,
+		dataShots:  m.dataReads > 0 || shots(watchData, watchExist),
+		childShots: m.childReads > 0 || shots(watchChild),
+	}
+}
+
+// nextRemoval returns the next step of a removal at path without taking
+// it.
+func (t *watchTable) nextRemoval(path string) removalStep {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.removalViewLocked(path).next()
+}
+
+// writeRemoval decides the next step of a removal at path as its request
+// is written, and records its effect.
+func (t *watchTable) writeRemoval(path string) removalStep {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	step := t.removalViewLocked(path).next()
+	if step == removalDone {
+		return step
+	}
+	m := t.modesOf(path)
+	switch step {
+	case convertData:
+		m.data = modeNone
+		m.dataReads++
+	case convertChildren:
+		m.child = modeNone
+		m.childReads++
+	case removeData:
+		m.data = modeNone
+	case removeChildren:
+		m.child = modeNone
+	case removeBoth:
+		m.data, m.child = modeNone, modeNone
+	}
+	t.tidyLocked(path)
+	return step
+}
+
+// request sets req to the step's request of path. removalDone, decided
+// after a request was sent for it, writes a read that changes nothing.
+func (s removalStep) request(req *carried, path string) {
+	var w juteWriter
+	w.string(path)
+	switch s {
+	case removalDone, convertData:
+		req.opcode = opExists
+		w.bool(s == convertData)
+	case convertChildren:
+		req.opcode = opGetChildren2
+		w.bool(true)
+	default:
+		req.opcode = opRemoveWatches
+		w.int32(map[removalStep]int32{removeData: removeDataWatches, removeChildren: removeChildWatches, removeBoth: removeAnyWatch}[s])
+	}
+	req.body = w.b
+}
