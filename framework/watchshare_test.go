@@ -326,3 +326,39 @@ func TestWatch_AfterAnExpiryAOneShotLeavesTheWatchSetAgainHearing(t *testing.T) 
 	require.NoError(t, err)
 	awaitOneShot(t, after, zk.EventNodeDataChanged, "the one-shot watch did not fire")
 }
+
+// A one-shot watch set on a new connection before its restore is sent
+// goes to the server before the restored watch, which then serves it or,
+// for a child watch and a recursive mode, displaces it: each still hears.
+func TestWatch_AOneShotSetBeforeTheRestoreLeavesBothHearing(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	states := recordStates(c)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, path))
+	w, err := c.Watch(ctx, path, framework.WatchRecursive)
+	require.NoError(t, err)
+	defer w.Close(ctx)
+	release := framework.HoldRestores(c)
+	proxy.Cut()
+	require.Equal(t, framework.Suspended, states.next(t, 10*time.Second).State)
+	require.Equal(t, framework.Reconnected, states.next(t, 10*time.Second).State)
+	children, err := childrenW(ctx, c, path)
+	require.NoError(t, err)
+	data, err := getW(ctx, c, path)
+	require.NoError(t, err)
+	release()
+	assert.Equal(t, framework.WatchResumed, nextWatchEvent(t, w).Type)
+
+	for _, name := range []string{"a", "b"} {
+		_, err = c.Create(ctx, path+"/"+name, nil, framework.Persistent)
+		require.NoError(t, err)
+		hears(t, w, framework.WatchEvent{Type: framework.NodeCreated, Path: path + "/" + name})
+	}
+	awaitOneShot(t, children, zk.EventNodeChildrenChanged, "the child one-shot watch was silenced")
+	_, err = c.Set(ctx, path, []byte("x"), -1)
+	require.NoError(t, err)
+	hears(t, w, framework.WatchEvent{Type: framework.NodeDataChanged, Path: path})
+	awaitOneShot(t, data, zk.EventNodeDataChanged, "the data one-shot watch did not fire")
+}
