@@ -18,13 +18,24 @@ import (
 )
 
 // Sequence is a cache listener that checks that the events of each path
-// form a valid sequence: no Changed or Deleted of a path the cache does
-// not hold, no Created of one it holds, each Changed to a later Mzxid,
-// and Initialized once. It is safe for concurrent use.
+// form a valid sequence, one the server's history allows: no Changed or
+// Deleted of a path the cache does not hold, no Created of one it holds,
+// a parent's Created before its children's and its Deleted after
+// theirs, each Changed to a later Mzxid of the same incarnation (Czxid),
+// each Deleted of the incarnation held, and Initialized once.
+//
+// An incarnation told deleted is gone for good on the server: a Created
+// of a path at or before the Czxid of its last Deleted (the Deleted was
+// not the server's, or the Created is of an older incarnation) breaks
+// the rules, as does a child created before the incarnation of its
+// parent that the cache holds (the server never had it there). Replaying
+// the events from nothing gives Held, which a test compares with the
+// server. It is safe for concurrent use.
 type Sequence struct {
 	root        string
 	mu          sync.Mutex
 	held        map[string]cache.Entry
+	gone        map[string]int64 // by path, the Czxid of its last Deleted
 	violations  []string
 	counts      map[cache.EventType]int
 	initialized int
@@ -33,7 +44,7 @@ type Sequence struct {
 // NewSequence returns an empty Sequence of a cache of root: the cache
 // holds nothing yet.
 func NewSequence(root string) *Sequence {
-	return &Sequence{root: root, held: make(map[string]cache.Entry), counts: make(map[cache.EventType]int)}
+	return &Sequence{root: root, held: make(map[string]cache.Entry), gone: make(map[string]int64), counts: make(map[cache.EventType]int)}
 }
 
 // Listener returns the listener to give Cache.AddListener before Start.
@@ -43,7 +54,6 @@ func (s *Sequence) hear(ev cache.Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.counts[ev.Type]++
-	old, held := s.held[ev.Path]
 	switch ev.Type {
 	case cache.Initialized:
 		s.initialized++
@@ -51,34 +61,66 @@ func (s *Sequence) hear(ev cache.Event) {
 			s.fail("initialized %d times", s.initialized)
 		}
 	case cache.Created:
-		if held {
-			s.fail("created %s, which the cache holds", ev.Path)
-		}
-		if _, ok := s.held[zkpath.Parent(ev.Path)]; !ok && ev.Path != s.root {
-			s.fail("created %s before its parent", ev.Path)
-		}
-		s.held[ev.Path] = ev.Entry
+		s.created(ev)
 	case cache.Changed:
-		switch {
-		case !held:
-			s.fail("changed %s, which the cache does not hold", ev.Path)
-		case ev.Entry.Stat.Mzxid <= old.Stat.Mzxid:
-			s.fail("changed %s back from mzxid %d to %d", ev.Path, old.Stat.Mzxid, ev.Entry.Stat.Mzxid)
-		case ev.Old.Stat.Mzxid != old.Stat.Mzxid:
-			s.fail("changed %s from an old entry it never told (mzxid %d, told %d)", ev.Path, ev.Old.Stat.Mzxid, old.Stat.Mzxid)
-		}
-		s.held[ev.Path] = ev.Entry
+		s.changed(ev)
 	case cache.Deleted:
-		if !held {
-			s.fail("deleted %s, which the cache does not hold", ev.Path)
-		}
-		for p := range s.held {
-			if zkpath.Parent(p) == ev.Path {
-				s.fail("deleted %s before its child %s", ev.Path, p)
-			}
-		}
-		delete(s.held, ev.Path)
+		s.deleted(ev)
 	}
+}
+
+func (s *Sequence) created(ev cache.Event) {
+	czxid := ev.Entry.Stat.Czxid
+	if _, held := s.held[ev.Path]; held {
+		s.fail("created %s, which the cache holds", ev.Path)
+	}
+	if gone, ok := s.gone[ev.Path]; ok && czxid <= gone {
+		s.fail("created %s at czxid %d after telling its incarnation of czxid %d deleted", ev.Path, czxid, gone)
+	}
+	if ev.Path != s.root {
+		parent, ok := s.held[zkpath.Parent(ev.Path)]
+		switch {
+		case !ok:
+			s.fail("created %s before its parent", ev.Path)
+		case czxid < parent.Stat.Czxid:
+			s.fail("created %s (czxid %d) under a later incarnation of its parent (czxid %d)", ev.Path, czxid, parent.Stat.Czxid)
+		}
+	}
+	s.held[ev.Path] = ev.Entry
+}
+
+func (s *Sequence) changed(ev cache.Event) {
+	old, held := s.held[ev.Path]
+	switch {
+	case !held:
+		s.fail("changed %s, which the cache does not hold", ev.Path)
+	case ev.Entry.Stat.Czxid != old.Stat.Czxid:
+		s.fail("changed %s from the incarnation of czxid %d to that of %d", ev.Path, old.Stat.Czxid, ev.Entry.Stat.Czxid)
+	case ev.Entry.Stat.Mzxid <= old.Stat.Mzxid:
+		s.fail("changed %s back from mzxid %d to %d", ev.Path, old.Stat.Mzxid, ev.Entry.Stat.Mzxid)
+	case ev.Old.Stat.Mzxid != old.Stat.Mzxid:
+		s.fail("changed %s from an old entry it never told (mzxid %d, told %d)", ev.Path, ev.Old.Stat.Mzxid, old.Stat.Mzxid)
+	}
+	s.held[ev.Path] = ev.Entry
+}
+
+func (s *Sequence) deleted(ev cache.Event) {
+	old, held := s.held[ev.Path]
+	switch {
+	case !held:
+		s.fail("deleted %s, which the cache does not hold", ev.Path)
+	case ev.Old.Stat.Czxid != old.Stat.Czxid:
+		s.fail("deleted %s of czxid %d, holding that of %d", ev.Path, ev.Old.Stat.Czxid, old.Stat.Czxid)
+	}
+	for p := range s.held {
+		if zkpath.Parent(p) == ev.Path && p != ev.Path {
+			s.fail("deleted %s before its child %s", ev.Path, p)
+		}
+	}
+	if held {
+		s.gone[ev.Path] = max(s.gone[ev.Path], old.Stat.Czxid)
+	}
+	delete(s.held, ev.Path)
 }
 
 func (s *Sequence) fail(format string, args ...any) {
