@@ -27,6 +27,7 @@ type Cache struct {
 	life      *recipe.Background
 
 	ctx         context.Context // of the cache's goroutine, set as it starts
+	in          *inbox          // the source's signals for the cache's goroutine
 	initialized chan struct{}   // closed once Initialized was delivered
 }
 
@@ -50,7 +51,7 @@ func New(client *framework.Client, path string, opts ...Option) (*Cache, error) 
 	}
 	return &Cache{
 		client: client, path: path, opts: o, tree: newTree(),
-		life: recipe.NewBackground("cache " + path), initialized: make(chan struct{}),
+		life: recipe.NewBackground("cache " + path), in: newInbox(), initialized: make(chan struct{}),
 	}, nil
 }
 
@@ -93,7 +94,7 @@ func (c *Cache) open(ctx context.Context) (source, error) {
 	if c.opts.maxDepth == 0 {
 		mode = framework.WatchPersistent
 	}
-	w, err := c.client.Watch(ctx, c.path, mode)
+	src, err := openWatchSource(ctx, c, mode)
 	switch {
 	case errors.Is(err, framework.ErrUnimplemented):
 		c.log().Debug("the server has no persistent watches; caching with one-shot watches", "path", c.path)
@@ -101,7 +102,7 @@ func (c *Cache) open(ctx context.Context) (source, error) {
 	case err != nil:
 		return nil, err
 	}
-	return newWatchSource(c, w), nil
+	return src, nil
 }
 
 // Close stops the cache and removes its watch from the server, and

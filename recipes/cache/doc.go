@@ -12,8 +12,10 @@
 // difference between the read and what it holds. After a reconnect or a new session, it asks the
 // server which of its nodes changed after the last zxid the watch told
 // (framework.Client.ChangedSince, one request per 128 KiB of paths) and
-// reads those alone: a reconnect costs reads in proportion to what
-// changed, not to the tree. On an older server, or another implementation
+// reads those alone, each once (the notifications the question itself
+// draws come before its answer, and join what it reports): a reconnect
+// costs reads in proportion to what changed, not to the tree (a thousand
+// changes of a 1,001-node tree, five requests). On an older server, or another implementation
 // without persistent watches, the cache sets a one-shot data and child
 // watch on each node, as Curator's TreeCache did, and the client sets them
 // again after a reconnect relative to the last zxid it saw, so that the
@@ -43,6 +45,6 @@
 // a change as a Created with the last data), as with Curator. A node's
 // Stat is that of its last read: a child's creation moves the parent's
 // NumChildren and Pzxid on the server without an event. A listener that
-// blocks holds the cache back; the watch's events wait in the client's
+// blocks holds the cache back; the watch's events wait in the cache's
 // queue meanwhile.
 package cache

@@ -219,3 +219,50 @@ func TestCache_AFailedReadIsTriedAgainInSmallerBatches(t *testing.T) {
 	assert.Greater(t, proxy.Requests(zktest.OpMultiRead)-before, int64(levels+1), "the last level went again in smaller batches")
 	converges(t, c, cc, seq, -1)
 }
+
+// A reconnect after k changes costs the catch-up and one read of each
+// node that changed, in multi-reads of a thousand: the notifications the
+// catch-up's question draws are answered by those reads, not read again
+// one by one.
+func TestCache_AReconnectReadsEachChangedNodeOnce(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
+	other := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	root := zktest.UniquePath(t)
+	require.NoError(t, other.EnsurePath(ctx, root))
+	children := make([]framework.Op, 1000) // 1,001 nodes with the root
+	for i := range children {
+		children[i] = framework.CreateOp(fmt.Sprintf("%s/c%04d", root, i), nil, framework.Persistent)
+	}
+	_, err := other.Multi(ctx, children...)
+	require.NoError(t, err)
+	cc, seq := started(t, c, root)
+	for _, k := range []int{0, 10, 100, 1000} {
+		t.Run(fmt.Sprintf("%d changes", k), func(t *testing.T) {
+			changed := seq.Count(cache.Changed)
+			proxy.Pause()
+			if k > 0 {
+				sets := make([]framework.Op, k)
+				for i := range sets {
+					sets[i] = framework.SetOp(fmt.Sprintf("%s/c%04d", root, i), []byte(fmt.Sprint("cut of ", k)), -1)
+				}
+				_, err := other.Multi(ctx, sets...)
+				require.NoError(t, err)
+			}
+			before := requests(proxy)
+			proxy.Resume()
+			proxy.Cut()
+			require.Eventually(t, func() bool { return seq.Count(cache.Changed) == changed+k }, 20*time.Second, time.Millisecond)
+			// A write after: once the cache told it, it has read whatever
+			// it was told before, the catch-up's notifications included.
+			_, err := other.Set(ctx, root, []byte(fmt.Sprint("after ", k)), -1)
+			require.NoError(t, err)
+			require.Eventually(t, func() bool { return seq.Count(cache.Changed) == changed+k+1 }, 20*time.Second, time.Millisecond)
+			used := requests(proxy) - before - 1 // the write's read
+			t.Logf("%d requests after a cut with %d changes", used, k)
+			assert.LessOrEqual(t, used, int64(8+k/1000))
+		})
+	}
+	converges(t, other, cc, seq, -1)
+}

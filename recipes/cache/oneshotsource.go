@@ -20,18 +20,15 @@ const readsInFlight = 32
 // the cache reads their nodes again. Each watch waits on a goroutine of
 // its own, which forwards its one event.
 type oneShotSource struct {
-	c   *Cache
-	out chan signal
+	c *Cache
 
 	mu    sync.Mutex
 	armed map[string]want // the watches set and not yet fired
 }
 
 func newOneShotSource(c *Cache) *oneShotSource {
-	return &oneShotSource{c: c, out: make(chan signal), armed: make(map[string]want)}
+	return &oneShotSource{c: c, armed: make(map[string]want)}
 }
-
-func (s *oneShotSource) signals() <-chan signal { return s.out }
 
 func (s *oneShotSource) read(ctx context.Context, reqs []request) ([]result, error) {
 	out := make([]result, len(reqs))
@@ -142,6 +139,7 @@ func (s *oneShotSource) disarm(p string, w want) {
 // wait forwards the one event of a watch as a signal to read its node
 // again, which sets the watch again.
 func (s *oneShotSource) wait(p string, kind want, ch <-chan zk.Event) {
+	// Ends with the watch's one event, or when the cache stops.
 	go func() {
 		var ev zk.Event
 		select {
@@ -157,10 +155,7 @@ func (s *oneShotSource) wait(p string, kind want, ch <-chan zk.Event) {
 		case zk.EventNotWatching: // a new session: set both again
 			w = wantData | wantList
 		}
-		select {
-		case s.out <- signal{path: p, want: w}:
-		case <-s.c.ctx.Done():
-		}
+		s.c.in.put(signal{path: p, want: w})
 	}()
 }
 

@@ -51,10 +51,7 @@ func (c *Cache) run(ctx context.Context) {
 	close(c.initialized)
 	for {
 		select {
-		case s := <-l.src.signals():
-			if !l.note(s) {
-				return
-			}
+		case <-c.in.ready():
 		case <-c.ctx.Done():
 			return
 		}
@@ -88,18 +85,14 @@ func (c *Cache) openUntilSet() source {
 	}
 }
 
-// drain notes every signal already waiting.
+// drain notes every signal waiting in the inbox.
 func (l *loop) drain() bool {
-	for {
-		select {
-		case s := <-l.src.signals():
-			if !l.note(s) {
-				return false
-			}
-		default:
-			return true
+	for _, s := range l.c.in.take() {
+		if !l.note(s) {
+			return false
 		}
 	}
+	return true
 }
 
 // note records s; false when the cache must stop.
@@ -168,6 +161,11 @@ func (l *loop) settle() bool {
 					return false
 				}
 				continue
+			}
+			// The notifications the catch-up's question drew came before
+			// its answer: they join what it reported, read once.
+			if !l.drain() {
+				return false
 			}
 		}
 		if len(l.pending) == 0 {

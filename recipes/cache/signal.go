@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	"sync"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -41,10 +42,45 @@ type result struct {
 	err      error // of this node's read, other than a missing node
 }
 
+// inbox is where signals wait for the cache's goroutine, without bound:
+// put never blocks, so the recursive watch's source puts on the client's
+// own goroutine, and take hands over every signal put so far. A signal
+// put before a reply was handed on is taken by the first take after the
+// read returns.
+type inbox struct {
+	mu    sync.Mutex
+	queue []signal
+	wake  chan struct{} // room for one wake-up
+}
+
+func newInbox() *inbox { return &inbox{wake: make(chan struct{}, 1)} }
+
+func (b *inbox) put(s signal) {
+	b.mu.Lock()
+	b.queue = append(b.queue, s)
+	b.mu.Unlock()
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+// ready returns a channel that has a value once something was put since
+// the last wake-up taken from it.
+func (b *inbox) ready() <-chan struct{} { return b.wake }
+
+func (b *inbox) take() []signal {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	q := b.queue
+	b.queue = nil
+	return q
+}
+
 // source is where a cache's signals come from and how it reads: through
-// a recursive watch and multi-reads, or through one-shot watches.
+// a recursive watch and multi-reads, or through one-shot watches. Either
+// puts its signals in the cache's inbox.
 type source interface {
-	signals() <-chan signal
 	// read reads the nodes of reqs; its error is for all of them.
 	read(ctx context.Context, reqs []request) ([]result, error)
 	// catchUp returns what changed after since of the nodes present

@@ -29,43 +29,41 @@ const (
 type watchSource struct {
 	c     *Cache
 	w     *framework.Watch
-	out   chan signal
 	batch int // reads per multi-read now, at most batchOps
 }
 
-func newWatchSource(c *Cache, w *framework.Watch) *watchSource {
-	s := &watchSource{c: c, w: w, out: make(chan signal), batch: batchOps}
-	// Ends when the watch's events end: at close, or with the watch.
-	go s.forward()
-	return s
+// openWatchSource sets the watch. Its events are put in the cache's inbox
+// on the client's goroutine, before the replies that follow them are
+// handed on: once a read returns, every notification the server sent
+// before its reply is in the inbox, which the cache takes before it reads
+// again (a catch-up's own notifications merge with what it reports).
+func openWatchSource(ctx context.Context, c *Cache, mode framework.WatchMode) (*watchSource, error) {
+	w, err := c.client.Hooks().WatchFunc(ctx, c.path, mode, c.in.onWatchEvent, c.in.onWatchEnd)
+	if err != nil {
+		// A watch set and then failed (its answer came too late) may have
+		// told something, its end included: not the cache's, which sets
+		// another.
+		c.in.take()
+		return nil, err
+	}
+	return &watchSource{c: c, w: w, batch: batchOps}, nil
 }
 
-func (s *watchSource) signals() <-chan signal { return s.out }
-
-// forward turns the watch's events into signals. The watch queues its
-// events while the cache reads: the client is never held back.
-func (s *watchSource) forward() {
-	for ev := range s.w.Events() {
-		var sig signal
-		switch ev.Type {
-		case framework.NodeCreated, framework.NodeDataChanged, framework.NodeDeleted:
-			sig = signal{path: ev.Path, want: wantData}
-		case framework.WatchResumed, framework.WatchSessionChanged:
-			sig = signal{catch: true, since: ev.Zxid}
-		default:
-			continue // a child list of the root alone: not cached
-		}
-		select {
-		case s.out <- sig:
-		case <-s.c.ctx.Done():
-			return
-		}
+// onWatchEvent turns a watch's event into a signal. It never blocks.
+func (b *inbox) onWatchEvent(ev framework.WatchEvent) {
+	switch ev.Type {
+	case framework.NodeCreated, framework.NodeDataChanged, framework.NodeDeleted:
+		b.put(signal{path: ev.Path, want: wantData})
+	case framework.WatchResumed, framework.WatchSessionChanged:
+		b.put(signal{catch: true, since: ev.Zxid})
 	}
-	select {
-	case s.out <- signal{ended: true, err: s.w.Err()}:
-	case <-s.c.ctx.Done():
-	}
+	// Others are not for the cache: a child list of the root alone (not
+	// cached), a new connection before the watch is set again on it (the
+	// catch-up after WatchResumed reads what it missed).
 }
+
+// onWatchEnd tells the cache that the watch ended on its own.
+func (b *inbox) onWatchEnd(err error) { b.put(signal{ended: true, err: err}) }
 
 func (s *watchSource) read(ctx context.Context, reqs []request) ([]result, error) {
 	type batch struct {
