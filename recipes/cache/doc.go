@@ -9,27 +9,37 @@
 // and reads in multi-reads of up to a thousand reads, a few in flight:
 // a tree of 10,000 nodes loads in 16 requests, the watch included. A
 // notification names a node; the cache reads it, and emits the
-// difference between the read and what it holds. After a reconnect or a new session, it asks the
-// server which of its nodes changed after the last zxid the watch told
-// (framework.Client.ChangedSince, one request per 128 KiB of paths) and
-// reads those alone, each once (the notifications the question itself
-// draws come before its answer, and join what it reports): a reconnect
-// costs reads in proportion to what changed, not to the tree (a thousand
-// changes of a 1,001-node tree, five requests). On an older server, or another implementation
-// without persistent watches, the cache sets a one-shot data and child
-// watch on each node, as Curator's TreeCache did, and the client sets them
-// again after a reconnect relative to the last zxid it saw, so that the
-// server fires only those whose nodes changed; after a new session it
-// reads every node again, and emits only the differences. Every watch is
-// the client's: the cache adds nothing to go-zookeeper's watcher table.
+// difference between the read and what it holds. A node created since
+// the cache last read its parent is read with its parent after it, in the
+// same multi-read (one more read of the parent's data and Stat for the
+// nodes of a multi-read that share it), which tells under which
+// incarnation of the parent it was created. After a reconnect or a new
+// session, it asks the server which of its nodes changed after the last
+// zxid the watch told (framework.Client.ChangedSince, one request per 128
+// KiB of paths) and reads those alone, each once (the notifications the
+// question itself draws come before its answer, and join what it
+// reports): a reconnect costs reads in proportion to what changed, not to
+// the tree (a thousand changes of a 1,001-node tree, five requests). On
+// an older server, or another implementation without persistent watches,
+// the cache sets a one-shot data and child watch on each node, as
+// Curator's TreeCache did, and the client sets them again after a
+// reconnect relative to the last zxid it saw, so that the server fires
+// only those whose nodes changed; after a new session it reads every node
+// again, and emits only the differences. Every watch is the client's: the
+// cache adds nothing to go-zookeeper's watcher table.
 //
 // Guarantees:
 //
-//   - The events of a path form a valid sequence: Created of a node the
-//     cache does not hold, Changed and Deleted of one it holds, a Changed
-//     only to a later version, a parent's Created before its children's
-//     and its Deleted after theirs. A node deleted and created again while
+//   - The events of a path form a valid sequence, in the server's order:
+//     Created of a node the cache does not hold, Changed and Deleted of
+//     one it holds, a Changed only to a later version of the same
+//     incarnation (Czxid), a parent's Created before its children's and
+//     its Deleted after theirs. A node deleted and created again while
 //     the cache was away is a Deleted, then a Created.
+//   - A Deleted is told only of an incarnation the server deleted: the
+//     cache tells a node only under the incarnation of its parent that it
+//     was created under, never under an older one read before (whose
+//     Deleted would take the node with it while it lives).
 //   - The cache moves only forward: every event follows a read that came
 //     after the notification that caused it, so an old notification
 //     taken late costs a read and no event.

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 )
 
 // readsInFlight bounds the one-shot source's concurrent reads.
@@ -32,20 +34,57 @@ func newOneShotSource(c *Cache) *oneShotSource {
 
 func (s *oneShotSource) read(ctx context.Context, reqs []request) ([]result, error) {
 	out := make([]result, len(reqs))
-	errs := make([]error, len(reqs))
+	if err := s.each(len(reqs), func(i int) (err error) {
+		out[i], err = s.readOne(ctx, reqs[i])
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	// The parents verified are read once every node's reads are answered,
+	// so after them.
+	var parents []string
+	verified := make(map[string]*result)
+	for _, r := range reqs {
+		if p := zkpath.Parent(r.path); r.want&wantVerify != 0 && verified[p] == nil {
+			verified[p] = &result{request: request{path: p, want: wantData}}
+			parents = append(parents, p)
+		}
+	}
+	if err := s.each(len(parents), func(i int) error {
+		data, stat, err := s.c.client.Get(ctx, parents[i])
+		if err != nil && !errors.Is(err, zk.ErrNoNode) {
+			return err
+		}
+		verified[parents[i]].fromData(data, stat, err)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	for i, r := range reqs {
+		if r.want&wantVerify != 0 {
+			out[i].verify = verified[zkpath.Parent(r.path)]
+		}
+	}
+	return out, nil
+}
+
+// each runs read(i) for i below n, readsInFlight at once, and joins
+// their errors.
+func (s *oneShotSource) each(n int, read func(i int) error) error {
+	errs := make([]error, n)
 	sem := make(chan struct{}, readsInFlight)
 	var wg sync.WaitGroup
-	for i, req := range reqs {
+	for i := range n {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
-			out[i], errs[i] = s.readOne(ctx, req)
+			errs[i] = read(i)
 			<-sem
 		}()
 	}
 	wg.Wait()
-	return out, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // readOne reads a node and sets the watches it lacks.

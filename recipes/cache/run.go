@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
-	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 )
 
 // The cache's goroutine takes signals, gathers every one that is waiting,
@@ -17,7 +16,8 @@ import (
 // after every notification the server sent before it, so the tree moves
 // only forward, from one read of a node to a later one, and an old
 // notification taken late costs a read that changes nothing, never a
-// wrong event.
+// wrong event. apply.go says how a node's new incarnation is placed under
+// its parent's, so that a Deleted is only ever the server's.
 
 // retryPause is the wait before reading again after a read failed as a
 // whole (the client's own retries were spent).
@@ -30,6 +30,7 @@ type loop struct {
 	pending map[string]want
 	catch   bool
 	since   int64
+	loaded  bool // the first load is done: children a list finds are new
 }
 
 func (c *Cache) run(ctx context.Context) {
@@ -49,6 +50,7 @@ func (c *Cache) run(ctx context.Context) {
 	}
 	c.emit(Event{Type: Initialized})
 	close(c.initialized)
+	l.loaded = true
 	for {
 		select {
 		case <-c.in.ready():
@@ -117,6 +119,9 @@ func (l *loop) pend(p string, w want) {
 	}
 	if !l.c.lists(p) {
 		w &^= wantList
+	}
+	if p == l.c.path || w&wantData == 0 {
+		w &^= wantVerify // the root is placed under nothing; a list alone needs no parent
 	}
 	if w != 0 {
 		l.pending[p] |= w
@@ -252,103 +257,4 @@ func (l *loop) take() []request {
 		reqs[i] = r.request
 	}
 	return reqs
-}
-
-// apply brings the tree to a node's read and emits the difference.
-func (l *loop) apply(r result) {
-	c := l.c
-	if r.err != nil {
-		l.pending[r.path] |= r.want
-		return
-	}
-	if r.want&wantData != 0 {
-		if !r.exists {
-			l.remove(r.path)
-			return
-		}
-		l.applyData(r)
-	}
-	if r.want&wantList != 0 && r.listed {
-		c.mu.RLock()
-		_, cached := c.tree.nodes[r.path]
-		var gone []string
-		if cached {
-			listed := make(map[string]bool, len(r.children))
-			for _, name := range r.children {
-				listed[name] = true
-			}
-			for name := range c.tree.kids[r.path] {
-				if !listed[name] {
-					gone = append(gone, name)
-				}
-			}
-		}
-		var fresh []string
-		if cached {
-			for _, name := range r.children {
-				if _, ok := c.tree.nodes[zkpath.Join(r.path, name)]; !ok {
-					fresh = append(fresh, name)
-				}
-			}
-		}
-		c.mu.RUnlock()
-		for _, name := range append(fresh, gone...) {
-			l.pend(zkpath.Join(r.path, name), wantData)
-		}
-	}
-}
-
-// applyData applies a read that found the node.
-func (l *loop) applyData(r result) {
-	c := l.c
-	c.mu.Lock()
-	old := c.tree.nodes[r.path]
-	if r.path != c.path {
-		if _, ok := c.tree.nodes[zkpath.Parent(r.path)]; !ok {
-			// The parent's read lists this node once the parent is cached.
-			c.mu.Unlock()
-			l.pend(zkpath.Parent(r.path), wantData)
-			return
-		}
-	}
-	if old != nil && old.stat.Czxid == r.stat.Czxid {
-		if r.stat.Mzxid < old.stat.Mzxid || (r.stat.Mzxid == old.stat.Mzxid && r.stat.Pzxid <= old.stat.Pzxid) {
-			c.mu.Unlock()
-			return // nothing newer
-		}
-		n := &node{data: old.data, stat: r.stat}
-		changed := r.stat.Mzxid != old.stat.Mzxid
-		if changed {
-			n.data = c.stored(r.path, r.data)
-		}
-		c.tree.nodes[r.path] = n
-		c.mu.Unlock()
-		if changed {
-			c.emit(Event{Type: Changed, Path: r.path, Entry: n.entry(r.path), Old: old.entry(r.path)})
-		}
-		return
-	}
-	c.mu.Unlock()
-	if old != nil { // deleted and created again while the cache looked away
-		l.remove(r.path)
-	}
-	n := &node{data: c.stored(r.path, r.data), stat: r.stat}
-	c.mu.Lock()
-	c.tree.put(c.path, r.path, n)
-	c.mu.Unlock()
-	c.emit(Event{Type: Created, Path: r.path, Entry: n.entry(r.path)})
-	if r.stat.NumChildren > 0 || l.src.listsEveryNode() {
-		l.pend(r.path, wantList)
-	}
-}
-
-// remove deletes a node that is gone, with its subtree, deepest first.
-func (l *loop) remove(p string) {
-	c := l.c
-	c.mu.Lock()
-	gone := c.tree.removeSubtree(c.path, p)
-	c.mu.Unlock()
-	for _, e := range gone {
-		c.emit(Event{Type: Deleted, Path: e.Path, Old: e})
-	}
 }

@@ -13,6 +13,10 @@ type want uint8
 const (
 	wantData want = 1 << iota // its data and Stat (whether it exists)
 	wantList                  // the names of its children
+	// wantVerify reads the parent's data and Stat too, after the node's
+	// own reads: whether the parent's incarnation the cache holds still
+	// lived when the node was read (see loop.placed).
+	wantVerify
 )
 
 // signal is what a source tells the cache: read a node, catch up after
@@ -38,8 +42,9 @@ type result struct {
 	data     []byte
 	stat     zk.Stat
 	children []string
-	listed   bool  // the list read succeeded
-	err      error // of this node's read, other than a missing node
+	listed   bool    // the list read succeeded
+	err      error   // of this node's read, other than a missing node
+	verify   *result // the parent's read after the node's, for wantVerify
 }
 
 // inbox is where signals wait for the cache's goroutine, without bound:

@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 )
 
 // Reads go in multi-reads of at most batchOps reads, at most
@@ -52,7 +53,9 @@ func openWatchSource(ctx context.Context, c *Cache, mode framework.WatchMode) (*
 // onWatchEvent turns a watch's event into a signal. It never blocks.
 func (b *inbox) onWatchEvent(ev framework.WatchEvent) {
 	switch ev.Type {
-	case framework.NodeCreated, framework.NodeDataChanged, framework.NodeDeleted:
+	case framework.NodeCreated: // under which incarnation of its parent: read it after
+		b.put(signal{path: ev.Path, want: wantData | wantVerify})
+	case framework.NodeDataChanged, framework.NodeDeleted:
 		b.put(signal{path: ev.Path, want: wantData})
 	case framework.WatchResumed, framework.WatchSessionChanged:
 		b.put(signal{catch: true, since: ev.Zxid})
@@ -66,35 +69,7 @@ func (b *inbox) onWatchEvent(ev framework.WatchEvent) {
 func (b *inbox) onWatchEnd(err error) { b.put(signal{ended: true, err: err}) }
 
 func (s *watchSource) read(ctx context.Context, reqs []request) ([]result, error) {
-	type batch struct {
-		reqs []request
-		ops  []framework.ReadOp
-	}
-	var batches []batch
-	var b batch
-	for _, r := range reqs {
-		n := 0
-		if r.want&wantData != 0 {
-			n++
-		}
-		if r.want&wantList != 0 {
-			n++
-		}
-		if len(b.ops) > 0 && len(b.ops)+n > s.batch {
-			batches = append(batches, b)
-			b = batch{}
-		}
-		b.reqs = append(b.reqs, r)
-		if r.want&wantData != 0 {
-			b.ops = append(b.ops, framework.GetOp(r.path))
-		}
-		if r.want&wantList != 0 {
-			b.ops = append(b.ops, framework.ChildrenOp(r.path))
-		}
-	}
-	if len(b.ops) > 0 {
-		batches = append(batches, b)
-	}
+	batches := s.split(reqs)
 	answers := make([][]framework.ReadResult, len(batches))
 	errs := make([]error, len(batches))
 	sem := make(chan struct{}, batchesInFlight)
@@ -116,21 +91,102 @@ func (s *watchSource) read(ctx context.Context, reqs []request) ([]result, error
 	s.batch = min(batchOps, s.batch*2)
 	out := make([]result, 0, len(reqs))
 	for i, b := range batches {
-		rs := answers[i]
-		for _, req := range b.reqs {
-			r := result{request: req}
-			if req.want&wantData != 0 {
-				r.fromData(rs[0].Data, rs[0].Stat, rs[0].Err)
-				rs = rs[1:]
-			}
-			if req.want&wantList != 0 {
-				r.fromList(rs[0].Children, rs[0].Err)
-				rs = rs[1:]
-			}
-			out = append(out, r)
-		}
+		out = b.results(answers[i], out)
 	}
 	return out, nil
+}
+
+// readBatch is one multi-read: the reads of its requests, then one read
+// of each parent that some of them verify. The server answers a
+// multi-read's reads in order, so a parent's read comes after the reads
+// of its children in the batch.
+type readBatch struct {
+	reqs    []request
+	ops     []framework.ReadOp
+	parents []string // verified, read in this order after ops
+	has     map[string]bool
+}
+
+// split divides reqs into batches of at most s.batch reads.
+func (s *watchSource) split(reqs []request) []readBatch {
+	var batches []readBatch
+	b := readBatch{has: map[string]bool{}}
+	for _, r := range reqs {
+		n := opsOf(r.want)
+		parent := zkpath.Parent(r.path)
+		verifies := r.want&wantVerify != 0
+		if verifies && !b.has[parent] {
+			n++
+		}
+		if len(b.ops)+len(b.parents) > 0 && len(b.ops)+len(b.parents)+n > s.batch {
+			batches = append(batches, b.closed())
+			b = readBatch{has: map[string]bool{}}
+		}
+		b.reqs = append(b.reqs, r)
+		if r.want&wantData != 0 {
+			b.ops = append(b.ops, framework.GetOp(r.path))
+		}
+		if r.want&wantList != 0 {
+			b.ops = append(b.ops, framework.ChildrenOp(r.path))
+		}
+		if verifies && !b.has[parent] {
+			b.has[parent] = true
+			b.parents = append(b.parents, parent)
+		}
+	}
+	if len(b.reqs) > 0 {
+		batches = append(batches, b.closed())
+	}
+	return batches
+}
+
+// opsOf is how many reads a request of w makes, its parent's aside.
+func opsOf(w want) int {
+	n := 0
+	if w&wantData != 0 {
+		n++
+	}
+	if w&wantList != 0 {
+		n++
+	}
+	return n
+}
+
+// closed appends the parents' reads after the requests' own.
+func (b readBatch) closed() readBatch {
+	for _, p := range b.parents {
+		b.ops = append(b.ops, framework.GetOp(p))
+	}
+	return b
+}
+
+// results appends to out the results of the batch's requests, from the
+// multi-read's answers rs.
+func (b readBatch) results(rs []framework.ReadResult, out []result) []result {
+	own := rs[:len(rs)-len(b.parents)]
+	verified := make(map[string]*result, len(b.parents))
+	for i, p := range b.parents {
+		v := rs[len(own)+i]
+		r := &result{request: request{path: p, want: wantData}}
+		r.fromData(v.Data, v.Stat, v.Err)
+		verified[p] = r
+	}
+	for _, req := range b.reqs {
+		r := result{request: req}
+		if req.want&wantData != 0 {
+			r.fromData(own[0].Data, own[0].Stat, own[0].Err)
+			own = own[1:]
+		}
+		if req.want&wantList != 0 {
+			r.fromList(own[0].Children, own[0].Err)
+			own = own[1:]
+		}
+		if req.want&wantVerify != 0 {
+			r.verify = verified[zkpath.Parent(req.path)]
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 func (s *watchSource) catchUp(ctx context.Context, since int64, present, absent []string) ([]signal, error) {
