@@ -31,21 +31,28 @@ import (
 // parent it was not created under, which would have it deleted with that
 // parent while it lives.
 
-// apply brings the tree to a node's read and emits the difference.
-func (l *loop) apply(r result) {
-	if r.err != nil {
-		l.pending[r.path] |= r.want
-		return
-	}
-	if r.want&wantData != 0 {
-		if !r.exists {
+// apply brings the tree to the reads of a round, parents before
+// children, and emits the differences. The reads of a round go at once,
+// in no known order, so the lists come last: a list read before a
+// child's read found the child missing names it again, and a child gone
+// from the tree by then is read again; a list read after it names a
+// child created since, which no one-shot watch may tell any more.
+func (l *loop) apply(results []result) {
+	for _, r := range results {
+		switch {
+		case r.err != nil:
+			l.pending[r.path] |= r.want
+		case r.want&wantData == 0:
+		case !r.exists:
 			l.remove(r.path)
-			return
+		default:
+			l.applyData(r)
 		}
-		l.applyData(r)
 	}
-	if r.want&wantList != 0 && r.listed {
-		l.applyList(r)
+	for _, r := range results {
+		if r.err == nil && r.want&wantList != 0 && r.listed {
+			l.applyList(r)
+		}
 	}
 }
 

@@ -187,9 +187,7 @@ func (l *loop) settle() bool {
 			}
 			continue
 		}
-		for _, r := range results {
-			l.apply(r)
-		}
+		l.apply(results)
 		if !l.drain() {
 			return false
 		}
