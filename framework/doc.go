@@ -167,8 +167,13 @@
 // missed events is known so before any reply is acted on. The mutex keeps
 // its queue that way and queues with a create alone.
 //
-// go-zookeeper calls cannot be cancelled, so a call whose
-// context ends returns at once while the request may still reach the server.
+// A call whose context has ended before it starts sends nothing and
+// returns the context's error (wrapped), so that a caller that has given
+// up never makes a node others would see even for a moment. Work that must
+// finish after the caller's context has ended (a release, a clean-up) runs
+// under a context of its own. go-zookeeper calls cannot be cancelled, so a
+// call whose context ends while it runs returns at once while the request
+// may still reach the server.
 // Only protected creates and transactions of them clean up after themselves
 // in that case; a conditional write or transaction says [ErrOutcomeUnknown],
 // and other writes may or may not have happened.

@@ -31,7 +31,8 @@ type Node struct {
 // ctx ends while a create may have reached the server, the node is found and
 // deleted in the background once the connection is back. So the call either
 // returns exactly one node that the caller owns, or an error and, in the
-// end, no node.
+// end, no node. With ctx ended already, nothing is sent and the error
+// wraps ctx's.
 func (c *Client) CreateProtected(ctx context.Context, path string, data []byte, mode CreateMode, opts ...CreateOption) (Node, error) {
 	pc, err := c.newProtectedCreate(path, data, mode, opts)
 	if err != nil {
@@ -53,6 +54,9 @@ func (c *Client) newProtectedCreate(path string, data []byte, mode CreateMode, o
 // call runs the create and answers when it is done or ctx ends, leaving
 // whatever it may have created to be deleted in the background on failure.
 func (pc *protectedCreate) call(ctx context.Context) (Node, error) {
+	if err := ctx.Err(); err != nil {
+		return Node{}, opError("create", pc.clientPath, err) // nothing sent
+	}
 	var (
 		node      Node
 		finished  <-chan struct{}
@@ -113,6 +117,12 @@ func (pc *protectedCreate) attempt(ctx context.Context) (Node, error) {
 		if node, found, err := pc.find(conn, session); err != nil || found {
 			return node, err
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		// The caller has left since the call began (this try may run on,
+		// abandoned): a create now would only make a node for the clean-up
+		// to delete, which others would see meanwhile.
+		return Node{}, err
 	}
 	return pc.create(conn, session)
 }

@@ -87,6 +87,9 @@ func (t *transaction) run(ctx context.Context) ([]zk.MultiResponse, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, err // the caller has left: send nothing more
+		}
 		try := t.attempt
 		if boundSession(ctx) != nil {
 			try = inBoundSession(t.c, try, t.made)

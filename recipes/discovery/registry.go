@@ -76,6 +76,11 @@ type Registration[T any] struct {
 // deleted after it, in the background. On a closed client it fails at once, with an error
 // wrapping framework.ErrClosed.
 func (d *Discovery[T]) Register(ctx context.Context, inst Instance[T]) (*Registration[T], error) {
+	if err := ctx.Err(); err != nil {
+		// The node is made in the background, under a context of its own:
+		// with the caller gone already, it would be made only to be deleted.
+		return nil, fmt.Errorf("discovery %s: register: %w", d.base, err)
+	}
 	if inst.ID == "" {
 		inst.ID = zkpath.NewProtectionID()
 	}
