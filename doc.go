@@ -2,8 +2,10 @@
 // in the tradition of Apache Curator and wire-compatible with Curator 5.x:
 // a Go process and a Java process on the same path exclude each other.
 //
-// This package holds only the sentinel errors that every recipe shares;
-// the work is done in its sub-packages:
+// This package holds only the sentinel errors that the client and every
+// recipe share (each package re-exports those it returns, as the same
+// values: framework.ErrClosed is ErrClosed); the work is done in its
+// sub-packages:
 //
 //   - framework: the client. One connection and its session, connection
 //     states with listeners, retry policies, protected creates, container

@@ -52,7 +52,11 @@ var (
 	// ErrStarted is returned by a second Start of a recipe that runs in
 	// the background (a leader latch or selector, a cache).
 	ErrStarted = errors.New("zkrecipes: started already")
-	// ErrClosed is returned by a call on a recipe after its Close, and
-	// wrapped by the error of one whose client was closed under it.
+	// ErrClosed is returned by every call on a client after its Close
+	// (framework.ErrClosed is this value), by a call on a recipe after
+	// the recipe's Close, and wrapped by the error of a recipe whose
+	// client was closed under it; zktesting's servers return it too after
+	// their Close. Each package re-exports it, so errors.Is matches any of
+	// them.
 	ErrClosed = errors.New("zkrecipes: closed")
 )

@@ -18,8 +18,11 @@ import (
 // failed call wraps go-zookeeper's sentinel, so errors.Is(err, zk.ErrNoNode)
 // works on every error the client returns.
 var (
-	// ErrClosed is returned by every call made after Close.
-	ErrClosed = errors.New("framework: client is closed")
+	// ErrClosed is returned by every call made after Close, and by the
+	// watches and waits that Close ends. It is the library's shared
+	// sentinel, zkrecipes.ErrClosed, which the recipes re-export: a
+	// recipe's call on a closed client matches them all.
+	ErrClosed = zkrecipes.ErrClosed
 	// ErrInvalidPath is returned for a path that ZooKeeper would reject.
 	ErrInvalidPath = zkpath.ErrInvalidPath
 	// ErrInvalidOption is returned by New for an option with a bad value.

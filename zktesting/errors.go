@@ -1,6 +1,10 @@
 package zktesting
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/zkrecipes/zkrecipes"
+)
 
 var (
 	// ErrInvalidTickTime reports a tick time below one millisecond.
@@ -30,6 +34,8 @@ var (
 	// ErrNoPeerFaults reports Isolate or Rejoin on an ensemble started
 	// without WithPeerFaults.
 	ErrNoPeerFaults = errors.New("zktesting: ensemble started without WithPeerFaults")
-	// ErrClosed reports a call on a server or ensemble after Close.
-	ErrClosed = errors.New("zktesting: closed")
+	// ErrClosed reports a call on a server or ensemble after Close. It is
+	// the library's shared sentinel, zkrecipes.ErrClosed, as the client's
+	// and the recipes' are.
+	ErrClosed = zkrecipes.ErrClosed
 )

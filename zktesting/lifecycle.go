@@ -12,7 +12,7 @@ func (s *Server) start(ctx context.Context) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return ErrClosed
+		return fmt.Errorf("zktesting: server %s: %w", s.addr, ErrClosed)
 	}
 	if s.proc != nil && !s.proc.exited() {
 		s.mu.Unlock()

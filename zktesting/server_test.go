@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zkrecipes/zkrecipes"
 	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
@@ -159,7 +160,9 @@ func TestServer_StopAndCloseAreIdempotent(t *testing.T) {
 	require.NoError(t, s.Close())
 	require.NoError(t, s.Close())
 	assert.NoDirExists(t, dir)
-	assert.ErrorIs(t, s.Restart(testContext(t)), zktesting.ErrClosed)
+	err = s.Restart(testContext(t))
+	assert.ErrorIs(t, err, zktesting.ErrClosed)
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed, "the library's one ErrClosed")
 }
 
 func TestStart_WithDirKeepsTheDirectory(t *testing.T) {

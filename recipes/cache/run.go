@@ -3,7 +3,6 @@ package cache
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 	"time"
 
@@ -74,8 +73,8 @@ func (c *Cache) openUntilSet() source {
 		if c.ctx.Err() != nil {
 			return nil
 		}
-		if errors.Is(err, framework.ErrClosed) {
-			c.life.Stopped(fmt.Errorf("%w: %w", ErrClosed, err))
+		if errors.Is(err, ErrClosed) { // the client's Close
+			c.life.Stopped(err)
 			return nil
 		}
 		c.log().Debug("cache watch not set; trying again", "path", c.path, "err", err)
@@ -146,9 +145,6 @@ func (l *loop) ended(err error) bool {
 		return true
 	}
 	if err != nil && l.c.ctx.Err() == nil {
-		if errors.Is(err, framework.ErrClosed) {
-			err = fmt.Errorf("%w: %w", ErrClosed, err)
-		}
 		l.c.life.Stopped(err)
 	}
 	return false

@@ -6,8 +6,8 @@ import (
 	"github.com/zkrecipes/zkrecipes"
 )
 
-// Sentinel errors. ErrInvalidArgument is the zkrecipes package's, so that
-// errors.Is works with the same name across the recipes.
+// Sentinel errors. ErrInvalidArgument and ErrClosed are the zkrecipes
+// package's, so that errors.Is works with the same name across the recipes.
 var (
 	// ErrMalformedInstance is returned when data is not a service instance
 	// as Curator's JsonInstanceSerializer writes it: not a JSON object, a
@@ -18,4 +18,6 @@ var (
 	// ErrInvalidArgument is returned for a bad option, a bad uri spec, or
 	// an instance that Curator could not read (a port outside Java's int).
 	ErrInvalidArgument = zkrecipes.ErrInvalidArgument
+	// ErrClosed is wrapped by the error of a call made on a closed client.
+	ErrClosed = zkrecipes.ErrClosed
 )

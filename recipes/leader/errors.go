@@ -24,7 +24,8 @@ var (
 	// election has no node. It is an answer, not a failure.
 	ErrNoLeader = errors.New("leader: no leader")
 	// ErrClosed is returned by a call on a participant that has been
-	// closed, and is the cause (Err) of a term ended by Close.
+	// closed, and is the cause (Err) of a term ended by Close. A call on,
+	// or a term of, a participant whose client was closed wraps it too.
 	ErrClosed = zkrecipes.ErrClosed
 	// ErrUnhealthy is wrapped by the error of Healthy: the participant
 	// believes it leads past the point where the server may let another

@@ -29,6 +29,8 @@ var (
 	// path or session, a bad option, or a renewal of a lease without a
 	// bound.
 	ErrInvalidArgument = zkrecipes.ErrInvalidArgument
+	// ErrClosed is wrapped by the error of a call made on a closed client.
+	ErrClosed = zkrecipes.ErrClosed
 	// ErrTakenOver wraps ErrLost: another holder took the TTL lease over
 	// (Resume), so this Lease no longer holds it. It is the loss of the
 	// earlier holder, and the error of a Resume that lost the race for the

@@ -25,4 +25,7 @@ var (
 	// ErrInvalidArgument is returned for no parts, a nil part, two parts on
 	// one path, or a bad owner, before anything is sent to the server.
 	ErrInvalidArgument = zkrecipes.ErrInvalidArgument
+	// ErrClosed is wrapped by the error of a call made on a closed client,
+	// or waiting when the client was closed.
+	ErrClosed = zkrecipes.ErrClosed
 )

@@ -32,6 +32,9 @@ var (
 	// ErrInvalidArgument is returned for a nil client, a bad path, owner or
 	// option, before anything is sent to the server.
 	ErrInvalidArgument = zkrecipes.ErrInvalidArgument
+	// ErrClosed is wrapped by the error of a call made on a closed client,
+	// or waiting when the client was closed.
+	ErrClosed = zkrecipes.ErrClosed
 	// ErrNodeMissing is wrapped by the error of an acquire whose lock node
 	// was deleted while it waited, once the client's retry policy allows
 	// no more queueing again (lockdriver.ErrNodeMissing).

@@ -30,6 +30,9 @@ var (
 	// ErrInvalidArgument is returned for a nil client, a bad path, owner,
 	// timeout or option, before anything is sent to the server.
 	ErrInvalidArgument = zkrecipes.ErrInvalidArgument
+	// ErrClosed is wrapped by the error of a call made on a closed client,
+	// or waiting when the client was closed.
+	ErrClosed = zkrecipes.ErrClosed
 	// ErrUpgrade is returned at once, with nothing sent to the server, when
 	// an owner that holds the read lock (and not the write lock) asks for
 	// the write lock. It could never get it: its own read node is in the

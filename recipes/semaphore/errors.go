@@ -27,6 +27,9 @@ var (
 	// a maximum below 1, a lease count below 1 or above a fixed maximum, or
 	// a bad option, before anything is sent to the server.
 	ErrInvalidArgument = zkrecipes.ErrInvalidArgument
+	// ErrClosed is wrapped by the error of a call made on a closed client,
+	// or waiting when the client was closed.
+	ErrClosed = zkrecipes.ErrClosed
 	// ErrMalformedCount is wrapped by the error of a counted acquire whose
 	// count node does not hold a 4-byte count.
 	ErrMalformedCount = sharedcount.ErrMalformedCount

@@ -6,8 +6,8 @@ import (
 	"github.com/zkrecipes/zkrecipes"
 )
 
-// Sentinel errors. ErrInvalidArgument and ErrOutcomeUnknown are the zkrecipes package's, so that
-// errors.Is works with the same name across the recipes.
+// Sentinel errors. All but ErrMalformedCount are the zkrecipes package's,
+// so that errors.Is works with the same name across the recipes.
 var (
 	// ErrMalformedCount is returned when the count node's data is not a
 	// 4-byte big-endian integer: it was not written as a shared count.
@@ -19,4 +19,7 @@ var (
 	// the client cannot tell whether the server applied it: read the count
 	// to decide what to do next.
 	ErrOutcomeUnknown = zkrecipes.ErrOutcomeUnknown
+	// ErrClosed is wrapped by the error of a call made on a closed client,
+	// and ends a Watch whose client was closed.
+	ErrClosed = zkrecipes.ErrClosed
 )

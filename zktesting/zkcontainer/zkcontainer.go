@@ -38,6 +38,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/wait"
 
+	"github.com/zkrecipes/zkrecipes"
 	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
@@ -52,8 +53,9 @@ const readyLine = "Using checkIntervalMs="
 // startTimeout bounds a start when ctx has no deadline.
 const startTimeout = 2 * time.Minute
 
-// ErrClosed reports a call on a server after Close.
-var ErrClosed = errors.New("zkcontainer: closed")
+// ErrClosed reports a call on a server after Close. It is the library's
+// shared sentinel, zkrecipes.ErrClosed, as zktesting's is.
+var ErrClosed = zkrecipes.ErrClosed
 
 // Option configures Start and New.
 type Option func(*options)
@@ -156,7 +158,7 @@ func (s *Server) Stop(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return ErrClosed
+		return fmt.Errorf("zkcontainer: stop: %w", ErrClosed)
 	}
 	if err := s.c.Stop(ctx, nil); err != nil {
 		return fmt.Errorf("zkcontainer: stop: %w", err)
@@ -171,7 +173,7 @@ func (s *Server) Restart(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return ErrClosed
+		return fmt.Errorf("zkcontainer: restart: %w", ErrClosed)
 	}
 	if err := s.c.Stop(ctx, nil); err != nil {
 		return fmt.Errorf("zkcontainer: stop: %w", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zkrecipes/zkrecipes"
 	"github.com/zkrecipes/zkrecipes/zktesting"
 	"github.com/zkrecipes/zkrecipes/zktesting/zkcontainer"
 )
@@ -65,7 +66,9 @@ func TestNew_ServesOnLoopbackAndRestartKeepsSessions(t *testing.T) {
 	assert.True(t, ok)
 
 	require.NoError(t, s.Close())
-	assert.ErrorIs(t, s.Restart(ctx), zkcontainer.ErrClosed)
+	err = s.Restart(ctx)
+	assert.ErrorIs(t, err, zkcontainer.ErrClosed)
+	assert.ErrorIs(t, err, zkrecipes.ErrClosed, "the library's one ErrClosed")
 }
 
 // stateLog keeps a connection's session states, all of them, in order,
