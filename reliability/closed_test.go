@@ -93,6 +93,15 @@ func closedCases(t *testing.T, c *framework.Client, root string) []closedCase {
 	require.NoError(t, runningCache.AwaitInitialized(ctx))
 	d, err := discovery.New[map[string]any](c, root+"/services")
 	require.NoError(t, err)
+	provider, err := d.Provider("api")
+	require.NoError(t, err)
+	reg, err := d.Register(ctx, discovery.Instance[map[string]any]{Name: "api", ID: "one"})
+	require.NoError(t, err)
+	require.NoError(t, provider.Start(context.Background()))
+	require.NoError(t, provider.AwaitInitialized(ctx))
+	_, err = provider.Instance()
+	require.NoError(t, err, "the provider has an instance before the close")
+	t.Cleanup(func() { _ = reg.Unregister(context.Background()) })
 
 	return []closedCase{
 		{"mutex.Mutex.Acquire", func() error { return errOf(m.Acquire(ctx)) }, mutex.ErrClosed},
@@ -136,13 +145,14 @@ func closedCases(t *testing.T, c *framework.Client, root string) []closedCase {
 			return runningCache.Err()
 		}, cache.ErrClosed},
 		{"discovery.Discovery.Instances", func() error { return errOf(d.Instances(ctx, "api")) }, discovery.ErrClosed},
+		{"discovery.Provider.Instance", func() error { return errOf(provider.Instance()) }, discovery.ErrClosed},
 		{"framework.Client.Create", func() error { return errOf(c.Create(ctx, root+"/x", nil, framework.Persistent)) }, framework.ErrClosed},
 	}
 }
 
 // After the client's Close, every recipe's call fails with an error that
 // matches the library's ErrClosed and the recipe's own name for it, and
-// says so in words.
+// says so in words (a provider says closed, not "no instance").
 func TestClosed_EveryRecipeSaysClosedAfterTheClientsClose(t *testing.T) {
 	c := zktest.Connect(t, zktest.Servers(t))
 	cases := closedCases(t, c, zktest.UniquePath(t))
@@ -158,9 +168,36 @@ func TestClosed_EveryRecipeSaysClosedAfterTheClientsClose(t *testing.T) {
 				t.Logf("%s: %v", tc.name, err)
 				assert.ErrorIs(t, err, zkrecipes.ErrClosed)
 				assert.ErrorIs(t, err, tc.own)
+				assert.NotErrorIs(t, err, discovery.ErrNoInstance)
 			case <-time.After(10 * time.Second):
 				t.Fatal("the call after Close did not return")
 			}
 		})
+	}
+}
+
+// A provider closed itself says so, started or not, rather than "no
+// instance" or an instance it can no longer vouch for.
+func TestClosed_AProviderAfterItsCloseSaysClosed(t *testing.T) {
+	c := zktest.Connect(t, zktest.Servers(t))
+	ctx := zktest.Context(t)
+	d, err := discovery.New[map[string]any](c, zktest.UniquePath(t))
+	require.NoError(t, err)
+	reg, err := d.Register(ctx, discovery.Instance[map[string]any]{Name: "api", ID: "one"})
+	require.NoError(t, err)
+	defer func() { assert.NoError(t, reg.Unregister(ctx)) }()
+	for _, started := range []bool{true, false} {
+		p, err := d.Provider("api")
+		require.NoError(t, err)
+		if started {
+			require.NoError(t, p.Start(ctx))
+			require.NoError(t, p.AwaitInitialized(ctx))
+			_, err = p.Instance()
+			require.NoError(t, err)
+		}
+		require.NoError(t, p.Close(ctx))
+		_, err = p.Instance()
+		assert.ErrorIs(t, err, discovery.ErrClosed, "started: %v", started)
+		assert.NotErrorIs(t, err, discovery.ErrNoInstance, "started: %v", started)
 	}
 }

@@ -18,6 +18,8 @@ var (
 	// ErrInvalidArgument is returned for a bad option, a bad uri spec, or
 	// an instance that Curator could not read (a port outside Java's int).
 	ErrInvalidArgument = zkrecipes.ErrInvalidArgument
-	// ErrClosed is wrapped by the error of a call made on a closed client.
+	// ErrClosed is wrapped by the error of a call made on a closed client,
+	// and returned by a Provider or ServiceCache after its Close or its
+	// client's.
 	ErrClosed = zkrecipes.ErrClosed
 )

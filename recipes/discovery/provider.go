@@ -100,8 +100,14 @@ func (d *Discovery[T]) Provider(name string, opts ...ProviderOption) (*Provider[
 
 // Instance returns an instance that is up, picked by the strategy; an
 // error wrapping ErrNoInstance when there is none. It reads the cache's
-// current instances in place: no request, no copy.
+// current instances in place: no request, no copy. Once the provider no
+// longer follows the service, it says why rather than pick from what it
+// saw last: an error wrapping ErrClosed after the provider's Close or its
+// client's, else the error of the ctx its Start was given.
 func (p *Provider[T]) Instance() (Instance[T], error) {
+	if err := p.stopped(); err != nil {
+		return Instance[T]{}, fmt.Errorf("discovery provider %s: %w", p.name, err)
+	}
 	all := *p.sorted.Load()
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes/cache"
 	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 )
@@ -17,7 +18,9 @@ import (
 // with Discovery.Cache.
 type ServiceCache[T any] struct {
 	name      string
+	client    *framework.Client
 	cache     *cache.Cache
+	closed    atomic.Bool // Close was called
 	codec     *Codec[T]
 	listeners recipe.Listeners[struct{}]
 
@@ -32,7 +35,7 @@ func (d *Discovery[T]) Cache(name string) (*ServiceCache[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := &ServiceCache[T]{name: name, cache: c, codec: d.codec, byID: make(map[string]Instance[T])}
+	sc := &ServiceCache[T]{name: name, client: d.client, cache: c, codec: d.codec, byID: make(map[string]Instance[T])}
 	sc.sorted.Store(&[]Instance[T]{})
 	c.AddListener(sc.hear)
 	return sc, nil
@@ -80,7 +83,28 @@ func (sc *ServiceCache[T]) AwaitInitialized(ctx context.Context) error {
 }
 
 // Close stops the cache.
-func (sc *ServiceCache[T]) Close(ctx context.Context) error { return sc.cache.Close(ctx) }
+func (sc *ServiceCache[T]) Close(ctx context.Context) error {
+	sc.closed.Store(true)
+	return sc.cache.Close(ctx)
+}
+
+// stopped returns why the cache no longer follows the service, nil while
+// it does or is yet to start: ErrClosed after its Close or its client's
+// (at once, before the cache has seen it), else why the cache stopped.
+func (sc *ServiceCache[T]) stopped() error {
+	if sc.closed.Load() || sc.client.IsClosed() {
+		return ErrClosed
+	}
+	select {
+	case <-sc.cache.Done():
+		if err := sc.cache.Err(); err != nil {
+			return err
+		}
+		return ErrClosed
+	default:
+		return nil
+	}
+}
 
 // Instances returns the service's instances, sorted by id: no request.
 func (sc *ServiceCache[T]) Instances() []Instance[T] {
