@@ -3,7 +3,6 @@ package node
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -118,7 +117,7 @@ func (n *Node) failed(err error) bool {
 		return false
 	}
 	if errors.Is(err, framework.ErrClosed) {
-		n.life.Stopped(fmt.Errorf("%w: %w", ErrClosed, err))
+		n.life.Stopped(err) // wraps ErrClosed, the one value every package re-exports
 		n.quit = true
 		return false
 	}
