@@ -102,6 +102,12 @@ func closedCases(t *testing.T, c *framework.Client, root string) []closedCase {
 	_, err = provider.Instance()
 	require.NoError(t, err, "the provider has an instance before the close")
 	t.Cleanup(func() { _ = reg.Unregister(context.Background()) })
+	kept, err := node.New(c, root+"/kept", framework.Ephemeral, nil)
+	require.NoError(t, err)
+	require.NoError(t, kept.Start(context.Background()))
+	require.NoError(t, kept.AwaitCreated(ctx))
+	fresh, err := node.New(c, root+"/fresh", framework.Persistent, nil)
+	require.NoError(t, err)
 
 	return []closedCase{
 		{"mutex.Mutex.Acquire", func() error { return errOf(m.Acquire(ctx)) }, mutex.ErrClosed},
@@ -144,6 +150,19 @@ func closedCases(t *testing.T, c *framework.Client, root string) []closedCase {
 			<-runningCache.Done()
 			return runningCache.Err()
 		}, cache.ErrClosed},
+		{"node.Node.Start, then AwaitCreated", func() error {
+			if err := fresh.Start(context.Background()); err != nil {
+				return err
+			}
+			return fresh.AwaitCreated(ctx)
+		}, node.ErrClosed},
+		{"node.Node.Err of a node started before", func() error {
+			<-kept.Done()
+			return kept.Err()
+		}, node.ErrClosed},
+		{"discovery.Discovery.Register", func() error {
+			return errOf(d.Register(ctx, discovery.Instance[map[string]any]{Name: "api", ID: "two"}))
+		}, discovery.ErrClosed},
 		{"discovery.Discovery.Instances", func() error { return errOf(d.Instances(ctx, "api")) }, discovery.ErrClosed},
 		{"discovery.Provider.Instance", func() error { return errOf(provider.Instance()) }, discovery.ErrClosed},
 		{"framework.Client.Create", func() error { return errOf(c.Create(ctx, root+"/x", nil, framework.Persistent)) }, framework.ErrClosed},
