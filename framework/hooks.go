@@ -66,6 +66,12 @@ func (h Hooks) Shared(key any, newValue func() any) any {
 	return v
 }
 
+// LoadShared returns the value Shared keeps under key, and whether it
+// keeps one; it makes none. A recipe that only joins state made elsewhere
+// (a waiter that follows a watch if one is set) looks it up with it, so
+// that a key it never needs costs the client nothing.
+func (h Hooks) LoadShared(key any) (any, bool) { return h.c.shared.Load(key) }
+
 // Forget drops the value Shared keeps under key, if it is v: a later
 // Shared makes a new one. A caller that still has v may go on using it
 // alone.

@@ -33,3 +33,22 @@ func TestHooksShared_OneValuePerKeyUntilForgotten(t *testing.T) {
 	assert.NotSame(t, again, connect(t, zktest.Servers(t)).Hooks().Shared(sharedKey{"/a"}, newValue),
 		"another client keeps its own")
 }
+
+// LoadShared finds what Shared keeps, and makes nothing for a key with no
+// value.
+func TestHooksLoadShared_FindsWhatIsKeptAndMakesNothing(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	h := c.Hooks()
+	_, ok := h.LoadShared(sharedKey{"/a"})
+	require.False(t, ok)
+	_, ok = h.LoadShared(sharedKey{"/a"})
+	assert.False(t, ok, "the first look made nothing")
+
+	kept := h.Shared(sharedKey{"/a"}, func() any { return &struct{ n int }{1} })
+	v, ok := h.LoadShared(sharedKey{"/a"})
+	require.True(t, ok)
+	assert.Same(t, kept, v)
+	h.Forget(sharedKey{"/a"}, kept)
+	_, ok = h.LoadShared(sharedKey{"/a"})
+	assert.False(t, ok, "forgotten")
+}
