@@ -211,3 +211,23 @@ func TestDirWatch_ALongQueueEndsIt(t *testing.T) {
 		})
 	}
 }
+
+// A lock taken and given back with nobody else on it keeps nothing in its
+// client: a directory watch is made only for a queue that is waited in,
+// so that a process that locks many paths once each (ten thousand idle
+// holds, one per path) keeps nothing per path but its holds.
+func TestDirWatch_AFreeLockKeepsNoneInTheClient(t *testing.T) {
+	c := zktest.Connect(t, zktest.Servers(t))
+	path := zktest.UniquePath(t)
+	ctx := zktest.Context(t)
+	m, err := New(c, path)
+	require.NoError(t, err)
+
+	h, err := m.Acquire(ctx)
+	require.NoError(t, err)
+	_, kept := c.Hooks().LoadShared(dirWatchKey{path})
+	assert.False(t, kept, "while held")
+	require.NoError(t, h.Release(ctx))
+	_, kept = c.Hooks().LoadShared(dirWatchKey{path})
+	assert.False(t, kept, "once released")
+}

@@ -67,7 +67,7 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver lockd
 	return &Mutex{
 		client: client,
 		engine: engine{client: client, dir: path, lockName: lockName, driver: driver, data: data, place: o.place, prefix: zkpath.Join(path, lockName),
-			watchKey: dirWatchKey{path}, newWatch: func() any { return newDirWatch(client, path) }, watchOwn: !o.orderOnly},
+			watchOwn: !o.orderOnly},
 		opts: o,
 		kind: holdwatch.Kind{
 			Client: client, Policy: o.policy, MaxHold: o.maxHold,
