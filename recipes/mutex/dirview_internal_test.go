@@ -231,3 +231,36 @@ func TestDirWatch_AFreeLockKeepsNoneInTheClient(t *testing.T) {
 	_, kept = c.Hooks().LoadShared(dirWatchKey{path})
 	assert.False(t, kept, "once released")
 }
+
+// Nor does a lock waited in on a server without addWatch (before
+// ZooKeeper 3.6), where the waiter's try to set the directory watch fails
+// and it waits on one-shot watches.
+func TestDirWatch_AnOldServerKeepsNoneInTheClient(t *testing.T) {
+	servers := zktest.Servers(t)
+	proxy := zktest.NewProxy(t, servers)
+	proxy.MakeOld()
+	c := zktest.Connect(t, proxy.Addr())
+	path := zktest.UniquePath(t)
+	ctx := zktest.Context(t)
+	ours, err := New(c, path)
+	require.NoError(t, err)
+	theirs, err := New(zktest.Connect(t, servers), path)
+	require.NoError(t, err)
+
+	h, err := theirs.Acquire(ctx)
+	require.NoError(t, err)
+	waited := make(chan error, 1)
+	go func() {
+		h, err := ours.Acquire(ctx)
+		if err == nil {
+			err = h.Release(ctx)
+		}
+		waited <- err
+	}()
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpGetData) >= 1 }, 10*time.Second, 5*time.Millisecond,
+		"the waiter waits on one-shot watches")
+	require.NoError(t, h.Release(ctx))
+	require.NoError(t, <-waited)
+	_, kept := c.Hooks().LoadShared(dirWatchKey{path})
+	assert.False(t, kept)
+}

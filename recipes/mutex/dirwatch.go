@@ -95,6 +95,7 @@ func (d *dirWatch) set(ctx context.Context) (*dirSub, error) {
 	// them before the replies that follow them.
 	w, err := d.client.Hooks().WatchFunc(ctx, d.dir, framework.WatchRecursive, d.deliver, func(error) { d.ended() })
 	if err != nil {
+		d.forgetUnset()
 		return nil, err
 	}
 	d.mu.Lock()
@@ -110,6 +111,18 @@ func (d *dirWatch) set(ctx context.Context) (*dirSub, error) {
 		d.ended() // before it was ours: ended found no watch to end
 	}
 	return d.join(), nil
+}
+
+// forgetUnset drops d from the client if it has no watch, as on a server
+// without addWatch: else every path a waiter waited on there would keep
+// one. A caller that has d still may set its watch; d is then its alone.
+func (d *dirWatch) forgetUnset() {
+	d.mu.Lock()
+	unset := d.w == nil
+	d.mu.Unlock()
+	if unset {
+		d.client.Hooks().Forget(dirWatchKey{d.dir}, d)
+	}
 }
 
 // join returns a subscription if the watch is set already, else nil.
