@@ -84,16 +84,19 @@ type Watch struct {
 	cfg     Config
 	lost    chan struct{} // closed on loss; made by the first Lost (guarded by mu)
 	armOnce sync.Once
-	reg     framework.HoldRegistration
-
-	mu       sync.Mutex // guards err, finished, deadline, timer and armed
-	err      error
+	// The flags are guarded by mu, and kept next to armOnce, whose 12
+	// bytes they fill up to a word: an idle hold costs memory only, and
+	// spread out they would cost it 16 bytes of padding.
 	ended    bool // lost: Lost's channel is closed, or made closed
 	finished bool
+	armed    bool // the node is watched: a change sets the watch again
+	covered  bool // by a recipe's persistent watch: a change needs no new watch
+	reg      framework.HoldRegistration
+
+	mu       sync.Mutex // guards err, the flags, deadline and timer
+	err      error
 	deadline time.Time     // with MaxHold: the end of the hold unless renewed
 	timer    *time.Timer   // with MaxHold
-	armed    bool          // the node is watched: a change sets the watch again
-	covered  bool          // by a recipe's persistent watch: a change needs no new watch
 	since    time.Duration // when the hold began, after Kind.Origin; only for the client's observer
 }
 
