@@ -191,5 +191,11 @@ func (pc *protectedCreate) check(conn *zk.Conn, session *Session, path string) (
 
 func (pc *protectedCreate) node(serverPath string, session *Session) Node {
 	p := pc.c.clientPath(serverPath)
-	return Node{Path: p, Name: zkpath.Base(p), ProtectionID: pc.id, Session: session}
+	name, id := zkpath.Base(p), pc.id
+	if inName, ok := zkpath.ProtectionID(name); ok && inName == id {
+		// The copy in the name: a node kept for a hold then keeps one
+		// string, not two (48 bytes fewer per idle hold).
+		id = inName
+	}
+	return Node{Path: p, Name: name, ProtectionID: id, Session: session}
 }
