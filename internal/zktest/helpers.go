@@ -67,15 +67,28 @@ func sanitize(name string) string {
 // of its servers are summed, since a client talks to one at a time.
 func PacketsReceived(t testing.TB, addr string) int64 {
 	t.Helper()
+	received, _ := ServerPackets(t, addr)
+	return received
+}
+
+// ServerPackets returns the counts of packets the servers at addr have
+// received from clients and sent to them (mntr zk_packets_received and
+// zk_packets_sent), read at one moment. Every request is answered once,
+// so what is sent beyond what is received is watch notifications, to
+// count what a recipe's watches cost. The mntr itself counts as one
+// packet received.
+func ServerPackets(t testing.TB, addr string) (received, sent int64) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	var total int64
 	for _, server := range strings.Split(addr, ",") {
 		stats, err := zktesting.Mntr(ctx, server)
 		require.NoError(t, err)
-		n, err := strconv.ParseInt(stats["zk_packets_received"], 10, 64)
-		require.NoError(t, err, "zktest: zk_packets_received of %s", server)
-		total += n
+		for key, total := range map[string]*int64{"zk_packets_received": &received, "zk_packets_sent": &sent} {
+			n, err := strconv.ParseInt(stats[key], 10, 64)
+			require.NoError(t, err, "zktest: %s of %s", key, server)
+			*total += n
+		}
 	}
-	return total
+	return received, sent
 }
