@@ -153,6 +153,14 @@ type listing struct {
 // not be: a Resume may write the node a waiter waits behind. With several
 // leases, holds that overlap need no order, and those that ended before
 // the read are below it as above.
+//
+// The room is read, not kept from the events of a watch of the leases
+// directory: a notification carries no zxid (ZooKeeper 3.8 sends -1), so
+// a count kept from events proves no grant by itself. It would take the
+// zxid of a write sent after the event that showed room, which the
+// server orders after the deletion that made it: the guard's release as
+// a transaction with a write of the leases directory would give one (the
+// write's Mzxid, with the count in its stat).
 func (s *Semaphore) waitForRoom(ctx context.Context, nodes []framework.Node, seen listing, once bool) (int64, error) {
 	if seen.count != unknownCount {
 		max, _, err := s.maximum(ctx)
