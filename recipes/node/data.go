@@ -145,6 +145,9 @@ func (n *Node) catchUp(ctx context.Context) bool {
 
 // takeTurn waits for the turn to write the node's data, or for ctx.
 func (n *Node) takeTurn(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err // a free turn must not win the select: an ended call sets nothing
+	}
 	select {
 	case n.turn <- struct{}{}:
 		return nil
