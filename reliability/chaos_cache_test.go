@@ -42,7 +42,10 @@ func startChaosCaches(t *testing.T, root string, clients []*framework.Client) *c
 // judge waits for each cache to agree with the server's tree, read by the
 // observer, records what it did not agree on, and closes the caches.
 func (cs *chaosCaches) judge(t *testing.T, observer *framework.Client, root string, report *chaos.Report) {
-	report.Caches = map[string]int{"checked": len(cs.caches)}
+	if report.Caches == nil {
+		report.Caches = map[string]int{}
+	}
+	report.Caches["checked"] = len(cs.caches)
 	for i, cc := range cs.caches {
 		var last []cachetest.Divergence
 		deadline := time.Now().Add(settleTimeout)
@@ -50,6 +53,9 @@ func (cs *chaosCaches) judge(t *testing.T, observer *framework.Client, root stri
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			var err error
 			last, err = cachetest.Compare(ctx, observer, root, -1, true, cc.Entries())
+			if err == nil && len(last) == 0 { // and so must its events, replayed
+				last, err = cachetest.Compare(ctx, observer, root, -1, true, replayed(cs.seqs[i]))
+			}
 			cancel()
 			if err == nil && len(last) == 0 || time.Now().After(deadline) {
 				break

@@ -88,6 +88,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	workers := goWorkers(t, root, clients, ledger, stats, seed)
 	caches := startChaosCaches(t, root, clients)
 	registry := startChaosRegistry(t, root, clients, observer)
+	nodeView := startChaosNodeView(t, root, clients[0], clients[1], seed)
 	edges := goEdges(t, root, clients, ledger, stats, seed)
 	curatorWorkers := []*chaos.Worker{
 		{Recipe: "mutex", Locker: chaos.CuratorMutex{Peer: curator, Handle: "chaos-mutex", Path: root + "/mutex", Observer: observer}},
@@ -125,6 +126,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 		return true
 	}, settleTimeout, 50*time.Millisecond, "every client reconnects once the faults are over")
 	registry.judge(t, observer, report)
+	nodeView.judge(t, observer, report)
 	report.Orphans = append(report.Orphans, waitNoOrphans(t, observer, root)...)
 	caches.judge(t, observer, root, report)
 	for i, l := range logs {
@@ -221,6 +223,9 @@ func judge(t *testing.T, report *chaos.Report, root string) {
 		assert.Positive(t, report.Acquisitions[r], "acquisitions of %s", r)
 	}
 	assert.Positive(t, report.Jobs["applied"], "guarded jobs enqueued")
+	for _, k := range []string{"nodeview_workers_made", "nodeview_dir_deleted", "nodeview_oneshot_reads"} {
+		assert.Positive(t, report.Caches[k], "node view: %s", k)
+	}
 	// A round of every kind lasts over a minute (five of them outlast the
 	// session timeout): a shorter run need not finish one.
 	if d, err := time.ParseDuration(report.Duration); err == nil && d >= chaos.MinBiteRun {
