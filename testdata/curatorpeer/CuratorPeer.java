@@ -28,6 +28,7 @@ import org.apache.curator.framework.recipes.barriers.*;
 import org.apache.curator.framework.recipes.cache.*;
 import org.apache.curator.framework.recipes.leader.*;
 import org.apache.curator.framework.recipes.locks.*;
+import org.apache.curator.framework.recipes.queue.*;
 import org.apache.curator.framework.recipes.shared.SharedCount;
 import org.apache.curator.framework.recipes.shared.VersionedValue;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -68,6 +69,7 @@ public class CuratorPeer {
     CuratorPeer(CuratorFramework client, PrintStream out) {
         this.client = client;
         this.out = out;
+        queueVerbs();
         verbs.put("mutex-acquire", this::mutexAcquire);
         verbs.put("mutex-release", a -> { handle(mutexes, a[0]).lock().release(); return ""; });
         verbs.put("mutex-participants", a -> json(new InterProcessMutex(client, a[0]).getParticipantNodes()));
@@ -480,6 +482,126 @@ public class CuratorPeer {
             return json(out);
         }
     }
+
+    // ---- Queues: DistributedQueue and its priority, delay and id kinds, SimpleDistributedQueue. ----
+    // Items are UTF-8 strings. A lock path of "-" means none. A consumer handle records what it took,
+    // in order; a gated one waits in consumeMessage for a queue-release permit per item.
+    record QueueHandle(QueueBase<String> queue, List<String> taken, Semaphore gate) {}
+    final Map<String, QueueHandle> queues = new ConcurrentHashMap<>();
+
+    static final QueueSerializer<String> QUEUE_STRINGS = new QueueSerializer<String>() {
+        @Override public byte[] serialize(String s) { return s.getBytes(StandardCharsets.UTF_8); }
+        @Override public String deserialize(byte[] b) { return new String(b, StandardCharsets.UTF_8); }
+    };
+
+    void queueVerbs() {
+        verbs.put("queue-put", this::queuePut);
+        verbs.put("queue-consume", this::queueConsume);
+        verbs.put("queue-taken", this::queueTaken);
+        verbs.put("queue-release", a -> { handle(queues, a[0]).gate().release(Integer.parseInt(a[1])); return ""; });
+        verbs.put("queue-close", a -> { queues.remove(a[0]).queue().close(); return ""; });
+        verbs.put("queue-remove", a -> {
+            try (DistributedIdQueue<String> q = queueBuilder(null, a[0], a[1]).buildIdQueue()) {
+                q.start();
+                return Integer.toString(q.remove(a[2]));
+            }
+        });
+        verbs.put("simple-offer", a -> { new SimpleDistributedQueue(client, a[0]).offer(a[1].getBytes(StandardCharsets.UTF_8)); return ""; });
+        verbs.put("simple-poll", a -> simpleItem(new SimpleDistributedQueue(client, a[0]).poll(Long.parseLong(a[1]), TimeUnit.MILLISECONDS)));
+        verbs.put("simple-peek", a -> simpleItem(new SimpleDistributedQueue(client, a[0]).peek()));
+    }
+
+    static String simpleItem(byte[] b) { return b == null ? "empty" : "item " + new String(b, StandardCharsets.UTF_8); }
+
+    QueueBuilder<String> queueBuilder(QueueConsumer<String> consumer, String path, String lockPath) {
+        QueueBuilder<String> b = QueueBuilder.builder(client, consumer, QUEUE_STRINGS, path).putInBackground(false);
+        return lockPath.equals("-") ? b : b.lockPath(lockPath);
+    }
+
+    static <T> MultiItem<T> multiItem(List<T> items) {
+        Iterator<T> it = items.iterator();
+        return () -> it.hasNext() ? it.next() : null;
+    }
+
+    // a: path, lockPath, kind (queue, priority, delay or id), arg (the priority, the epoch in ms, the id;
+    // "-" for queue), items. Several items go in one node (putMulti), but for an id queue, which has none.
+    String queuePut(String[] a) throws Exception {
+        List<String> items = Arrays.asList(Arrays.copyOfRange(a, 4, a.length));
+        if (items.isEmpty()) throw new IllegalArgumentException("queue-put needs items");
+        QueueBuilder<String> b = queueBuilder(null, a[0], a[1]);
+        String arg = a[3];
+        switch (a[2]) {
+            case "queue":
+                try (DistributedQueue<String> q = b.buildQueue()) {
+                    q.start();
+                    if (items.size() == 1) q.put(items.get(0)); else q.putMulti(multiItem(items));
+                }
+                break;
+            case "priority":
+                try (DistributedPriorityQueue<String> q = b.buildPriorityQueue(1)) {
+                    q.start();
+                    if (items.size() == 1) q.put(items.get(0), Integer.parseInt(arg)); else q.putMulti(multiItem(items), Integer.parseInt(arg));
+                }
+                break;
+            case "delay":
+                try (DistributedDelayQueue<String> q = b.buildDelayQueue()) {
+                    q.start();
+                    if (items.size() == 1) q.put(items.get(0), Long.parseLong(arg)); else q.putMulti(multiItem(items), Long.parseLong(arg));
+                }
+                break;
+            case "id":
+                try (DistributedIdQueue<String> q = b.buildIdQueue()) {
+                    q.start();
+                    for (String item : items) q.put(item, arg);
+                }
+                break;
+            default: throw new IllegalArgumentException("kind must be queue, priority, delay or id, not " + a[2]);
+        }
+        return "";
+    }
+
+    // a: handle, path, lockPath, kind, and "gated" to make each consumeMessage wait for a permit.
+    // A priority queue's consumer refreshes after each item (minItemsBeforeRefresh 1).
+    String queueConsume(String[] a) throws Exception {
+        if (queues.containsKey(a[0])) throw new IllegalStateException("handle " + a[0] + " has a queue");
+        List<String> taken = new ArrayList<>();
+        Semaphore gate = new Semaphore(0);
+        boolean gated = a.length > 4 && a[4].equals("gated");
+        QueueConsumer<String> consumer = new QueueConsumer<String>() {
+            @Override public void consumeMessage(String item) throws Exception {
+                synchronized (taken) { taken.add(item); taken.notifyAll(); }
+                if (gated) gate.acquire();
+            }
+            @Override public void stateChanged(CuratorFramework c, org.apache.curator.framework.state.ConnectionState s) {}
+        };
+        QueueBuilder<String> b = queueBuilder(consumer, a[1], a[2]);
+        QueueBase<String> q;
+        switch (a[3]) {
+            case "queue": q = b.buildQueue(); break;
+            case "priority": q = b.buildPriorityQueue(1); break;
+            case "delay": q = b.buildDelayQueue(); break;
+            case "id": q = b.buildIdQueue(); break;
+            default: throw new IllegalArgumentException("kind must be queue, priority, delay or id, not " + a[3]);
+        }
+        queues.put(a[0], new QueueHandle(q, taken, gate));
+        q.start();
+        return "";
+    }
+
+    // a: handle, n, timeoutMs. Waits until the consumer has taken n items or the time has run out, and
+    // answers every item it has taken, in order.
+    String queueTaken(String[] a) throws Exception {
+        List<String> taken = handle(queues, a[0]).taken();
+        int n = Integer.parseInt(a[1]);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Long.parseLong(a[2]));
+        synchronized (taken) {
+            for (long left; taken.size() < n && (left = deadline - System.nanoTime()) > 0; ) {
+                taken.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+            }
+            return json(new ArrayList<>(taken));
+        }
+    }
+    // ---- end of queues ----
 
     static String json(Collection<String> xs) {
         StringBuilder b = new StringBuilder("[");
