@@ -1,0 +1,198 @@
+package queue_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/queue"
+)
+
+// proxied returns a client whose traffic goes through a fault proxy.
+func proxied(t testing.TB) (*zktest.Proxy, *framework.Client) {
+	t.Helper()
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	return proxy, connect(t, proxy.Addr())
+}
+
+// A put whose answer is lost is applied once and reported applied: the
+// producer's marker tells the retry that the lost run went through.
+func TestQueue_PutWhoseAnswerIsLostIsAppliedOnceWithALockPath(t *testing.T) {
+	proxy, c := proxied(t)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	q := newQueue(t, c, path, queue.WithLockPath(path+"-locks"))
+	require.NoError(t, q.Put(ctx, "first")) // the marker exists: the next multi is a put's
+	proxy.DropNextReply(zktest.OpMulti)
+	require.NoError(t, q.Put(ctx, "second"))
+	assert.Equal(t, 1, proxy.DroppedRepliesOf(zktest.OpMulti))
+	assert.Len(t, items(t, c, path), 2, "no duplicate of the put whose answer was lost")
+}
+
+// Without a lock path there is no marker: the put whose answer is lost
+// says so, and is not repeated.
+func TestQueue_PutWhoseAnswerIsLostWithoutALockPathIsUnknownAndNotRepeated(t *testing.T) {
+	proxy, c := proxied(t)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	q := newQueue(t, c, path)
+	require.NoError(t, q.Put(ctx, "first"))
+	proxy.DropNextReply(zktest.OpMulti)
+	require.ErrorIs(t, q.Put(ctx, "second"), queue.ErrOutcomeUnknown)
+	assert.Len(t, items(t, c, path), 2, "applied once, never twice")
+}
+
+// The lock-safe consumer's closing transaction (delete item and lock)
+// whose answer is lost: the lock node tells that it ran, and the function
+// is not called again.
+func TestConsumer_CommitWhoseAnswerIsLostTakesTheItemOnce(t *testing.T) {
+	proxy, c := proxied(t)
+	direct := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	locks := path + "-locks"
+	producer := newQueue(t, direct, path, queue.WithLockPath(locks))
+	for i := range 3 {
+		require.NoError(t, producer.Put(ctx, fmt.Sprintf("item-%d", i)))
+	}
+	proxy.DropNextReply(zktest.OpMulti)
+	r := &recorder{}
+	cn, err := newQueue(t, c, path, queue.WithLockPath(locks)).NewConsumer(r.consume)
+	require.NoError(t, err)
+	start(t, cn)
+	assert.Equal(t, []string{"item-0", "item-1", "item-2"}, r.waitFor(t, 3))
+	assert.Eventually(t, func() bool { return len(items(t, c, path)) == 0 }, 10*time.Second, 10*time.Millisecond)
+	assert.Equal(t, 1, proxy.DroppedRepliesOf(zktest.OpMulti))
+	require.NoError(t, producer.Close(ctx))
+	assert.Empty(t, children(t, direct, locks), "no lock node left")
+	assert.Equal(t, []string{"item-0", "item-1", "item-2"}, r.got(), "no item twice")
+}
+
+// The create of an item's lock node whose answer is lost: sent again, it
+// finds the node, which is the consumer's own (its session owns it).
+func TestConsumer_LockWhoseAnswerIsLostIsTheConsumersOwn(t *testing.T) {
+	proxy, c := proxied(t)
+	direct := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	locks := path + "-locks"
+	require.NoError(t, newQueue(t, direct, path, queue.WithLockPath(locks)).Put(ctx, "only"))
+	proxy.DropNextCreateReply()
+	r := &recorder{}
+	cn, err := newQueue(t, c, path, queue.WithLockPath(locks)).NewConsumer(r.consume)
+	require.NoError(t, err)
+	start(t, cn)
+	assert.Equal(t, []string{"only"}, r.waitFor(t, 1))
+	assert.Equal(t, 1, proxy.DroppedReplies())
+	assert.Eventually(t, func() bool { return len(items(t, c, path)) == 0 && len(children(t, direct, locks)) <= 1 },
+		10*time.Second, 10*time.Millisecond, "the item and its lock are gone (the producer's marker may stay)")
+}
+
+// effects lists what a transactional consumer's effect made: one node per
+// application, holding the item.
+func effects(t testing.TB, c *framework.Client, dir string) []string {
+	t.Helper()
+	var out []string
+	for _, n := range children(t, c, dir) {
+		data, _, err := c.Get(testContext(t), dir+"/"+n)
+		require.NoError(t, err)
+		out = append(out, string(data))
+	}
+	return out
+}
+
+// A transactional consumer whose transaction's answer is lost applies the
+// item's effect exactly once, with and without a lock path.
+func TestTxConsumer_EffectIsAppliedExactlyOnceWhenTheAnswerIsLost(t *testing.T) {
+	for _, lock := range []bool{true, false} {
+		t.Run(fmt.Sprintf("lock=%v", lock), func(t *testing.T) {
+			proxy, c := proxied(t)
+			direct := connect(t, zktest.Servers(t))
+			ctx := testContext(t)
+			path := zktest.UniquePath(t)
+			var opts []queue.Option
+			if lock {
+				opts = append(opts, queue.WithLockPath(path+"-locks"))
+			}
+			effectDir := path + "-effects"
+			_, err := direct.Create(ctx, effectDir, nil, framework.Persistent, framework.WithParents())
+			require.NoError(t, err)
+			producer := newQueue(t, direct, path, opts...)
+			for i := range 3 {
+				require.NoError(t, producer.Put(ctx, fmt.Sprintf("item-%d", i)))
+			}
+			proxy.DropNextReply(zktest.OpMulti)
+			calls := &recorder{}
+			cn, err := newQueue(t, c, path, opts...).NewTxConsumer(func(ctx context.Context, item string) ([]framework.Op, error) {
+				_ = calls.consume(ctx, item)
+				return []framework.Op{framework.CreateOp(effectDir+"/e-", []byte(item), framework.PersistentSequential)}, nil
+			})
+			require.NoError(t, err)
+			start(t, cn)
+			require.Eventually(t, func() bool { return len(items(t, direct, path)) == 0 }, 20*time.Second, 10*time.Millisecond)
+			assert.Equal(t, 1, proxy.DroppedRepliesOf(zktest.OpMulti))
+			assert.Equal(t, []string{"item-0", "item-1", "item-2"}, effects(t, direct, effectDir), "each effect once")
+		})
+	}
+}
+
+// multiWatcher is an Observer that tells when a transaction's try fails.
+type multiWatcher struct {
+	framework.NoopObserver
+	failed chan error
+}
+
+func (w *multiWatcher) OnRequest(ev framework.RequestEvent) {
+	if ev.Op == "multi" && ev.Err != nil {
+		select {
+		case w.failed <- ev.Err:
+		default:
+		}
+	}
+}
+
+// The lock-safe consumer's closing transaction that never reached the
+// server (the connection went with it): its lock node, still there and
+// the consumer's own, says it did not run, so it is sent again, and the
+// function is not called a second time.
+func TestConsumer_CommitLostOnTheWayIsSentAgainAndTakesTheItemOnce(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	obs := &multiWatcher{failed: make(chan error, 1)}
+	c := connect(t, proxy.Addr(), framework.WithObserver(obs), framework.WithSessionTimeout(4*time.Second))
+	direct := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	locks := path + "-locks"
+	require.NoError(t, newQueue(t, direct, path, queue.WithLockPath(locks)).Put(ctx, "only"))
+	called, release := make(chan struct{}), make(chan struct{})
+	r := &recorder{}
+	cn, err := newQueue(t, c, path, queue.WithLockPath(locks)).NewConsumer(func(ctx context.Context, item string) error {
+		if len(r.got()) == 0 {
+			close(called)
+			<-release
+		}
+		return r.consume(ctx, item)
+	})
+	require.NoError(t, err)
+	start(t, cn)
+	zktest.WaitClosed(t, called, 20*time.Second, "the function called")
+	proxy.Pause() // the closing transaction goes nowhere
+	close(release)
+	select {
+	case err := <-obs.failed:
+		t.Logf("the transaction's try failed: %v", err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("the closing transaction did not fail")
+	}
+	proxy.Resume()
+	assert.Eventually(t, func() bool { return len(items(t, direct, path)) == 0 }, 20*time.Second, 10*time.Millisecond)
+	assert.Eventually(t, func() bool { return len(children(t, direct, locks)) <= 1 }, 10*time.Second, 10*time.Millisecond,
+		"no lock node left (the producer's marker may stay)")
+	assert.Equal(t, []string{"only"}, r.got(), "the function called once")
+}
