@@ -139,3 +139,24 @@ func ExamplePriorityQueue() {
 	// disk full
 	// disk 80%
 }
+
+// A simple queue of bytes, ZooKeeper's own recipe.
+func ExampleSimple() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client, err := framework.Connect(ctx, strings.Split(os.Getenv("ZK_SERVERS"), ","))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer client.Close()
+	q, err := queue.NewSimple(client, "/examples/queue/simple")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_ = q.Offer(ctx, []byte("hello"))
+	data, err := q.Take(ctx)
+	fmt.Println(string(data), err)
+	// Output: hello <nil>
+}

@@ -1,0 +1,192 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
+)
+
+// Simple is Curator's SimpleDistributedQueue, itself the queue of
+// ZooKeeper's own recipes: each item is one node "qn-<sequence>" holding the
+// item's bytes as they are, taken in sequence order. Takers list the
+// directory with a watch and delete the first item they can: at most once.
+// Its directory is a container, as Curator makes it. It is safe for
+// concurrent use.
+type Simple struct {
+	client *framework.Client
+	path   string
+	opts   options
+	what   string
+}
+
+// NewSimple returns the simple queue whose items live under path. Of the
+// options only WithLogger applies; WithLockPath and WithMaxItems are
+// ErrInvalidArgument. It validates and does no I/O.
+func NewSimple(client *framework.Client, path string, opts ...Option) (*Simple, error) {
+	if err := recipe.CheckPath(client, path, ErrInvalidArgument); err != nil {
+		return nil, fmt.Errorf("simple queue %s: %w", path, err)
+	}
+	o, err := recipe.Options(opts, ErrInvalidArgument)
+	if err != nil {
+		return nil, fmt.Errorf("simple queue %s: %w", path, err)
+	}
+	if o.lockPath != "" || o.maxItems != 0 {
+		return nil, fmt.Errorf("simple queue %s: %w: a simple queue takes no lock path and no maximum", path, ErrInvalidArgument)
+	}
+	return &Simple{client: client, path: path, opts: o, what: "simple queue " + path}, nil
+}
+
+// Path returns the queue's directory, as given to NewSimple.
+func (s *Simple) Path() string { return s.path }
+
+// Offer adds data at the end of the queue (Curator's offer). It is one
+// create, sent in a transaction so that it is never repeated: a create
+// whose answer was lost fails with ErrOutcomeUnknown rather than risk a
+// second item. Data too large for one request is ErrInvalidArgument.
+func (s *Simple) Offer(ctx context.Context, data []byte) error {
+	if n := len(s.path) + 1 + len(simplePrefix) + len(data); n > framework.MaxRequestSize {
+		return fmt.Errorf("%s: offer: %w: a node of %d bytes is over the server's limit", s.what, ErrInvalidArgument, n)
+	}
+	op := framework.CreateOp(zkpath.Join(s.path, simplePrefix), data, framework.PersistentSequential)
+	_, err := s.client.Multi(ctx, op)
+	var opErr *framework.MultiOpError
+	if errors.As(err, &opErr) && errors.Is(opErr.Err, zk.ErrNoNode) {
+		if err := s.client.EnsurePath(ctx, s.path); err != nil {
+			return fmt.Errorf("%s: offer: %w", s.what, err)
+		}
+		_, err = s.client.Multi(ctx, op)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: offer: %w", s.what, err)
+	}
+	return nil
+}
+
+// Take removes the item at the head of the queue and returns it, waiting
+// until there is one or ctx ends (Curator's take).
+func (s *Simple) Take(ctx context.Context) ([]byte, error) {
+	return s.poll(ctx, true)
+}
+
+// Poll removes the item at the head of the queue and returns it, waiting
+// at most wait for one; ErrEmpty when none came (Curator's poll, with and
+// without its timeout, and remove). A zero wait looks once.
+func (s *Simple) Poll(ctx context.Context, wait time.Duration) ([]byte, error) {
+	if wait < 0 {
+		return nil, fmt.Errorf("%s: poll: %w: wait %v", s.what, ErrInvalidArgument, wait)
+	}
+	if wait == 0 {
+		return s.poll(ctx, false)
+	}
+	tctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	data, err := s.poll(tctx, true)
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return nil, fmt.Errorf("%s: poll: %w", s.what, ErrEmpty)
+	}
+	return data, err
+}
+
+// Peek returns the item at the head of the queue without removing it;
+// ErrEmpty when there is none (Curator's peek and element).
+func (s *Simple) Peek(ctx context.Context) ([]byte, error) {
+	names, _, err := s.client.Children(ctx, s.path)
+	if recipe.IsNoNode(err) {
+		return nil, fmt.Errorf("%s: peek: %w", s.what, ErrEmpty)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: peek: %w", s.what, err)
+	}
+	for _, name := range s.items(names) {
+		data, _, err := s.client.Get(ctx, zkpath.Join(s.path, name))
+		if recipe.IsNoNode(err) {
+			continue // taken meanwhile: the next
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: peek: %w", s.what, err)
+		}
+		return data, nil
+	}
+	return nil, fmt.Errorf("%s: peek: %w", s.what, ErrEmpty)
+}
+
+// items returns the queue's items in a listing, in order.
+func (s *Simple) items(names []string) []string {
+	items := slices.DeleteFunc(names, func(n string) bool { return !strings.HasPrefix(n, simplePrefix) })
+	slices.Sort(items)
+	return items
+}
+
+// poll takes the first item it can; block waits for one on the
+// directory's watch until ctx ends, else it is ErrEmpty.
+func (s *Simple) poll(ctx context.Context, block bool) ([]byte, error) {
+	for {
+		var names []string
+		var changed <-chan zk.Event
+		var err error
+		if block {
+			names, _, changed, err = s.client.ChildrenW(ctx, s.path)
+		} else {
+			names, _, err = s.client.Children(ctx, s.path)
+		}
+		switch {
+		case recipe.IsNoNode(err) && block:
+			if err := s.client.EnsurePath(ctx, s.path); err != nil {
+				return nil, fmt.Errorf("%s: take: %w", s.what, err)
+			}
+			continue
+		case recipe.IsNoNode(err):
+			return nil, fmt.Errorf("%s: poll: %w", s.what, ErrEmpty)
+		case err != nil:
+			return nil, fmt.Errorf("%s: take: %w", s.what, err)
+		}
+		data, took, err := s.takeFirst(ctx, s.items(names))
+		if took || err != nil {
+			return data, err
+		}
+		if !block {
+			return nil, fmt.Errorf("%s: poll: %w", s.what, ErrEmpty)
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s: take: %w", s.what, ctx.Err())
+		}
+	}
+}
+
+// takeFirst reads and deletes the first of items still there. A delete
+// whose answer was lost cannot tell this taker's delete from another's:
+// it is ErrOutcomeUnknown, and the item is not handed out.
+func (s *Simple) takeFirst(ctx context.Context, items []string) ([]byte, bool, error) {
+	for _, name := range items {
+		p := zkpath.Join(s.path, name)
+		data, stat, err := s.client.Get(ctx, p)
+		if recipe.IsNoNode(err) {
+			continue
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("%s: take: %w", s.what, err)
+		}
+		err = s.client.Delete(ctx, p, stat.Version)
+		switch {
+		case err == nil:
+			return data, true, nil
+		case errors.Is(err, ErrOutcomeUnknown):
+			return nil, false, fmt.Errorf("%s: take %s: %w", s.what, name, err)
+		case recipe.IsNoNode(err), errors.Is(err, zk.ErrBadVersion):
+			continue // another taker's
+		}
+		return nil, false, fmt.Errorf("%s: take: %w", s.what, err)
+	}
+	return nil, false, nil
+}
