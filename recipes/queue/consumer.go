@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/petermattis/goid"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
@@ -42,6 +44,9 @@ type Consumer[T any] struct {
 	// skipped holds the foreign and malformed nodes already logged, of
 	// the last listing: the run loop's alone.
 	skipped map[string]bool
+	// workers holds the ids of the goroutines that take items, so that a
+	// Close from the function does not wait for itself.
+	workers sync.Map
 }
 
 func newConsumer[T any](b base[T], fn Func[T], tx TxFunc[T], opts []ConsumerOption) (*Consumer[T], error) {
@@ -74,7 +79,13 @@ func (cn *Consumer[T]) Start(ctx context.Context) error { return cn.life.Start(c
 // returned nil is still deleted (with its effect, for a transactional
 // consumer); one whose function failed as its ctx ended is left in the
 // queue untouched. It may be called more than once, and from the function.
-func (cn *Consumer[T]) Close(ctx context.Context) error { return cn.life.Close(ctx) }
+func (cn *Consumer[T]) Close(ctx context.Context) error {
+	if _, inFunction := cn.workers.Load(goid.Get()); inFunction {
+		cn.life.Closing() // the loop waits for this function: it cannot wait for the loop
+		return nil
+	}
+	return cn.life.Close(ctx)
+}
 
 // Done returns a channel closed once the consumer has stopped.
 func (cn *Consumer[T]) Done() <-chan struct{} { return cn.life.Done() }
@@ -272,7 +283,9 @@ func (cn *Consumer[T]) batch(ctx context.Context, names []string, changed <-chan
 		next++
 		sent++
 		go func() { // ends when the take does: the client's retry policy bounds it
-			defer func() { <-slots }()
+			id := goid.Get()
+			cn.workers.Store(id, struct{}{})
+			defer func() { cn.workers.Delete(id); <-slots }()
 			results <- cn.take(ctx, name)
 		}()
 	}

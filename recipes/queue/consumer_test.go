@@ -192,6 +192,33 @@ func TestConsumer_CloseDuringTheFunctionLeavesTheItem(t *testing.T) {
 	require.ErrorIs(t, cn.Start(ctx), queue.ErrClosed)
 }
 
+// Close called from the consumer's own function stops the consumer
+// without waiting for that function, and the item is still deleted.
+func TestConsumer_CloseFromTheFunctionDoesNotWaitForItself(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	q := newQueue(t, c, path, queue.WithLockPath(path+"-locks"))
+	require.NoError(t, q.Put(ctx, "last"))
+	closed := make(chan error, 1)
+	var cn *queue.Consumer[string]
+	cn, err := q.NewConsumer(func(ctx context.Context, item string) error {
+		closed <- cn.Close(ctx)
+		return nil
+	})
+	require.NoError(t, err)
+	require.NoError(t, cn.Start(ctx))
+	select {
+	case err := <-closed:
+		require.NoError(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("Close from the function did not return")
+	}
+	zktest.WaitClosed(t, cn.Done(), 10*time.Second, "the consumer stops")
+	assert.Empty(t, items(t, c, path), "the item taken")
+	assert.NoError(t, cn.Err())
+}
+
 // A node that is not in Curator's format is left where it is (and
 // logged), and the items behind it are taken.
 func TestConsumer_MalformedNodeIsLeftInPlace(t *testing.T) {
