@@ -196,3 +196,25 @@ func TestConsumer_CommitLostOnTheWayIsSentAgainAndTakesTheItemOnce(t *testing.T)
 		"no lock node left (the producer's marker may stay)")
 	assert.Equal(t, []string{"only"}, r.got(), "the function called once")
 }
+
+// Without a lock path, a take whose delete's answer is lost cannot tell
+// its delete from another consumer's: the item is dropped, never handed
+// out twice (at most once).
+func TestConsumer_AtMostOnceDropsAnItemWhoseDeleteAnswerIsLost(t *testing.T) {
+	proxy, c := proxied(t)
+	direct := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	producer := newQueue(t, direct, path)
+	require.NoError(t, producer.Put(ctx, "dropped"))
+	require.NoError(t, producer.Put(ctx, "taken"))
+	proxy.DropNextReply(zktest.OpDelete)
+	r := &recorder{}
+	cn, err := newQueue(t, c, path).NewConsumer(r.consume)
+	require.NoError(t, err)
+	start(t, cn)
+	assert.Equal(t, []string{"taken"}, r.waitFor(t, 1))
+	assert.Eventually(t, func() bool { return len(items(t, direct, path)) == 0 }, 10*time.Second, 10*time.Millisecond)
+	assert.Equal(t, 1, proxy.DroppedRepliesOf(zktest.OpDelete))
+	assert.Equal(t, []string{"taken"}, r.got())
+}

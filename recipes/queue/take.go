@@ -56,6 +56,10 @@ func (cn *Consumer[T]) takeFirst(ctx context.Context, name string) outcome {
 	}
 	err := cn.b.c.client.Delete(work, cn.b.c.itemPath(name), version)
 	switch {
+	case errors.Is(err, ErrOutcomeUnknown):
+		// Ours or another consumer's delete: dropped, never handed out twice.
+		cn.b.c.log().Warn("queue item dropped: its delete's answer was lost", "node", cn.b.c.itemPath(name), "err", err)
+		return outcome{name: name, gone: true}
 	case recipe.IsNoNode(err), errors.Is(err, zk.ErrBadVersion):
 		return outcome{name: name, gone: true}
 	case err != nil:
