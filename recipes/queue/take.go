@@ -153,6 +153,10 @@ type commitResult struct {
 // again, which the item's delete keeps from running twice. ctx must not
 // end with the consumer: the client's retry policy bounds the calls.
 func (c *core) commit(ctx context.Context, l *itemLock, head, ops []framework.Op) commitResult {
+	if l != nil {
+		// In another session the lock may be another consumer's now.
+		ctx = framework.BindSession(ctx, l.session)
+	}
 	tx := append(append([]framework.Op(nil), head...), ops...)
 	lost, start := false, time.Now()
 	for attempt := 0; ; attempt++ {
