@@ -197,6 +197,33 @@ func TestConsumer_CommitLostOnTheWayIsSentAgainAndTakesTheItemOnce(t *testing.T)
 	assert.Equal(t, []string{"only"}, r.got(), "the function called once")
 }
 
+// A put while the server cannot be reached ends with its ctx, and is
+// applied once at most when the server is back; a consumer started then
+// closes at once.
+func TestQueue_ServerUnreachableFromTheStart(t *testing.T) {
+	proxy, c := proxied(t)
+	direct := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	q := newQueue(t, c, path, queue.WithLockPath(path+"-locks"))
+	cn, err := q.NewConsumer((&recorder{}).consume)
+	require.NoError(t, err)
+	proxy.Pause()
+	require.NoError(t, cn.Start(ctx))
+	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	err = q.Put(short, "maybe")
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.ErrorIs(t, err, queue.ErrOutcomeUnknown, "on its way: it may still be applied")
+	closing, cancelClose := context.WithTimeout(ctx, 5*time.Second)
+	defer cancelClose()
+	require.NoError(t, cn.Close(closing), "the consumer stops while the server is away")
+	proxy.Resume()
+	require.NoError(t, q.Put(ctx, "sure"))
+	got := items(t, direct, path)
+	assert.True(t, len(got) == 1 || len(got) == 2, "the first put applied once at most: %v", got)
+}
+
 // Without a lock path, a take whose delete's answer is lost cannot tell
 // its delete from another consumer's: the item is dropped, never handed
 // out twice (at most once).
