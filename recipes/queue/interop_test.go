@@ -200,3 +200,83 @@ func TestCurator_IDQueueRemovesByIDBothWays(t *testing.T) {
 	assert.Equal(t, []string{"java-c"}, taken)
 	require.NoError(t, cur.QueueClose(ctx, "ji"))
 }
+
+// A Go consumer leaves alone the item whose lock a Curator consumer holds,
+// and a Curator consumer the one a Go consumer holds: each item is taken by
+// one of them, once.
+func TestCurator_ConsumersHonourEachOthersLocks(t *testing.T) {
+	servers := zktest.Servers(t)
+	cur := zktest.StartCurator(t, servers)
+	c := connect(t, servers)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	locks := path + "-locks"
+	q := newQueue(t, c, path, queue.WithLockPath(locks))
+
+	require.NoError(t, q.Put(ctx, "java-holds"))
+	require.NoError(t, cur.QueueConsume(ctx, "java", zktest.CuratorQueue, path, locks, true))
+	taken, err := cur.QueueTaken(ctx, "java", 1, 20*time.Second)
+	require.NoError(t, err)
+	require.Equal(t, []string{"java-holds"}, taken)
+	require.Len(t, children(t, c, locks), 2, "Curator's lock node, and the producer's marker")
+
+	g := newGate()
+	cn, err := q.NewConsumer(g.consume)
+	require.NoError(t, err)
+	start(t, cn)
+	require.NoError(t, q.Put(ctx, "go-holds"))
+	assert.Equal(t, "go-holds", g.next(t), "Go passes the item Curator holds")
+	require.NoError(t, q.Put(ctx, "third"))
+	require.NoError(t, cur.QueueRelease(ctx, "java", 2))
+	taken, err = cur.QueueTaken(ctx, "java", 2, 20*time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"java-holds", "third"}, taken, "Curator passes the item Go holds")
+	close(g.release)
+	assert.Eventually(t, func() bool { return len(items(t, c, path)) == 0 }, 10*time.Second, 10*time.Millisecond)
+	assert.Equal(t, []string{"go-holds"}, g.got())
+	require.NoError(t, cur.QueueClose(ctx, "java"))
+}
+
+// Go's puts whose answers are lost reach Curator's consumer once each, in
+// order; Curator's lock-safe consumer and a Go one whose closing answers
+// are lost share the rest without a duplicate.
+func TestCurator_LostAnswersMakeNoDuplicates(t *testing.T) {
+	servers := zktest.Servers(t)
+	cur := zktest.StartCurator(t, servers)
+	proxy, c := proxied(t)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	locks := path + "-locks"
+	q := newQueue(t, c, path, queue.WithLockPath(locks))
+	var want []string
+	for i := range 20 {
+		if i%5 == 1 {
+			proxy.DropNextReply(zktest.OpMulti)
+		}
+		want = append(want, fmt.Sprintf("go-%02d", i))
+		require.NoError(t, q.Put(ctx, want[i]))
+	}
+	assert.Equal(t, 4, proxy.DroppedRepliesOf(zktest.OpMulti))
+	require.NoError(t, cur.QueueConsume(ctx, "java", zktest.CuratorQueue, path, locks, false))
+	taken, err := cur.QueueTaken(ctx, "java", len(want), 20*time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, want, taken)
+
+	r := &recorder{}
+	cn, err := q.NewConsumer(r.consume)
+	require.NoError(t, err)
+	start(t, cn)
+	for i := range 3 {
+		proxy.DropNextReply(zktest.OpMulti) // the Go consumer's closing transactions, or puts
+		require.NoError(t, cur.QueuePut(ctx, zktest.CuratorQueue, path, locks, "", fmt.Sprintf("java-%d", i)))
+	}
+	require.Eventually(t, func() bool {
+		java, err := cur.QueueTaken(ctx, "java", 0, 0)
+		return err == nil && len(java)-len(want)+len(r.got()) >= 3
+	}, 20*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(items(t, c, path)) == 0 }, 10*time.Second, 10*time.Millisecond)
+	java, err := cur.QueueTaken(ctx, "java", 0, 0)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"java-0", "java-1", "java-2"}, append(java[len(want):], r.got()...), "each once")
+	require.NoError(t, cur.QueueClose(ctx, "java"))
+}
