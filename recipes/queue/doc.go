@@ -28,11 +28,14 @@
 // the queue once per batch with a one-shot watch, takes the batch's items
 // in the queue's order (WithConcurrency at once), and when there is
 // nothing to take waits on that watch, the next delayed item's time, or the
-// lock of an item another consumer holds. A consumer busy with a batch has
-// no watch set, so a put wakes only the idle ones; consumers that meet in
-// a batch spread out at random, so the cost of one that loses a race is one
-// request. With one consumer the order is the queue's; with several,
-// nobody's (as in Curator).
+// lock of an item another consumer holds. A consumer busy with a batch
+// lists nothing until it is done, however many items come meanwhile (its
+// watch fires once), so listings are per batch, not per item; idle
+// consumers each list once per change, as Curator's do. Consumers that meet
+// in a batch spread out at random after their first collision, which costs
+// the loser one request (a lock create) or two (a read and a delete). With
+// one consumer the order is the queue's; with several, nobody's (as in
+// Curator).
 //
 //   - No lock path (Curator's default): the item is deleted, then its
 //     function called: at most once. A delete whose answer was lost drops
@@ -77,6 +80,16 @@
 // request; there is no background buffer, and WithMaxItems makes a put wait
 // while the queue is full. A consumer holds one listing (the names) and the
 // data of at most WithConcurrency nodes.
+//
+// # Differences from Curator
+//
+// Beyond the transactional mode and the puts that are never repeated: a
+// malformed node is left in place and logged (Curator's consumers log and
+// delete it); an item given back keeps its priority, time or id (Curator's
+// priority and delay queues requeue it as a plain "queue-" item);
+// IDQueue.Remove compares ids as Put writes them; the closing delete of
+// item and lock is one transaction (Curator's are two requests). Bytes
+// after a node's end marker are ignored, as Curator ignores them.
 //
 // Not guaranteed: FIFO across several consumers; a delay measured by any
 // clock but the consumer's wall clock; a put's or a closing transaction's
