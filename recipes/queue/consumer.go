@@ -17,9 +17,11 @@ import (
 
 // Func is a consumer's function, Curator's QueueConsumer.consumeMessage:
 // called with each item taken, one node's items in order. ctx ends when
-// the consumer is closed. In the lock-safe mode an error gives the item
-// back (see ErrorMode); without a lock path the item is gone already, and
-// an error is only logged.
+// the consumer is closed and, with a lock path, when the session of the
+// item's lock is lost (another consumer may be taking the item then). In
+// the lock-safe mode an error gives the item back (see ErrorMode), unless
+// ctx has ended: the item is then left as it was; without a lock path the
+// item is gone already, and an error is only logged.
 type Func[T any] func(ctx context.Context, item T) error
 
 // TxFunc is a transactional consumer's function: it returns the

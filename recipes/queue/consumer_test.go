@@ -566,3 +566,41 @@ func TestQueue_PutAfterTheSessionEndedMakesANewMarker(t *testing.T) {
 	assert.Equal(t, c.Session().ID(), stat.EphemeralOwner)
 	assert.NotErrorIs(t, err, zk.ErrNoNode)
 }
+
+// In the lock-safe mode the function's ctx ends when the session of the
+// item's lock is lost, and the item goes to another consumer.
+func TestConsumer_FunctionsCtxEndsWhenItsLockIsLost(t *testing.T) {
+	servers := zktest.Servers(t)
+	proxy := zktest.NewProxy(t, servers)
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
+	direct := connect(t, servers)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	locks := path + "-locks"
+	require.NoError(t, newQueue(t, direct, path, queue.WithLockPath(locks)).Put(ctx, "work"))
+	g := newGate()
+	ended := make(chan error, 1)
+	cn, err := newQueue(t, c, path, queue.WithLockPath(locks)).NewConsumer(func(ctx context.Context, item string) error {
+		err := g.consume(ctx, item)
+		ended <- err
+		return err
+	})
+	require.NoError(t, err)
+	start(t, cn)
+	g.next(t)
+	session := c.Session()
+	proxy.Pause()
+	zktest.WaitClosed(t, session.Lost(), 30*time.Second, "the session lost")
+	select {
+	case err := <-ended:
+		require.ErrorIs(t, err, context.Canceled)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the function's ctx did not end with the lock's session")
+	}
+	other := &recorder{}
+	cn2, err := newQueue(t, direct, path, queue.WithLockPath(locks)).NewConsumer(other.consume)
+	require.NoError(t, err)
+	start(t, cn2)
+	assert.Equal(t, []string{"work"}, other.waitFor(t, 1), "the item goes to another")
+	proxy.Resume()
+}

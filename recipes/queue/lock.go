@@ -38,10 +38,22 @@ func (cn *Consumer[T]) takeLocked(ctx context.Context, name string) outcome {
 		cn.b.c.unlock(work, l)
 		return *end
 	}
-	ops, err := cn.consume(ctx, items)
-	if err != nil && ctx.Err() != nil {
+	fnCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// The function's ctx ends with the lock's session too: the lock is gone,
+	// and another consumer may be taking the item.
+	go func() { // ends when the function's ctx does
+		select {
+		case <-l.session.Lost():
+			cancel()
+		case <-fnCtx.Done():
+		}
+	}()
+	ops, err := cn.consume(fnCtx, items)
+	if err != nil && fnCtx.Err() != nil {
 		cn.b.c.unlock(work, l)
-		return outcome{name: name, refusing: true} // stopping: left as it was
+		// Left as it was: for the next listing, unless the consumer stops.
+		return outcome{name: name, refusing: ctx.Err() != nil}
 	}
 	head := []framework.Op{framework.DeleteOp(cn.b.c.itemPath(name), version), framework.DeleteOp(l.path, -1)}
 	if err != nil {
