@@ -26,6 +26,9 @@ var (
 	// lost when the client cannot prove whether the server applied it: it
 	// ran once or not at all, never twice.
 	ErrOutcomeUnknown = zkrecipes.ErrOutcomeUnknown
+	// ErrUnreachable is returned by Simple's Poll whose wait ran out while
+	// the server could not be reached: nobody saw the queue empty.
+	ErrUnreachable = zkrecipes.ErrUnreachable
 	// ErrStarted is returned by a second Start of a Consumer.
 	ErrStarted = zkrecipes.ErrStarted
 	// ErrClosed is returned by a Start after Close, by a put on a closed

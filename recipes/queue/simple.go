@@ -74,26 +74,33 @@ func (s *Simple) Offer(ctx context.Context, data []byte) error {
 // Take removes the item at the head of the queue and returns it, waiting
 // until there is one or ctx ends (Curator's take).
 func (s *Simple) Take(ctx context.Context) ([]byte, error) {
-	return s.poll(ctx, true)
+	data, _, err := s.poll(ctx, true)
+	return data, err
 }
 
 // Poll removes the item at the head of the queue and returns it, waiting
 // at most wait for one; ErrEmpty when none came (Curator's poll, with and
-// without its timeout, and remove). A zero wait looks once.
+// without its timeout, and remove). A zero wait looks once. A wait that
+// ran out before the server could be reached is ErrUnreachable: nobody saw
+// the queue empty.
 func (s *Simple) Poll(ctx context.Context, wait time.Duration) ([]byte, error) {
 	if wait < 0 {
 		return nil, fmt.Errorf("%s: poll: %w: wait %v", s.what, ErrInvalidArgument, wait)
 	}
 	if wait == 0 {
-		return s.poll(ctx, false)
+		data, _, err := s.poll(ctx, false)
+		return data, err
 	}
 	tctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	data, err := s.poll(tctx, true)
-	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+	data, seen, err := s.poll(tctx, true)
+	switch {
+	case err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded):
+		return data, err
+	case seen:
 		return nil, fmt.Errorf("%s: poll: %w", s.what, ErrEmpty)
 	}
-	return data, err
+	return nil, fmt.Errorf("%s: poll: %w: %w", s.what, ErrUnreachable, err)
 }
 
 // Peek returns the item at the head of the queue without removing it;
@@ -127,8 +134,9 @@ func (s *Simple) items(names []string) []string {
 }
 
 // poll takes the first item it can; block waits for one on the
-// directory's watch until ctx ends, else it is ErrEmpty.
-func (s *Simple) poll(ctx context.Context, block bool) ([]byte, error) {
+// directory's watch until ctx ends, else it is ErrEmpty. seen tells
+// whether a listing was read.
+func (s *Simple) poll(ctx context.Context, block bool) (data []byte, seen bool, _ error) {
 	for {
 		var names []string
 		var changed <-chan zk.Event
@@ -141,25 +149,26 @@ func (s *Simple) poll(ctx context.Context, block bool) ([]byte, error) {
 		switch {
 		case recipe.IsNoNode(err) && block:
 			if err := s.client.EnsurePath(ctx, s.path); err != nil {
-				return nil, fmt.Errorf("%s: take: %w", s.what, err)
+				return nil, seen, fmt.Errorf("%s: take: %w", s.what, err)
 			}
 			continue
 		case recipe.IsNoNode(err):
-			return nil, fmt.Errorf("%s: poll: %w", s.what, ErrEmpty)
+			return nil, seen, fmt.Errorf("%s: poll: %w", s.what, ErrEmpty)
 		case err != nil:
-			return nil, fmt.Errorf("%s: take: %w", s.what, err)
+			return nil, seen, fmt.Errorf("%s: take: %w", s.what, err)
 		}
+		seen = true
 		data, took, err := s.takeFirst(ctx, s.items(names))
 		if took || err != nil {
-			return data, err
+			return data, seen, err
 		}
 		if !block {
-			return nil, fmt.Errorf("%s: poll: %w", s.what, ErrEmpty)
+			return nil, seen, fmt.Errorf("%s: poll: %w", s.what, ErrEmpty)
 		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%s: take: %w", s.what, ctx.Err())
+			return nil, seen, fmt.Errorf("%s: take: %w", s.what, ctx.Err())
 		}
 	}
 }

@@ -154,3 +154,19 @@ func TestCurator_SimpleQueueCrossesBothWays(t *testing.T) {
 	_, err = s.Poll(ctx, 0)
 	require.ErrorIs(t, err, queue.ErrEmpty)
 }
+
+// A Poll whose time runs out while the server cannot be reached says so:
+// nobody saw the queue empty.
+func TestSimple_PollWhileTheServerIsUnreachableIsNotEmpty(t *testing.T) {
+	proxy, c := proxied(t)
+	ctx := testContext(t)
+	s := newSimple(t, c, zktest.UniquePath(t))
+	require.NoError(t, s.Offer(ctx, []byte("x")))
+	_, err := s.Poll(ctx, 0)
+	require.NoError(t, err)
+	proxy.Pause()
+	_, err = s.Poll(ctx, 300*time.Millisecond)
+	require.ErrorIs(t, err, queue.ErrUnreachable)
+	require.NotErrorIs(t, err, queue.ErrEmpty)
+	proxy.Resume()
+}
