@@ -88,7 +88,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	workers := goWorkers(t, root, clients, ledger, stats, seed)
 	caches := startChaosCaches(t, root, clients)
 	registry := startChaosRegistry(t, root, clients, observer)
-	nodeView := startChaosNodeView(t, root, clients[0], clients[1], seed)
+	nodeView := startChaosNodeView(t, root, clients[1], clients[2], seed) // no cache of root on these
 	edges := goEdges(t, root, clients, ledger, stats, seed)
 	curatorWorkers := []*chaos.Worker{
 		{Recipe: "mutex", Locker: chaos.CuratorMutex{Peer: curator, Handle: "chaos-mutex", Path: root + "/mutex", Observer: observer}},
@@ -223,7 +223,7 @@ func judge(t *testing.T, report *chaos.Report, root string) {
 		assert.Positive(t, report.Acquisitions[r], "acquisitions of %s", r)
 	}
 	assert.Positive(t, report.Jobs["applied"], "guarded jobs enqueued")
-	for _, k := range []string{"nodeview_workers_made", "nodeview_dir_deleted", "nodeview_oneshot_reads"} {
+	for _, k := range []string{"nodeview_workers_made", "nodeview_dir_deleted", "nodeview_oneshot_reads", "nodeview_data_set"} {
 		assert.Positive(t, report.Caches[k], "node view: %s", k)
 	}
 	// A round of every kind lasts over a minute (five of them outlast the
