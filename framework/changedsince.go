@@ -127,12 +127,12 @@ func (sp statedPath) changedSince(conn *zk.Conn, zxid int64) ([]WatchEventType, 
 	return evs, nil
 }
 
-// setWatchesBatches encodes rs (no persistent watches) as setWatches
-// bodies: setWatches is setWatches2 without its two last lists.
+// setWatchesBatches divides rs (no persistent watches) into setWatches
+// requests: setWatches is setWatches2 without its two last lists.
 func setWatchesBatches(zxid int64, rs restoreSet) []watchBatch {
 	batches := restoreBatches(zxid, rs)
-	for i, b := range batches {
-		batches[i].body = b.body[:len(b.body)-8]
+	for i := range batches {
+		batches[i].legacy = true
 	}
 	return batches
 }

@@ -154,9 +154,20 @@
 // it there, and the client sets it again and fires it if the children
 // changed meanwhile. A watch of another path (an ancestor's recursive
 // one) never collides. A server that says 3.9 or later keeps the modes
-// apart and gets every one-shot watch. Two Watches of one path in
-// different modes still collide on 3.6 to 3.8: prefer one recursive
-// watch.
+// apart and gets every one-shot watch.
+//
+// A persistent and a recursive Watch of one path would replace each
+// other on 3.6 to 3.8 as well, in either order. While both are open the
+// server keeps the recursive mode alone (a reconnect's restore too), and
+// the persistent Watch is served from it: the events of the path itself
+// as they come, and NodeChildrenChanged at each creation or deletion of
+// a child of the path, which the server sends for the same change and in
+// the same place. When the recursive Watch goes, the client first sets
+// the persistent mode in its place, which the server does in one step.
+// One difference remains: the server tells a watch of a node's creation
+// or deletion only if the client may read that node (CVE-2024-23944's
+// fix), so while both are open the persistent Watch does not hear the
+// children change by a child the client may not read.
 //
 // A recipe that keeps state from a watch's events sets it with
 // [Hooks.WatchFunc]: the events are handed over on the goroutine that

@@ -93,3 +93,21 @@ func HoldRestores(c *Client) (release func()) {
 	c.mu.Unlock()
 	return func() { close(s.restores) }
 }
+
+// WatchesSettled reports whether no server watch of path (a server path)
+// lingers or is being removed for c: the removals of its closed Watches
+// have run.
+func WatchesSettled(c *Client, path string) bool {
+	t := c.watches
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, mode := range []WatchMode{WatchPersistent, WatchRecursive} {
+		k := watchKey{path, mode}
+		_, lingers := t.lingering[k]
+		_, removing := t.removing[k]
+		if lingers || removing {
+			return false
+		}
+	}
+	return true
+}

@@ -81,17 +81,22 @@ func (c *Client) childrenW(conn *zk.Conn, sp string) (childList, error) {
 // manager or the data one; registered is told the reply's code on the
 // receive goroutine, and registers the watch.
 func (c *Client) watchedRead(opcode int32, path string, child bool, registered func(code int32)) *carried {
+	var watched bool
 	return &carried{
 		opcode: opcode,
 		prepare: func(req *carried) {
 			var w juteWriter
 			w.string(path)
-			w.bool(c.watches.writeRead(path, child))
+			watched = c.watches.writeRead(path, child)
+			w.bool(watched)
 			req.body = w.b
 		},
 		onReply: func(code int32, _ int64, _ []byte) {
 			registered(code)
 			c.watches.readAnswered(path, child)
+			if watched && !child {
+				c.watches.applied(path, false) // a one-shot watch replaced any mode
+			}
 		},
 	}
 }

@@ -12,6 +12,9 @@ package framework
 // Then what no one needs is removed, manager by manager (removeWatches of
 // the data or child watches of a path, which 3.6 to 3.8 know; a one-shot
 // watch of the same manager would go with it, and none is left there).
+// A recursive mode that served persistent Watches of its path (see
+// covered.go) is replaced by the persistent mode first, with an addWatch:
+// one step again, so that nothing falls between.
 
 // removalStep is one request of a removal.
 type removalStep int8
@@ -23,6 +26,7 @@ const (
 	removeData                         // removeWatches of the data watches
 	removeChildren                     // removeWatches of the child watches
 	removeBoth                         // removeWatches of every watch
+	setPersistent                      // addWatch of the persistent mode
 )
 
 // removeWatches' watcher types of the managers.
@@ -42,6 +46,8 @@ type removalView struct {
 func (v removalView) next() removalStep {
 	dataNeeded := v.needPersistent || v.needRecursive
 	switch {
+	case v.needPersistent && !v.needRecursive && v.data == modeRecursive:
+		return setPersistent
 	case !dataNeeded && v.data != modeNone && v.dataShots:
 		return convertData
 	case !v.needPersistent && v.child == modePersistent && v.childShots:
@@ -119,6 +125,8 @@ func (t *watchTable) writeRemoval(path string) removalStep {
 		m.child = modeNone
 	case removeBoth:
 		m.data, m.child = modeNone, modeNone
+	case setPersistent:
+		m.data, m.child = modePersistent, modePersistent
 	}
 	t.tidyLocked(path)
 	return step
@@ -136,9 +144,28 @@ func (s removalStep) request(req *carried, path string) {
 	case convertChildren:
 		req.opcode = opGetChildren2
 		w.bool(true)
+	case setPersistent:
+		req.opcode = opAddWatch
+		w.int32(int32(WatchPersistent))
 	default:
 		req.opcode = opRemoveWatches
 		w.int32(map[removalStep]int32{removeData: removeDataWatches, removeChildren: removeChildWatches, removeBoth: removeAnyWatch}[s])
 	}
 	req.body = w.b
+}
+
+// removalAnswered records the answer of a step writeRemoval recorded.
+func (t *watchTable) removalAnswered(path string, step removalStep, code int32) {
+	switch step {
+	case convertData, convertChildren:
+		t.readAnswered(path, step == convertChildren)
+	}
+	switch step {
+	case convertData, removeData, removeBoth: // whatever the answer: none is left
+		t.applied(path, false)
+	case setPersistent:
+		if code == codeOK {
+			t.applied(path, false)
+		}
+	}
 }

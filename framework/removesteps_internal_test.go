@@ -36,6 +36,12 @@ func TestRemovalView_NextSetsTheOneShotsAModeServedThenRemovesWhatNoWatchNeeds(t
 			removalView{needRecursive: true, data: modeRecursive, child: modePersistent, childShots: true}, convertChildren},
 		{"the recursive watch gone, the persistent one stays",
 			removalView{needPersistent: true, data: modePersistent, child: modePersistent, dataShots: true, childShots: true}, removalDone},
+		{"the recursive watch that served the persistent one gone: the persistent mode first",
+			removalView{needPersistent: true, data: modeRecursive, child: modeRecursive, dataShots: true}, setPersistent},
+		{"the recursive watch that served the persistent one gone, a child one-shot set beside it",
+			removalView{needPersistent: true, data: modeRecursive, childShots: true}, setPersistent},
+		{"the persistent watch served by the recursive one gone",
+			removalView{needRecursive: true, data: modeRecursive, child: modeRecursive}, removalDone},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, tc.view.next())

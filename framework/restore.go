@@ -105,53 +105,75 @@ func (c *Client) watchesUnrestorable(rs restoreSet) {
 }
 
 // watchesRequest is the setWatches or setWatches2 request of b, which
-// records the modes it sets as it is written; the child one-shot watches
-// of a recursively watched path, which the recursive mode displaces, are
-// set again once it is answered (see servermodes.go).
+// records the modes it sets as it is written, and is encoded then, from
+// the lists the table keeps (see writeWatches); the child one-shot
+// watches of a recursively watched path, which the recursive mode
+// displaces, are set again once it is answered (see servermodes.go).
 func (c *Client) watchesRequest(opcode int32, b watchBatch) *carried {
 	var apart bool
+	var paths restoreSet
 	return &carried{
 		opcode: opcode,
-		body:   b.body,
-		prepare: func(*carried) {
+		prepare: func(req *carried) {
 			apart = c.modesApart()
-			c.watches.writeWatches(b.paths, apart)
+			paths = c.watches.writeWatches(b, apart)
+			req.body = b.body(paths)
 		},
 		onReply: func(code int32, zxid int64, _ []byte) {
 			if code != codeOK {
 				return
 			}
-			for p, displaced := range c.watches.watchesAnswered(b.paths, apart) {
+			for p, displaced := range c.watches.watchesAnswered(paths, apart) {
 				c.setChildWatchesAgain(p, zxid, displaced)
 			}
 		},
 	}
 }
 
-// watchBatch is one setWatches2 request: its body, and its paths.
+// watchBatch is one setWatches or setWatches2 request.
 type watchBatch struct {
-	body  []byte
-	paths restoreSet // the lists alone
+	zxid   int64
+	paths  restoreSet // the lists alone
+	legacy bool       // setWatches: without the persistent lists
+	// recursive holds the paths of the restore's recursive list, in this
+	// batch or another: its persistent list leaves them out (covered.go).
+	recursive map[string]bool
 }
 
-// restoreBatches encodes rs as setWatches2 bodies of at most
+// body encodes paths as b's request body.
+func (b watchBatch) body(paths restoreSet) []byte {
+	var w juteWriter
+	w.int64(b.zxid)
+	for _, l := range [][]string{paths.data, paths.exist, paths.child} {
+		w.strings(l)
+	}
+	if !b.legacy {
+		w.strings(paths.persistent)
+		w.strings(paths.recursive)
+	}
+	return w.b
+}
+
+// restoreBatches divides rs into setWatches2 requests of at most
 // maxRestoreBody bytes each (a single path longer than that gets a body of
 // its own). The lists keep their order across the batches: every one-shot
 // watch comes before every persistent one, which the server then sets
 // after it.
 func restoreBatches(zxid int64, rs restoreSet) []watchBatch {
 	lists := [5][]string{rs.data, rs.exist, rs.child, rs.persistent, rs.recursive}
+	var recursive map[string]bool
+	if len(rs.persistent) > 0 && len(rs.recursive) > 0 {
+		recursive = make(map[string]bool, len(rs.recursive))
+		for _, p := range rs.recursive {
+			recursive[p] = true
+		}
+	}
 	var batches []watchBatch
 	var batch [5][]string
 	size := 0
 	flush := func() {
-		var w juteWriter
-		w.int64(zxid)
-		for _, l := range batch {
-			w.strings(l)
-		}
 		paths := restoreSet{data: batch[0], exist: batch[1], child: batch[2], persistent: batch[3], recursive: batch[4]}
-		batches = append(batches, watchBatch{body: w.b, paths: paths})
+		batches = append(batches, watchBatch{zxid: zxid, paths: paths, recursive: recursive})
 		batch, size = [5][]string{}, 0
 	}
 	for i, list := range lists {

@@ -26,7 +26,8 @@ import "github.com/go-zookeeper/zk"
 // recursively watched path is therefore set on the server: it displaces
 // the recursive mode's child part, which sends nothing the data part does
 // not (NodeDeleted of the nodes below, told once per connection). A mode
-// set on another path, an ancestor's, is another key: no collision.
+// set on another path, an ancestor's, is another key: no collision. A
+// persistent and a recursive Watch of one path: see covered.go.
 //
 // ZooKeeper 3.9 keeps the modes apart. For a server that says it is 3.9
 // or later the table records none, and every one-shot watch goes to it.
@@ -115,19 +116,24 @@ func (t *watchTable) readAnswered(path string, child bool) {
 	t.tidyLocked(path)
 }
 
-// writeAdd records an addWatch of path as it is written, and returns
-// what the path had, for addAnswered. apart: the server keeps the modes
-// apart (3.9 and later).
-func (t *watchTable) writeAdd(path string, mode WatchMode, apart bool) pathModes {
+// addRecord is what writeAdd saw of an addWatch, for addAnswered.
+type addRecord struct {
+	prev    pathModes // what the path had
+	apart   bool      // the server keeps the modes apart (3.9 and later)
+	covered bool      // served by the recursive mode: not sent (covered.go)
+}
+
+// writeAdd records an addWatch of path as it is written.
+func (t *watchTable) writeAdd(path string, mode WatchMode, apart bool) addRecord {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	m := t.modesOf(path)
-	prev := *m
+	add := addRecord{prev: *m, apart: apart, covered: m.coversPersistent(mode, apart)}
 	m.adding[mode]++
-	if !apart {
+	if !apart && !add.covered {
 		m.data, m.child = modeOf(mode), modeOf(mode)
 	}
-	return prev
+	return add
 }
 
 // addAnswered records the answer of an addWatch writeAdd recorded, after
@@ -135,7 +141,7 @@ func (t *watchTable) writeAdd(path string, mode WatchMode, apart bool) pathModes
 // It returns the child one-shot watches of the path that a recursive mode
 // displaced on the server, to set again: those registered now, whose
 // reads came before the addWatch.
-func (t *watchTable) addAnswered(path string, mode WatchMode, ok, apart bool, prev pathModes) []chan zk.Event {
+func (t *watchTable) addAnswered(path string, mode WatchMode, ok bool, add addRecord) []chan zk.Event {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	m := t.modes[path]
@@ -145,28 +151,46 @@ func (t *watchTable) addAnswered(path string, mode WatchMode, ok, apart bool, pr
 	if m.adding[mode] > 0 {
 		m.adding[mode]--
 	}
-	if !ok && !apart {
+	defer t.tidyLocked(path)
+	switch {
+	case add.apart || add.covered:
+		return nil
+	case !ok:
 		if m.data == modeOf(mode) {
-			m.data = prev.data
+			m.data = add.prev.data
 		}
 		if m.child == modeOf(mode) {
-			m.child = prev.child
+			m.child = add.prev.child
 		}
+		return nil
 	}
-	t.tidyLocked(path)
-	if !ok || apart || mode != WatchRecursive {
+	t.appliedLocked(path, mode == WatchRecursive)
+	if mode != WatchRecursive {
 		return nil
 	}
 	return append([]chan zk.Event(nil), t.oneShot[oneShotKey{path, watchChild}]...)
 }
 
-// writeWatches records a setWatches or setWatches2 request as it is
-// written: the server applies its one-shot lists first (each fires at
-// once or sets a one-shot watch), then the persistent list, then the
-// recursive one.
-func (t *watchTable) writeWatches(set restoreSet, apart bool) {
+// writeWatches records a setWatches or setWatches2 request of b as it is
+// written, and returns the lists to send: the server applies its one-shot
+// lists first (each fires at once or sets a one-shot watch), then the
+// persistent list, then the recursive one. A persistent path whose
+// recursive mode the server holds, or is to get from the recursive list
+// of the same restore, is left out: that mode serves its Watches
+// (covered.go), and one set after it would replace it.
+func (t *watchTable) writeWatches(b watchBatch, apart bool) restoreSet {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	set := b.paths
+	if !apart && len(set.persistent) > 0 {
+		kept := make([]string, 0, len(set.persistent))
+		for _, p := range set.persistent {
+			if m := t.modes[p]; !b.recursive[p] && (m == nil || m.data != modeRecursive) {
+				kept = append(kept, p)
+			}
+		}
+		set.persistent = kept
+	}
 	for _, list := range [][]string{set.data, set.exist} {
 		for _, p := range list {
 			if m := t.modes[p]; m != nil {
@@ -182,7 +206,7 @@ func (t *watchTable) writeWatches(set restoreSet, apart bool) {
 		}
 	}
 	if apart {
-		return
+		return set
 	}
 	for _, p := range set.persistent {
 		m := t.modesOf(p)
@@ -192,19 +216,26 @@ func (t *watchTable) writeWatches(set restoreSet, apart bool) {
 		m := t.modesOf(p)
 		m.data, m.child = modeRecursive, modeRecursive
 	}
+	return set
 }
 
-// watchesAnswered returns, for a setWatches2 writeWatches recorded, the
-// child one-shot watches of each recursively watched path, which the
-// recursive mode displaced: to set again.
+// watchesAnswered records the answer of a request writeWatches recorded,
+// and returns the child one-shot watches of each recursively watched
+// path, which the recursive mode displaced: to set again.
 func (t *watchTable) watchesAnswered(set restoreSet, apart bool) map[string][]chan zk.Event {
-	if apart || len(set.recursive) == 0 {
+	if apart {
 		return nil
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	for _, list := range [][]string{set.data, set.exist, set.persistent} {
+		for _, p := range list {
+			t.appliedLocked(p, false)
+		}
+	}
 	var displaced map[string][]chan zk.Event
 	for _, p := range set.recursive {
+		t.appliedLocked(p, true)
 		if list := t.oneShot[oneShotKey{p, watchChild}]; len(list) > 0 {
 			if displaced == nil {
 				displaced = make(map[string][]chan zk.Event)

@@ -123,7 +123,10 @@ type Watch struct {
 // If a later server cannot take the watch (a rolling downgrade), Events
 // closes and Err says why. A watch of a path and mode the server has for
 // the client already (another Watch's, or one closed less than a second
-// ago) costs no request.
+// ago) costs no request, and so does a persistent watch of a path the
+// client watches recursively on ZooKeeper 3.6 to 3.8, which is served
+// from that watch (see "The wire, and ZooKeeper 3.6+": a child the client
+// may not read then changes the children unheard).
 func (c *Client) Watch(ctx context.Context, path string, mode WatchMode) (*Watch, error) {
 	return c.watch(ctx, path, mode, nil, nil)
 }
@@ -144,7 +147,7 @@ func (c *Client) watch(ctx context.Context, path string, mode WatchMode, onEvent
 	w := &Watch{c: c, path: path, serverPath: sp, mode: mode, events: make(chan WatchEvent), stop: make(chan struct{}), wake: make(chan struct{}, 1),
 		onEvent: onEvent, onEnd: onEnd}
 	for {
-		adopted, removing := c.watches.adopt(w)
+		adopted, removing := c.watches.adopt(w, c.modesApart())
 		if adopted {
 			w.start()
 			return w, nil
@@ -164,7 +167,8 @@ func (c *Client) watch(ctx context.Context, path string, mode WatchMode, onEvent
 	body.string(sp)
 	body.int32(int32(mode))
 	_, err = retry(ctx, c, "watch", path, func(conn *zk.Conn, _ *Session) (struct{}, error) {
-		return struct{}{}, c.carry(conn, c.addWatchRequest(w, body.b))
+		// A covered addWatch is a read, which may find no node (see covered.go).
+		return struct{}{}, ignoreNoNode(c.carry(conn, c.addWatchRequest(w, body.b)))
 	})
 	if err != nil {
 		w.abandon()
@@ -177,22 +181,26 @@ func (c *Client) watch(ctx context.Context, path string, mode WatchMode, onEvent
 // addWatchRequest is the addWatch of w, which records the mode it sets
 // as it is written and enters w in the table as its reply is read (see
 // servermodes.go); the child one-shot watches of the path that a
-// recursive mode displaces are set again.
+// recursive mode displaces are set again. A persistent addWatch of a
+// path with the recursive mode is a read that changes nothing instead
+// (see covered.go).
 func (c *Client) addWatchRequest(w *Watch, body []byte) *carried {
-	var prev pathModes
-	var apart bool
+	var add addRecord
 	return &carried{
 		opcode: opAddWatch,
 		body:   body,
-		prepare: func(*carried) {
-			apart = c.modesApart()
-			prev = c.watches.writeAdd(w.serverPath, w.mode, apart)
+		prepare: func(req *carried) {
+			add = c.watches.writeAdd(w.serverPath, w.mode, c.modesApart())
+			if add.covered {
+				removalDone.request(req, w.serverPath)
+			}
 		},
 		onReply: func(code int32, zxid int64, _ []byte) {
-			if code == codeOK {
+			ok := code == codeOK || add.covered && code == codeNoNode
+			if ok {
 				w.set()
 			}
-			displaced := c.watches.addAnswered(w.serverPath, w.mode, code == codeOK, apart, prev)
+			displaced := c.watches.addAnswered(w.serverPath, w.mode, ok, add)
 			if len(displaced) > 0 {
 				c.setChildWatchesAgain(w.serverPath, zxid, displaced)
 			}
@@ -220,10 +228,12 @@ func (w *Watch) start() {
 
 // Watching reports whether the server has a persistent watch of path and
 // mode for the client on the current connection: another Watch's, or one
-// closed less than a second ago. A Watch of them then costs no request.
+// closed less than a second ago; for WatchPersistent on ZooKeeper 3.6 to
+// 3.8, also a recursive one of path, which serves it. A Watch of them
+// then costs no request.
 func (c *Client) Watching(path string, mode WatchMode) bool {
 	sp, err := c.serverPath(path)
-	return err == nil && c.watches.adoptable(watchKey{sp, mode})
+	return err == nil && c.watches.adoptable(watchKey{sp, mode}, c.modesApart())
 }
 
 // Events returns the channel of the watch's events. It is closed once the

@@ -88,8 +88,9 @@ func (c *Client) removeFromServer(conn *zk.Conn, k watchKey) error {
 	return ignoreNoWatcher(c.carry(conn, removeWatchesRequest(k.path, removeAnyWatch)))
 }
 
-// maxRemovalSteps bounds a removal: two conversions and a removal, and
-// room for steps that requests written meanwhile call for.
+// maxRemovalSteps bounds a removal: a switch to the persistent mode, two
+// conversions and a removal, and room for steps that requests written
+// meanwhile call for.
 const maxRemovalSteps = 8
 
 // removeModes takes off the server what no watch of the client needs at
@@ -106,10 +107,8 @@ func (c *Client) removeModes(conn *zk.Conn, path string) error {
 				step = c.watches.writeRemoval(path)
 				step.request(req, path)
 			},
-			onReply: func(int32, int64, []byte) {
-				if step == convertData || step == convertChildren {
-					c.watches.readAnswered(path, step == convertChildren)
-				}
+			onReply: func(code int32, _ int64, _ []byte) {
+				c.watches.removalAnswered(path, step, code)
 			},
 		}
 		err := c.carry(conn, req)

@@ -42,6 +42,9 @@ type watchTable struct {
 	recursive  map[string][]*Watch   // by server path
 	probes     []*probe              // of the ChangedSince calls under way
 	modes      map[string]*pathModes // what the server holds, by path (see servermodes.go)
+	// The paths whose data manager held the recursive mode as of the
+	// last answer read, whose persistent Watches it serves (covered.go).
+	appliedRecursive map[string]struct{}
 	// The server's persistent watches no Watch needs (see watchremove.go):
 	// lingering until their timer fires, then being removed.
 	lingering map[watchKey]*linger
@@ -62,13 +65,14 @@ type watchKey struct {
 
 func newWatchTable(onNode func(zk.Event), remove func(watchKey)) *watchTable {
 	t := &watchTable{
-		oneShot:    make(map[oneShotKey][]chan zk.Event),
-		persistent: make(map[string][]*Watch),
-		recursive:  make(map[string][]*Watch),
-		modes:      make(map[string]*pathModes),
-		lingering:  make(map[watchKey]*linger),
-		removing:   make(map[watchKey]chan struct{}),
-		remove:     remove,
+		oneShot:          make(map[oneShotKey][]chan zk.Event),
+		persistent:       make(map[string][]*Watch),
+		recursive:        make(map[string][]*Watch),
+		modes:            make(map[string]*pathModes),
+		lingering:        make(map[watchKey]*linger),
+		appliedRecursive: make(map[string]struct{}),
+		removing:         make(map[watchKey]chan struct{}),
+		remove:           remove,
 	}
 	t.onNode.Store(&onNode)
 	return t
@@ -121,13 +125,15 @@ func (t *watchTable) addPersistent(w *Watch) {
 
 // adopt registers w without a request if the server has the watch of its
 // path and mode on the current connection already: another Watch's, or a
-// lingering one. Otherwise it returns a removal of that watch under way,
-// to wait for before setting it again, or nil: set it.
-func (t *watchTable) adopt(w *Watch) (adopted bool, removing <-chan struct{}) {
+// lingering one; or, for a persistent Watch and a server that keeps one
+// mode per path (not apart), the recursive watch of its path, which then
+// serves it (see covered.go). Otherwise it returns a removal of that
+// watch under way, to wait for before setting it again, or nil: set it.
+func (t *watchTable) adopt(w *Watch, apart bool) (adopted bool, removing <-chan struct{}) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	k := watchKey{w.serverPath, w.mode}
-	if ok, removing := t.adoptableLocked(k); !ok {
+	if ok, removing := t.adoptableLocked(k, apart); !ok {
 		return false, removing
 	}
 	if l, ok := t.lingering[k]; ok {
@@ -140,17 +146,17 @@ func (t *watchTable) adopt(w *Watch) (adopted bool, removing <-chan struct{}) {
 }
 
 // adoptable reports whether adopt would adopt a Watch of k now.
-func (t *watchTable) adoptable(k watchKey) bool {
+func (t *watchTable) adoptable(k watchKey, apart bool) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	ok, _ := t.adoptableLocked(k)
+	ok, _ := t.adoptableLocked(k, apart)
 	return ok
 }
 
 // adoptableLocked is adoptable, and the removal under way if any; t.mu
 // held. While a reconnect's restore is unanswered the server has not the
 // watches back: a Watch of its own is then ordered before its reads.
-func (t *watchTable) adoptableLocked(k watchKey) (bool, <-chan struct{}) {
+func (t *watchTable) adoptableLocked(k watchKey, apart bool) (bool, <-chan struct{}) {
 	if done, ok := t.removing[k]; ok {
 		return false, done
 	}
@@ -158,7 +164,10 @@ func (t *watchTable) adoptableLocked(k watchKey) (bool, <-chan struct{}) {
 		return false, nil
 	}
 	_, lingers := t.lingering[k]
-	return lingers || len(t.byMode(k.mode)[k.path]) > 0, nil
+	if lingers || len(t.byMode(k.mode)[k.path]) > 0 {
+		return true, nil
+	}
+	return !apart && k.mode == WatchPersistent && t.recursiveHeldLocked(k.path), nil
 }
 
 // removePersistent forgets w; if no watch of its path and mode is left,
@@ -305,7 +314,9 @@ func (t *watchTable) dispatch(ev zk.Event) {
 		fired = append(fired, t.oneShot[k]...)
 		delete(t.oneShot, k)
 	}
-	watchers = append(watchers, t.persistent[ev.Path]...)
+	own, parents := t.persistentFor(ev)
+	watchers = append(watchers, own...)
+	parents = append([]*Watch(nil), parents...)
 	for _, p := range t.probes {
 		p.note(ev)
 	}
@@ -324,6 +335,9 @@ func (t *watchTable) dispatch(ev zk.Event) {
 	}
 	for _, w := range watchers {
 		w.push(WatchEvent{Type: WatchEventType(ev.Type), Path: w.clientPath(ev.Path)})
+	}
+	for _, w := range parents { // served from the recursive mode (covered.go)
+		w.push(WatchEvent{Type: NodeChildrenChanged, Path: w.clientPath(w.serverPath)})
 	}
 	(*t.onNode.Load())(ev)
 }
@@ -390,6 +404,7 @@ func (t *watchTable) connected(id int64) restoreSet {
 	}
 	t.dropLingeringLocked() // not on the new connection
 	t.modes = make(map[string]*pathModes)
+	clear(t.appliedRecursive)
 	t.restoring = len(rs.watchers) > 0
 	t.mu.Unlock()
 	endOneShots(ended, zk.ErrSessionExpired)

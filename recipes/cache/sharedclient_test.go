@@ -10,6 +10,8 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/cache"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/zkrecipes/zkrecipes/recipes/node"
 )
 
@@ -53,4 +55,70 @@ func TestCache_FollowsADirectoryThatANodeOfTheSameClientKeeps(t *testing.T) {
 		names, _ := cc.Children(dir)
 		t.Errorf("the cache: %v", names)
 	}
+}
+
+// A cache watches its root recursively; a Watch of the same client that
+// watches the root persistently beside it must silence neither (one mode
+// per path and connection on ZooKeeper 3.6 to 3.8, ZOOKEEPER-4466).
+func TestCache_FollowsADirectoryThatTheSameClientAlsoWatchesPersistently(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	dir := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, dir))
+	cc, seq := started(t, c, dir)
+	w, err := c.Watch(ctx, dir, framework.WatchPersistent)
+	require.NoError(t, err)
+	defer w.Close(ctx)
+
+	for _, p := range []string{"/a", "/a/b", "/c"} {
+		_, err = c.Create(ctx, dir+p, []byte(p), framework.Persistent)
+		require.NoError(t, err)
+	}
+	_, err = c.Set(ctx, dir+"/a/b", []byte("again"), -1)
+	require.NoError(t, err)
+	require.NoError(t, c.Delete(ctx, dir+"/c", -1))
+	converges(t, c, cc, seq, -1)
+	for range 3 { // /a and /c created, /c deleted
+		select {
+		case ev := <-w.Events():
+			assert.Equal(t, framework.WatchEvent{Type: framework.NodeChildrenChanged, Path: dir}, ev)
+		case <-time.After(10 * time.Second):
+			t.Fatal("the persistent watch did not hear its children change")
+		}
+	}
+}
+
+// A cache of a lock's directory alone (WithMaxDepth(0)) watches it
+// persistently; the mutex's waiters of the same client follow the queue
+// through the directory's recursive watch. Neither may silence the other.
+func TestCache_OfALockDirectoryAloneLeavesTheMutexOfTheSameClientHandingOver(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	dir := zktest.UniquePath(t)
+	m, err := mutex.New(c, dir)
+	require.NoError(t, err)
+	first, err := m.Acquire(ctx)
+	require.NoError(t, err)
+	taken := make(chan error, 1)
+	go func() { // ends when the second acquire returns, with ctx at the latest
+		h, err := m.Acquire(ctx)
+		if err == nil {
+			err = h.Release(ctx)
+		}
+		taken <- err
+	}()
+	require.Eventually(t, func() bool { return c.Watching(dir, framework.WatchRecursive) }, 10*time.Second, time.Millisecond,
+		"the waiter follows the queue through the directory's watch")
+	cc, seq := started(t, c, dir, cache.WithMaxDepth(0))
+
+	require.NoError(t, first.Release(ctx))
+	select {
+	case err := <-taken:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiter did not take the lock released: the directory's watch was silenced")
+	}
+	_, err = c.Set(ctx, dir, []byte("x"), -1)
+	require.NoError(t, err)
+	converges(t, c, cc, seq, 0)
 }
