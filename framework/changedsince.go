@@ -30,7 +30,9 @@ import (
 // A path the client has a persistent watch of is not asked with a
 // one-shot watch: ZooKeeper 3.6 to 3.8 keep one mode per path and
 // connection, and the one-shot watch would replace the persistent one
-// (ZOOKEEPER-4466). It is read instead, and reported from its Stat.
+// (ZOOKEEPER-4466). It is read instead, and reported from its Stat. That
+// is decided again as each request is written, so a Watch set while the
+// call is under way is not replaced either.
 func (c *Client) ChangedSince(ctx context.Context, zxid int64, present, absent []string) ([]WatchEvent, error) {
 	var rs restoreSet
 	var stated []statedPath
@@ -73,27 +75,40 @@ func (c *Client) ChangedSince(ctx context.Context, zxid int64, present, absent [
 	if len(rs.data)+len(rs.child)+len(rs.exist) > 0 {
 		batches = setWatchesBatches(zxid, rs)
 	}
+	c.mu.Lock()
+	s := c.seams
+	c.mu.Unlock()
 	return retry(ctx, c, "changed since", first[0], func(conn *zk.Conn, _ *Session) ([]WatchEvent, error) {
-		p := c.watches.addProbe(rs)
-		defer c.watches.removeProbe(p)
-		for _, b := range batches {
-			if err := c.carry(conn, c.watchesRequest(opSetWatches, b)); err != nil {
-				return nil, err
-			}
-		}
-		// Every notification the requests caused came before their replies.
-		reported := p.reported(c)
-		for _, sp := range stated {
-			evs, err := sp.changedSince(conn, zxid)
-			if err != nil {
-				return nil, err
-			}
-			for _, ev := range evs {
-				reported = append(reported, WatchEvent{Type: ev, Path: c.clientPath(sp.path)})
-			}
-		}
-		return reported, nil
+		s.probeGate()
+		return c.changedSinceOnce(conn, zxid, rs, batches, stated)
 	})
+}
+
+// changedSinceOnce is one try of ChangedSince: the probes of rs, in
+// batches, then the reads of stated, and of the paths a mode was set at
+// by the time their probe was written (a Watch set meanwhile), which
+// are left out of it (see writeWatches).
+func (c *Client) changedSinceOnce(conn *zk.Conn, zxid int64, rs restoreSet, batches []watchBatch, stated []statedPath) ([]WatchEvent, error) {
+	p := c.watches.addProbe(rs)
+	defer c.watches.removeProbe(p)
+	for _, b := range batches {
+		b.leftOut = p.leave
+		if err := c.carry(conn, c.watchesRequest(opSetWatches, b)); err != nil {
+			return nil, err
+		}
+	}
+	// Every notification the requests caused came before their replies.
+	reported := p.reported(c)
+	for _, sp := range p.toRead(stated) {
+		evs, err := sp.changedSince(conn, zxid)
+		if err != nil {
+			return nil, err
+		}
+		for _, ev := range evs {
+			reported = append(reported, WatchEvent{Type: ev, Path: c.clientPath(sp.path)})
+		}
+	}
+	return reported, nil
 }
 
 // statedPath is a path ChangedSince reads instead of watching.
@@ -143,6 +158,51 @@ type probe struct {
 	mu     sync.Mutex
 	asked  map[oneShotKey]bool
 	events []zk.Event
+	left   restoreSet // left out of the requests as they were written
+}
+
+// leave records paths left out of a request as it was written: they are
+// not asked. It runs on the goroutine that writes the connection.
+func (p *probe) leave(left restoreSet) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, l := range []struct {
+		paths []string
+		kind  watchKind
+	}{{left.data, watchData}, {left.exist, watchExist}, {left.child, watchChild}} {
+		for _, sp := range l.paths {
+			delete(p.asked, oneShotKey{sp, l.kind})
+		}
+	}
+	p.left.data = append(p.left.data, left.data...)
+	p.left.exist = append(p.left.exist, left.exist...)
+	p.left.child = append(p.left.child, left.child...)
+}
+
+// toRead returns stated and the paths left out of the requests, to read:
+// a path whose children were to be asked and were not is read for them.
+func (p *probe) toRead(stated []statedPath) []statedPath {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.left.data)+len(p.left.exist)+len(p.left.child) == 0 {
+		return stated
+	}
+	children := make(map[string]bool, len(p.left.child))
+	for _, sp := range p.left.child {
+		children[sp] = true
+	}
+	out := make([]statedPath, 0, len(stated)+len(p.left.data)+len(p.left.exist))
+	for _, sp := range stated {
+		sp.childProbed = sp.childProbed && !children[sp.path]
+		out = append(out, sp)
+	}
+	for _, sp := range p.left.data { // its children were left out too
+		out = append(out, statedPath{path: sp, present: true})
+	}
+	for _, sp := range p.left.exist {
+		out = append(out, statedPath{path: sp})
+	}
+	return out
 }
 
 // note records ev if it answers a watch the probe asked for. A deleted

@@ -143,3 +143,57 @@ func TestChangedSince_KeepsThePersistentWatchesOfThePathsItAsksOf(t *testing.T) 
 	require.NoError(t, err)
 	assert.Equal(t, framework.WatchEvent{Type: framework.NodeDataChanged, Path: path + "/p"}, nextWatchEvent(t, persistent), "and is not a one-shot one")
 }
+
+// ChangedSince asks a path with a one-shot watch only if no mode of the
+// client's is on it as its request is written: a Watch of the path set
+// after the call chose to ask it, and before the request went out, is not
+// replaced by the one-shot watch (ZOOKEEPER-4466) and hears on.
+func TestChangedSince_AWatchSetAsTheCallBeginsHearsOn(t *testing.T) {
+	for _, mode := range []framework.WatchMode{framework.WatchPersistent, framework.WatchRecursive} {
+		t.Run(mode.String(), func(t *testing.T) {
+			c := connect(t, zktest.Servers(t))
+			ctx := testContext(t)
+			path := zktest.UniquePath(t)
+			require.NoError(t, c.EnsurePath(ctx, path))
+			_, stat, err := c.Get(ctx, path)
+			require.NoError(t, err)
+			_, err = c.Create(ctx, path+"/c", nil, framework.Persistent)
+			require.NoError(t, err)
+			waiting, release := framework.HoldProbes(c)
+			type answer struct {
+				evs []framework.WatchEvent
+				err error
+			}
+			answered := make(chan answer, 1)
+			go func() { // ends with the call
+				evs, err := c.ChangedSince(ctx, stat.Mzxid, []string{path}, nil)
+				answered <- answer{evs, err}
+			}()
+			select {
+			case <-waiting:
+			case <-time.After(10 * time.Second):
+				t.Fatal("ChangedSince sent nothing")
+			}
+			w, err := c.Watch(ctx, path, mode)
+			require.NoError(t, err)
+			defer w.Close(ctx)
+			release()
+			a := <-answered
+			require.NoError(t, a.err)
+			assert.Equal(t, []framework.WatchEvent{{Type: framework.NodeChildrenChanged, Path: path}}, a.evs)
+
+			for _, name := range []string{"a", "b"} { // more than a one-shot watch hears
+				_, err = c.Create(ctx, path+"/"+name, nil, framework.Persistent)
+				require.NoError(t, err)
+				_, err = c.Set(ctx, path, []byte(name), -1)
+				require.NoError(t, err)
+				if mode == framework.WatchRecursive {
+					hears(t, w, framework.WatchEvent{Type: framework.NodeCreated, Path: path + "/" + name})
+				} else {
+					hears(t, w, framework.WatchEvent{Type: framework.NodeChildrenChanged, Path: path})
+				}
+				hears(t, w, framework.WatchEvent{Type: framework.NodeDataChanged, Path: path})
+			}
+		})
+	}
+}

@@ -111,3 +111,14 @@ func WatchesSettled(c *Client, path string) bool {
 	}
 	return true
 }
+
+// HoldProbes holds ChangedSince's requests of c back, once it has chosen
+// which paths to ask with a one-shot watch, until release is called;
+// waiting is told each time one waits.
+func HoldProbes(c *Client) (waiting <-chan struct{}, release func()) {
+	s := &seams{probes: make(chan struct{}), probing: make(chan struct{}, 1)}
+	c.mu.Lock()
+	c.seams = s
+	c.mu.Unlock()
+	return s.probing, func() { close(s.probes) }
+}

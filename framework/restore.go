@@ -116,8 +116,12 @@ func (c *Client) watchesRequest(opcode int32, b watchBatch) *carried {
 		opcode: opcode,
 		prepare: func(req *carried) {
 			apart = c.modesApart()
-			paths = c.watches.writeWatches(b, apart)
+			var left restoreSet
+			paths, left = c.watches.writeWatches(b, apart)
 			req.body = b.body(paths)
+			if b.leftOut != nil {
+				b.leftOut(left)
+			}
 		},
 		onReply: func(code int32, zxid int64, _ []byte) {
 			if code != codeOK {
@@ -138,6 +142,9 @@ type watchBatch struct {
 	// recursive holds the paths of the restore's recursive list, in this
 	// batch or another: its persistent list leaves them out (covered.go).
 	recursive map[string]bool
+	// leftOut, of a ChangedSince probe, is told the paths left out of the
+	// request as it is written (see writeWatches); it must not block.
+	leftOut func(restoreSet)
 }
 
 // body encodes paths as b's request body.

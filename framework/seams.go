@@ -11,6 +11,22 @@ type seams struct {
 	held []<-chan struct{} // the finished channels of the deletes held
 
 	restores chan struct{} // restores of watches wait until it is closed; nil: none
+
+	probes  chan struct{} // ChangedSince's requests wait until it is closed; nil: none
+	probing chan struct{} // told each time one waits
+}
+
+// probeGate holds ChangedSince's requests back, after it has chosen which
+// paths to ask with a one-shot watch, until a test lets them go.
+func (s *seams) probeGate() {
+	if s == nil || s.probes == nil {
+		return
+	}
+	select {
+	case s.probing <- struct{}{}:
+	default:
+	}
+	<-s.probes
 }
 
 // restoreGate holds a restore of watches back until a test lets it go.

@@ -177,11 +177,16 @@ func (t *watchTable) addAnswered(path string, mode WatchMode, ok bool, add addRe
 // persistent list, then the recursive one. A persistent path whose
 // recursive mode the server holds, or is to get from the recursive list
 // of the same restore, is left out: that mode serves its Watches
-// (covered.go), and one set after it would replace it.
-func (t *watchTable) writeWatches(b watchBatch, apart bool) restoreSet {
+// (covered.go), and one set after it would replace it. A probe of
+// ChangedSince (b.leftOut set) leaves out the paths a one-shot watch of
+// would replace a mode at, and returns them, to be read instead.
+func (t *watchTable) writeWatches(b watchBatch, apart bool) (set, leftOut restoreSet) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	set := b.paths
+	set = b.paths
+	if !apart && b.leftOut != nil {
+		set, leftOut = t.unprobedLocked(set)
+	}
 	if !apart && len(set.persistent) > 0 {
 		kept := make([]string, 0, len(set.persistent))
 		for _, p := range set.persistent {
@@ -206,7 +211,7 @@ func (t *watchTable) writeWatches(b watchBatch, apart bool) restoreSet {
 		}
 	}
 	if apart {
-		return set
+		return set, leftOut
 	}
 	for _, p := range set.persistent {
 		m := t.modesOf(p)
@@ -216,7 +221,32 @@ func (t *watchTable) writeWatches(b watchBatch, apart bool) restoreSet {
 		m := t.modesOf(p)
 		m.data, m.child = modeRecursive, modeRecursive
 	}
-	return set
+	return set, leftOut
+}
+
+// unprobedLocked divides the one-shot lists of set into the paths where
+// the server holds no mode a one-shot watch would replace, and the
+// others; t.mu held. A one-shot watch of the child manager leaves a
+// recursive mode hearing (see above), but a path is asked or read whole.
+func (t *watchTable) unprobedLocked(set restoreSet) (kept, left restoreSet) {
+	held := func(p string) bool {
+		m := t.modes[p]
+		return m != nil && (m.data != modeNone || m.child == modePersistent)
+	}
+	split := func(list []string) (kept, left []string) {
+		for _, p := range list {
+			if held(p) {
+				left = append(left, p)
+			} else {
+				kept = append(kept, p)
+			}
+		}
+		return kept, left
+	}
+	kept.data, left.data = split(set.data)
+	kept.exist, left.exist = split(set.exist)
+	kept.child, left.child = split(set.child)
+	return kept, left
 }
 
 // watchesAnswered records the answer of a request writeWatches recorded,
