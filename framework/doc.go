@@ -152,9 +152,11 @@
 // a recursively watched path is set on the server (the recursive watch
 // sends no NodeChildrenChanged); a recursive watch set after it displaces
 // it there, and the client sets it again and fires it if the children
-// changed meanwhile. A watch of another path (an ancestor's recursive
-// one) never collides. A server that says 3.9 or later keeps the modes
-// apart and gets every one-shot watch.
+// changed meanwhile. A reconnect's restore sets the one-shot watches
+// before the modes, and sets again after them the mode of a Watch set on
+// the new connection before it. A watch of another path (an ancestor's
+// recursive one) never collides. A server that says 3.9 or later keeps
+// the modes apart and gets every one-shot watch.
 //
 // A persistent and a recursive Watch of one path would replace each
 // other on 3.6 to 3.8 as well, in either order. While both are open the

@@ -118,6 +118,11 @@ func (c *Client) watchesRequest(opcode int32, b watchBatch) *carried {
 			apart = c.modesApart()
 			var left restoreSet
 			paths, left = c.watches.writeWatches(b, apart)
+			if b.legacy && len(paths.persistent)+len(paths.recursive) > 0 {
+				// Modes kept (see writeWatches): the server has them, so
+				// it has setWatches2.
+				b.legacy, req.opcode = false, opSetWatches2
+			}
 			req.body = b.body(paths)
 			if b.leftOut != nil {
 				b.leftOut(left)

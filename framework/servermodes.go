@@ -1,6 +1,10 @@
 package framework
 
-import "github.com/go-zookeeper/zk"
+import (
+	"slices"
+
+	"github.com/go-zookeeper/zk"
+)
 
 // What the server holds for the client, path by path. ZooKeeper 3.6 to
 // 3.8 keep, per connection, one watch mode per path in each of their two
@@ -196,6 +200,9 @@ func (t *watchTable) writeWatches(b watchBatch, apart bool) (set, leftOut restor
 		}
 		set.persistent = kept
 	}
+	if !apart && b.leftOut == nil {
+		set = t.modesKeptLocked(b, set)
+	}
 	for _, list := range [][]string{set.data, set.exist} {
 		for _, p := range list {
 			if m := t.modes[p]; m != nil {
@@ -222,6 +229,41 @@ func (t *watchTable) writeWatches(b watchBatch, apart bool) (set, leftOut restor
 		m.data, m.child = modeRecursive, modeRecursive
 	}
 	return set, leftOut
+}
+
+// modesKeptLocked adds to the mode lists of set the mode of each path of
+// its one-shot lists that a one-shot watch would replace: a mode set on
+// the connection before the restore, by a Watch of the path set then.
+// The server sets the modes after the one-shot watches, which then ride
+// on them or, for a child watch and a recursive mode, are set again. t.mu
+// held.
+func (t *watchTable) modesKeptLocked(b watchBatch, set restoreSet) restoreSet {
+	listed := make(map[string]bool)
+	for _, p := range append(slices.Clip(set.persistent), set.recursive...) {
+		listed[p] = true
+	}
+	keep := func(p string, mode serverMode) {
+		if listed[p] {
+			return
+		}
+		listed[p] = true
+		if mode == modeRecursive || b.recursive[p] {
+			set.recursive = append(slices.Clip(set.recursive), p)
+		} else {
+			set.persistent = append(slices.Clip(set.persistent), p)
+		}
+	}
+	for _, p := range append(slices.Clip(set.data), set.exist...) {
+		if m := t.modes[p]; m != nil && m.data != modeNone {
+			keep(p, m.data)
+		}
+	}
+	for _, p := range set.child {
+		if m := t.modes[p]; m != nil && m.child == modePersistent {
+			keep(p, modePersistent)
+		}
+	}
+	return set
 }
 
 // unprobedLocked divides the one-shot lists of set into the paths where

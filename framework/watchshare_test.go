@@ -2,6 +2,7 @@ package framework_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -361,4 +362,67 @@ func TestWatch_AOneShotSetBeforeTheRestoreLeavesBothHearing(t *testing.T) {
 	require.NoError(t, err)
 	hears(t, w, framework.WatchEvent{Type: framework.NodeDataChanged, Path: path})
 	awaitOneShot(t, data, zk.EventNodeDataChanged, "the data one-shot watch did not fire")
+}
+
+// A one-shot watch set again by a reconnect's restore after a Watch of
+// its path was set on the new connection: the restore sets the Watch's
+// mode again after it, so the Watch hears on and the one-shot watch
+// fires; whether the restore needs setWatches2 for the persistent watches
+// of another path or not.
+func TestWatch_AOneShotRestoredAfterAWatchOfItsPathLeavesBothHearing(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mode framework.WatchMode
+		set  oneShot
+		fire zk.EventType
+	}{
+		{"GetW/recursive", framework.WatchRecursive, getW, zk.EventNodeDataChanged},
+		{"ChildrenW/persistent", framework.WatchPersistent, childrenW, zk.EventNodeChildrenChanged},
+	} {
+		for _, other := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/other watch %v", tc.name, other), func(t *testing.T) {
+				proxy := zktest.NewProxy(t, zktest.Servers(t))
+				c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+				states := recordStates(c)
+				ctx := testContext(t)
+				path := zktest.UniquePath(t)
+				require.NoError(t, c.EnsurePath(ctx, path))
+				if other {
+					o, err := c.Watch(ctx, path+"-other", framework.WatchRecursive)
+					require.NoError(t, err)
+					defer o.Close(ctx)
+				}
+				once, err := tc.set(ctx, c, path)
+				require.NoError(t, err)
+				release := framework.HoldRestores(c)
+				proxy.Cut()
+				require.Equal(t, framework.Suspended, states.next(t, 10*time.Second).State)
+				require.Equal(t, framework.Reconnected, states.next(t, 10*time.Second).State)
+				w, err := c.Watch(ctx, path, tc.mode)
+				require.NoError(t, err)
+				defer w.Close(ctx)
+				restores := proxy.Requests(zktest.OpSetWatches) + proxy.Requests(zktest.OpSetWatches2)
+				release()
+				require.Eventually(t, func() bool {
+					return proxy.Requests(zktest.OpSetWatches)+proxy.Requests(zktest.OpSetWatches2) > restores
+				}, 10*time.Second, time.Millisecond, "the restore was not sent")
+				_, _, err = c.Get(ctx, path) // answered after the restore
+				require.NoError(t, err)
+
+				for _, name := range []string{"a", "b"} {
+					_, err = c.Create(ctx, path+"/"+name, nil, framework.Persistent)
+					require.NoError(t, err)
+					_, err = c.Set(ctx, path, []byte(name), -1)
+					require.NoError(t, err)
+					if tc.mode == framework.WatchRecursive {
+						hears(t, w, framework.WatchEvent{Type: framework.NodeCreated, Path: path + "/" + name})
+					} else {
+						hears(t, w, framework.WatchEvent{Type: framework.NodeChildrenChanged, Path: path})
+					}
+					hears(t, w, framework.WatchEvent{Type: framework.NodeDataChanged, Path: path})
+				}
+				awaitOneShot(t, once, tc.fire, "the one-shot watch did not fire")
+			})
+		}
+	}
 }
