@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -33,6 +34,12 @@ type held struct {
 type childFlags struct {
 	onLost string        // "term" or "ignore"
 	grace  time.Duration // between SIGTERM and SIGKILL
+}
+
+// register registers --on-lost and --grace on fs.
+func (f *childFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.onLost, "on-lost", "term", "`action` when the hold is lost while COMMAND runs: term (stop COMMAND, exit 5) or ignore")
+	fs.DurationVar(&f.grace, "grace", 10*time.Second, "after SIGTERM, wait this `duration` before SIGKILL")
 }
 
 // check validates the flags.

@@ -58,6 +58,9 @@ func TestZkr_UnreachableServerFailsInBoundedTimeWithStatus3(t *testing.T) {
 		{"inspect", "/a"},
 		{"watch", "/a"},
 		{"revoke", "/a/_c_x-lock-0000000000"},
+		{"counter", "add", "/a", "1"},
+		{"barrier", "wait", "/a"},
+		{"barrier", "--members", "2", "enter", "/a", "--", "true"},
 	} {
 		start := time.Now()
 		args = append([]string{args[0], "--servers", "127.0.0.1:1", "--connect-timeout", "1s"}, args[1:]...)
@@ -100,7 +103,8 @@ func TestZkr_HelpListsFlagsAndExitStatuses(t *testing.T) {
 	code, stdout, _ := runZkr(t, "help")
 	assert.Equal(t, 0, code)
 	for _, want := range []string{"zkr lock", "zkr semaphore", "zkr rwlock", "zkr elect", "zkr inspect", "zkr watch", "zkr revoke", "zkr server", "zkr demo",
-		"--servers", "Exit statuses", "Common flags of lock, semaphore, rwlock, elect, inspect, watch, services, register and revoke", "--version"} {
+		"zkr barrier", "zkr counter", "--servers", "Exit statuses",
+		"Common flags of lock, semaphore, rwlock, elect, inspect, watch, services, register, barrier, counter and revoke", "--version"} {
 		assert.Contains(t, stdout, want)
 	}
 	code, stdout, _ = runZkr(t, "lock", "-h")
@@ -189,6 +193,7 @@ func TestZkr_CommandWithoutDashDashSaysToPutItThere(t *testing.T) {
 		{[]string{"semaphore", "--leases", "2"}, []string{"true"}},
 		{[]string{"rwlock", "--read"}, []string{"true"}},
 		{[]string{"elect"}, []string{"true"}},
+		{[]string{"barrier", "enter", "--members", "2"}, []string{"true"}},
 	} {
 		args := append(append(append(tc.args, "--servers", servers), path), tc.command...)
 		code, _, stderr := runZkr(t, args...)
@@ -214,7 +219,8 @@ func TestZkr_HelpListsEveryRecipe(t *testing.T) {
 			assert.Contains(t, stdout, "recipes/"+d.Name(), "zkr help names %s", d.Name())
 		}
 	}
-	for _, want := range []string{"LeaderSelector", "LeaderLatch", "InterProcessReadWriteLock", "InterProcessMultiLock", "zkr elect", "zkr rwlock", "zkr services", "zkr register"} {
+	for _, want := range []string{"LeaderSelector", "LeaderLatch", "InterProcessReadWriteLock", "InterProcessMultiLock", "zkr elect", "zkr rwlock", "zkr services", "zkr register",
+		"DistributedAtomicLong", "DistributedDoubleBarrier", "zkr counter", "zkr barrier"} {
 		assert.Contains(t, stdout, want)
 	}
 }

@@ -20,7 +20,7 @@ const (
 	exitError       = 1   // any other failure (the server refused a request, ...)
 	exitUsage       = 2   // bad flag, argument or path
 	exitUnreachable = 3   // no session in time, a name that does not resolve, servers gone while waiting
-	exitNotAcquired = 4   // --timeout ran out while others held the lock or leases, or led
+	exitNotAcquired = 4   // --timeout ran out while others held the lock or leases, or led; a counter update beaten
 	exitLost        = 5   // the hold or term was lost while COMMAND ran (--on-lost=term)
 	exitRevoked     = 6   // a revocation request ended the hold (--revocable)
 	exitNoCommand   = 127 // COMMAND could not be started
@@ -29,16 +29,19 @@ const (
 
 // exitStatuses documents the statuses, for help.
 const exitStatuses = `Exit statuses:
-  0    done (for lock, semaphore, rwlock, elect and register: COMMAND's
-       own status when it ran; for watch, inspect --watch and register
-       without COMMAND: ended by SIGINT or SIGTERM)
+  0    done (for lock, semaphore, rwlock, elect, register and barrier
+       enter: COMMAND's own status when it ran; for watch, inspect
+       --watch and register without COMMAND: ended by SIGINT or SIGTERM)
   1    other failure (the server refused a request, ...)
   2    usage: bad flag, argument, path or --servers
   3    ZooKeeper unreachable: no session within --connect-timeout (or
        --timeout), a server name that does not resolve, or the servers
        went away while waiting
-  4    not acquired: --timeout ran out while others held it (elect: led)
-  5    hold lost (elect: term lost) while COMMAND ran (--on-lost=term)
+  4    not acquired: --timeout ran out while others held it (elect: led;
+       barrier: while the barrier stood, or before every member entered);
+       counter: other writers beat every try, nothing written
+  5    hold lost (elect: term lost; barrier enter: the member's session)
+       while COMMAND ran (--on-lost=term), or before the member left
   6    revoked while COMMAND ran (--revocable)
   127  COMMAND could not be started
   128+N  signal N while waiting (SIGINT 130, SIGTERM 143; elect: also
@@ -65,6 +68,10 @@ var (
 	errInterrupted = errors.New("interrupted")
 	// errNoCommand is a COMMAND that could not start.
 	errNoCommand = errors.New("cannot run command")
+	// errBeaten is a counter update that other writers beat on every try.
+	errBeaten = errors.New("other writers came first")
+	// errTimedOut is a barrier's wait that --timeout ended.
+	errTimedOut = errors.New("timed out")
 )
 
 // interruption is a signal that ended a wait: errInterrupted, exiting
@@ -146,7 +153,7 @@ func statusOf(err error) int {
 		return exitUsage
 	case errors.Is(err, errUnreachable), errors.Is(err, zkrecipes.ErrUnreachable):
 		return exitUnreachable
-	case errors.Is(err, zkrecipes.ErrNotAcquired):
+	case errors.Is(err, zkrecipes.ErrNotAcquired), errors.Is(err, errBeaten), errors.Is(err, errTimedOut):
 		return exitNotAcquired
 	case errors.Is(err, errLostHold):
 		return exitLost

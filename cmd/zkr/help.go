@@ -9,7 +9,7 @@ import (
 
 // usage writes zkr's help.
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "zkr: ZooKeeper locks, read/write locks, semaphores and leader election from the shell (zkrecipes, Curator-compatible)")
+	fmt.Fprintln(w, "zkr: ZooKeeper locks, read/write locks, semaphores, leader election, barriers and counters from the shell (zkrecipes, Curator-compatible)")
 	fmt.Fprintln(w, "\nUsage:")
 	for _, c := range commands {
 		fmt.Fprintf(w, "  zkr %-9s %s\n      %s\n", c.name, c.synopsis, c.summary)
@@ -41,6 +41,9 @@ const recipesHelp = `Recipes (zkrecipes packages; Curator 5.x processes on the s
   services   recipes/discovery    curator-x-discovery's ServiceDiscovery: the instances, their
                                   ServiceInstance JSON and UriSpec (reads only)
   register   recipes/discovery    ServiceDiscovery.registerService of a dynamic instance
+  barrier    recipes/barrier      DistributedBarrier (set, remove, wait),
+                                  DistributedDoubleBarrier (enter)
+  counter    recipes/atomicvalue  DistributedAtomicLong (--int: DistributedAtomicInteger)
   inspect    also reads recipes/leader's LeaderLatch elections; recipes/multilock
              (InterProcessMultiLock) is its parts' locks, inspected one path at a time
   (Go only)  recipes/node         PersistentNode, PersistentTtlNode, GroupMember

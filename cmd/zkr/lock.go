@@ -66,17 +66,8 @@ type acquireFlags struct {
 
 // register registers the waiting and child flags on fs.
 func (a *acquireFlags) register(fs *flag.FlagSet) {
-	fs.Func("timeout", "give up waiting after `duration`, the connection included, with status 4 (3 if no session by then; 0: one try); default: wait as long as it takes",
-		func(s string) error {
-			d, err := time.ParseDuration(s)
-			if err != nil || d < 0 {
-				return fmt.Errorf("bad duration %q", s)
-			}
-			a.timeout, a.hasTimeout = d, true
-			return nil
-		})
-	fs.StringVar(&a.onLost, "on-lost", "term", "`action` when the hold is lost while COMMAND runs: term (stop COMMAND, exit 5) or ignore")
-	fs.DurationVar(&a.grace, "grace", 10*time.Second, "after SIGTERM, wait this `duration` before SIGKILL")
+	a.registerTimeout(fs, "give up waiting after `duration`, the connection included, with status 4 (3 if no session by then; 0: one try); default: wait as long as it takes")
+	a.childFlags.register(fs)
 	fs.Func("error-policy", "`policy` when the connection is suspended: standard (the hold is lost) or session "+
 		"(lost when the session is or its lease runs out; rides out a short server restart) (default standard)",
 		func(s string) error {
@@ -90,6 +81,18 @@ func (a *acquireFlags) register(fs *flag.FlagSet) {
 			}
 			return nil
 		})
+}
+
+// registerTimeout registers --timeout on fs, with its usage.
+func (a *acquireFlags) registerTimeout(fs *flag.FlagSet, usage string) {
+	fs.Func("timeout", usage, func(s string) error {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return fmt.Errorf("bad duration %q", s)
+		}
+		a.timeout, a.hasTimeout = d, true
+		return nil
+	})
 }
 
 // setupLock is `zkr lock PATH -- COMMAND`.

@@ -1,6 +1,6 @@
 // Command zkr runs the zkrecipes recipes from the shell (locks, leases,
-// leader election), shows who holds what, runs a local ZooKeeper for
-// development, and shows the recipes at work in a demo.
+// leader election, barriers, counters), shows who holds what, runs a local
+// ZooKeeper for development, and shows the recipes at work in a demo.
 //
 //	zkr lock PATH -- COMMAND [ARGS]          hold a mutex while COMMAND runs
 //	zkr lock PATH                            hold a mutex until SIGINT or SIGTERM
@@ -12,6 +12,10 @@
 //	zkr services [NAME]                      list the services registered under /services
 //	zkr register NAME --address A --port P -- COMMAND
 //	                                         register an instance of NAME while COMMAND runs
+//	zkr barrier set|remove|wait PATH         set, remove or wait at a barrier
+//	zkr barrier enter PATH --members N -- COMMAND
+//	                                         run COMMAND between a double barrier's enter and leave
+//	zkr counter get|add|set PATH [N]         read, add to or set a distributed counter
 //	zkr revoke NODE                          ask a revocable holder to release
 //	zkr server [--port P] [--data DIR]       run a local ZooKeeper in the foreground
 //	zkr demo                                 watch the recipes at work
@@ -104,6 +108,10 @@ var commands = []command{
 		connects: true, optArgs: 1, setup: setupServices, help: servicesHelp},
 	{name: "register", synopsis: "[flags] NAME --address A --port P [-- COMMAND [ARGS]]", summary: "register an instance of service NAME while COMMAND runs, or until interrupted (curator-x-discovery)",
 		connects: true, nargs: 1, child: true, holdOnly: true, setup: setupRegister, help: registerHelp},
+	{name: "barrier", synopsis: "[flags] set|remove|wait|enter PATH [--members N -- COMMAND [ARGS]]", summary: "set, remove or wait at the barrier at PATH, or enter the double barrier there while COMMAND runs (Curator's DistributedBarrier, DistributedDoubleBarrier)",
+		connects: true, nargs: 2, child: true, holdOnly: true, setup: setupBarrier, help: barrierHelp},
+	{name: "counter", synopsis: "[flags] get|add|set PATH [N]", summary: "read, add N to or set the counter at PATH (Curator's DistributedAtomicLong; --int: DistributedAtomicInteger)",
+		connects: true, nargs: 2, optArgs: 1, setup: setupCounter, help: counterHelp},
 	{name: "revoke", synopsis: "[flags] NODE", summary: "ask the holder of lock node NODE to release it (Curator's revocation)",
 		connects: true, nargs: 1, setup: setupRevoke, help: revokeHelp},
 	{name: "server", synopsis: "[--port P] [--data DIR]", summary: "run a local ZooKeeper for development until interrupted",
@@ -225,14 +233,19 @@ func parseArgs(fs *flag.FlagSet, args []string) (pos, child []string, err error)
 }
 
 // parseArgsAt is parseArgs that also says where in args each of pos was,
-// and on error returns the arguments found until then.
+// and on error returns the arguments found until then. A negative number
+// ("zkr counter add /n -3") is an argument, not a flag.
 func parseArgsAt(fs *flag.FlagSet, args []string) (pos []string, at []int, child []string, err error) {
 	offset := 0
 	for {
-		if err := fs.Parse(args); err != nil {
+		n := leadingFlags(fs, args)
+		if err := fs.Parse(args[:n]); err != nil {
 			return pos, at, nil, err
 		}
 		rest := fs.Args()
+		if n < len(args) {
+			rest = args[n:] // flags up to a negative number, which comes next
+		}
 		used := len(args) - len(rest)
 		if used > 0 && args[used-1] == "--" {
 			return pos, at, append([]string{}, rest...), nil
@@ -243,6 +256,44 @@ func parseArgsAt(fs *flag.FlagSet, args []string) (pos []string, at []int, child
 		pos, at = append(pos, rest[0]), append(at, offset+used)
 		args, offset = rest[1:], offset+used+1
 	}
+}
+
+// leadingFlags returns how many of args fs may parse as flags: all of
+// them, but for a negative number among the flags they begin with, which
+// is an argument, unless it is the value of the flag before it.
+func leadingFlags(fs *flag.FlagSet, args []string) int {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--" || a == "-" || !strings.HasPrefix(a, "-"):
+			return len(args) // fs.Parse stops there itself
+		case isNegativeNumber(a):
+			return i
+		case strings.Contains(a, "="):
+			continue
+		}
+		f := fs.Lookup(strings.TrimLeft(a, "-"))
+		if f == nil {
+			continue // fs.Parse fails on it
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+			i++ // its value
+		}
+	}
+	return len(args)
+}
+
+// isNegativeNumber tells whether s is a minus sign and decimal digits.
+func isNegativeNumber(s string) bool {
+	if len(s) < 2 || s[0] != '-' {
+		return false
+	}
+	for _, r := range s[1:] {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // oneLine returns err's message on one line.

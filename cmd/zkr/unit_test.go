@@ -26,9 +26,15 @@ func TestParseArgs_FlagsAnywhereBeforeTheCommand(t *testing.T) {
 		{[]string{"/a", "--timeout", "1s", "--", "true"}, []string{"/a"}, []string{"true"}, "1s"},
 		{[]string{"/a", "/b"}, []string{"/a", "/b"}, nil, ""},
 		{[]string{"/a", "--"}, []string{"/a"}, []string{}, ""},
+		{[]string{"add", "/a", "-3"}, []string{"add", "/a", "-3"}, nil, ""},
+		{[]string{"add", "--json", "/a", "--int", "-3", "--timeout", "1s"}, []string{"add", "/a", "-3"}, nil, "1s"},
+		{[]string{"--timeout", "-3", "/a"}, []string{"/a"}, nil, "-3"},
+		{[]string{"--json", "-3", "--", "sh"}, []string{"-3"}, []string{"sh"}, ""},
 	} {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
+		fs.Bool("json", false, "")
+		fs.Bool("int", false, "")
 		timeout := fs.String("timeout", "", "")
 		pos, child, err := parseArgs(fs, tc.args)
 		require.NoError(t, err, "%q", tc.args)
