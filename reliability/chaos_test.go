@@ -90,6 +90,8 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	registry := startChaosRegistry(t, root, clients, observer)
 	nodeView := startChaosNodeView(t, root, clients[1], clients[2], seed) // no cache of root on these
 	edges := goEdges(t, root, clients, ledger, stats, seed)
+	counter := startChaosCounter(t, root, clients, stats)
+	rounds := startChaosBarrier(root, clients, ledger, stats, seed)
 	curatorWorkers := []*chaos.Worker{
 		{Recipe: "mutex", Locker: chaos.CuratorMutex{Peer: curator, Handle: "chaos-mutex", Path: root + "/mutex", Observer: observer}},
 		{Recipe: "semaphore", Locker: chaos.CuratorSemaphore{Peer: curator, Handle: "chaos-sem", Path: root + "/semaphore", Max: chaosSemaphoreMax}},
@@ -106,6 +108,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 		Holding: ledger.Holding, ShrunkTimeout: chaosShrunkTimeout,
 	}
 	runners := append(edges.runners, workersAsRunners(workers)...)
+	runners = append(append(runners, counter.runners...), rounds)
 	require.NoError(t, runChaos(duration, schedule, runners, curatorWorkers), "the schedule could not undo a fault")
 	leaveElections(t, workers)
 
@@ -117,6 +120,8 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	report.ExpiredUnderHolder = chaos.ExpiredUnderHolder(ledger.Holds(), schedule.Expiries())
 	report.GrantsShrunk = int(shrunk.Load())
 	edges.judge(t, observer, ledger, report)
+	counter.judge(t, observer, ledger, report)
+	judgeChaosBarrier(rounds, report)
 	require.Eventually(t, func() bool {
 		for _, c := range clients {
 			if !c.State().IsConnected() {
@@ -226,6 +231,8 @@ func judge(t *testing.T, report *chaos.Report, root string) {
 	for _, k := range []string{"nodeview_workers_made", "nodeview_dir_deleted", "nodeview_oneshot_reads", "nodeview_data_set"} {
 		assert.Positive(t, report.Caches[k], "node view: %s", k)
 	}
+	assert.Positive(t, report.Counter["believed"], "counter increments applied")
+	assert.Positive(t, report.DoubleBarrier["rounds_completed"], "double-barrier rounds completed")
 	// A round of every kind lasts over a minute (five of them outlast the
 	// session timeout): a shorter run need not finish one.
 	if d, err := time.ParseDuration(report.Duration); err == nil && d >= chaos.MinBiteRun {

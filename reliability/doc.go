@@ -11,6 +11,9 @@
 //     acquires, a shared count's increments, TTL leases taken over with
 //     Resume and fenced by a resource, a client that asks for more session
 //     timeout than the server grants with go-zookeeper's info logging off.
+//     A distributed atomic counter that every client increments
+//     (chaos_counter_test.go) and rounds of a double barrier among them
+//     (chaos_barrier_test.go) run beside them.
 //     A run of two minutes or more fails unless its faults bit: a hold
 //     interrupted, an answer dropped, a session expired under a holder.
 //     Each hold of the Curator peer is vetted as it begins: a hold whose

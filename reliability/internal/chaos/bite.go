@@ -12,9 +12,10 @@ import (
 const MinBiteRun = 2 * time.Minute
 
 // MinRareBiteRun is the shortest run that must prove that its rarer faults
-// bit: a session resumed under a shorter grant, and a guarded enqueue
-// whose answer was lost (the lost-multi fault lands on an enqueue only
-// now and then).
+// bit: a session resumed under a shorter grant, a guarded enqueue and a
+// counter increment whose answer was lost (the lost-multi and lost-set
+// faults land on one only now and then), and a double-barrier round
+// broken (a member's enter or leave failed).
 const MinRareBiteRun = 10 * time.Minute
 
 // Interrupted counts the holds that a fault interrupted: signalled lost

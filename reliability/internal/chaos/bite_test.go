@@ -54,6 +54,7 @@ func TestReport_FailsALongRunWhoseFaultsDidNotBite(t *testing.T) {
 		r := NewReport(d, 1, 5)
 		r.HoldsInterrupted, r.RepliesDropped, r.ExpiredUnderHolder = 3, 2, 1
 		r.GrantsShrunk, r.Jobs = 1, map[string]int{jobUnknown: 1}
+		r.Counter, r.DoubleBarrier = map[string]int{incrementUnknown: 1}, map[string]int{"rounds_broken": 1}
 		return r
 	}
 	for _, tc := range []struct {
@@ -71,7 +72,13 @@ func TestReport_FailsALongRunWhoseFaultsDidNotBite(t *testing.T) {
 			[]string{"no session resumed under a shorter grant in 30m0s"}},
 		{"no enqueue's answer lost in a long run", 30 * time.Minute, func(r *Report) { r.Jobs = nil },
 			[]string{"no guarded enqueue lost its answer in 30m0s"}},
-		{"a short run need not prove the rare ones", 2 * time.Minute, func(r *Report) { r.GrantsShrunk, r.Jobs = 0, nil }, nil},
+		{"no counter increment's answer lost in a long run", 30 * time.Minute, func(r *Report) { r.Counter = nil },
+			[]string{"no counter increment lost its answer in 30m0s"}},
+		{"no double-barrier round broken in a long run", 30 * time.Minute, func(r *Report) { r.DoubleBarrier["rounds_broken"] = 0 },
+			[]string{"no double-barrier round was broken in 30m0s"}},
+		{"a short run need not prove the rare ones", 2 * time.Minute, func(r *Report) {
+			r.GrantsShrunk, r.Jobs, r.Counter, r.DoubleBarrier = 0, nil, nil, nil
+		}, nil},
 		{"no session expired under a holder", 2 * time.Minute, func(r *Report) { r.ExpiredUnderHolder = 0 },
 			[]string{"no session expired under a holder in 2m0s"}},
 		{"nothing bit", 2 * time.Minute, func(r *Report) { *r = *NewReport(2*time.Minute, 1, 5) }, []string{

@@ -27,6 +27,13 @@
 //     rise by exactly the increments believed applied), and TTL leases
 //     taken over with Resume by a second client, fenced by a Resource
 //     that keeps the highest token.
+//   - The counter and the barrier (counter.go, barrier.go): one
+//     atomicvalue.Long that every client increments (Counter: its value
+//     must lie between the increments believed applied and those plus
+//     the ones whose answer was lost), and rounds of a double barrier
+//     among the clients (DoubleRounds: no member's Leave returns before
+//     every member of its round began its Enter, nor before another
+//     member that left began its Leave).
 //
 // Every instant comes from one Clock, CLOCK_MONOTONIC, which the Curator
 // peer stamps its own holds on (PeerHeld), so that an overlap shorter than

@@ -39,10 +39,11 @@ type Hold struct {
 func (h Hold) weight() int { return max(h.Leases, 1) }
 
 // Violation is a broken promise: holds that overlapped, fencing tokens
-// that did not increase, a resource that accepted a stale write, or a
-// shared count that does not add up.
+// that did not increase, a resource that accepted a stale write, a
+// shared count or counter that does not add up, or a double-barrier
+// member that left before its round had entered.
 type Violation struct {
-	// Kind is "overlap", "fencing", "stale-write" or "count".
+	// Kind is "overlap", "fencing", "stale-write", "count" or "barrier".
 	Kind string `json:"kind"`
 	// Recipe is the lock whose promise was broken.
 	Recipe string `json:"recipe"`

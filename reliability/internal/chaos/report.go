@@ -34,6 +34,15 @@ type Report struct {
 	// Jobs counts the guarded enqueues by outcome (applied, unknown,
 	// failed) and the jobs taken.
 	Jobs map[string]int `json:"jobs,omitempty"`
+	// Counter counts the increments of the distributed atomic counter by
+	// outcome (believed, unknown: the answer was lost, failed, beaten by
+	// other writers on every try; promoted to the lock), and its final
+	// value.
+	Counter map[string]int `json:"counter,omitempty"`
+	// DoubleBarrier counts the double barrier's rounds (completed, broken,
+	// cut short by the run's end) and the members' failures that broke
+	// them (enters interrupted, leaves failed, members lost).
+	DoubleBarrier map[string]int `json:"double_barrier,omitempty"`
 	// GrantsShrunk counts the reconnects that resumed a session under a
 	// shorter grant than the ensemble's own (FaultShrinkGrant).
 	GrantsShrunk    int               `json:"grants_shrunk"`
@@ -95,7 +104,8 @@ func (r *Report) Failed() bool { return len(r.Problems()) > 0 }
 // Problems lists what is wrong with the run: violations, orphans, leaked
 // goroutines, clients whose states do not add up, and, in a run of
 // MinBiteRun or longer, faults that did not bite: no hold interrupted, no
-// answer dropped, no session expired under a holder.
+// answer dropped, no session expired under a holder (and the rarer ones of
+// MinRareBiteRun).
 func (r *Report) Problems() []string {
 	var out []string
 	add := func(bad bool, format string, args ...any) {
@@ -116,6 +126,8 @@ func (r *Report) Problems() []string {
 	if d, err := time.ParseDuration(r.Duration); err == nil && d >= MinRareBiteRun {
 		add(r.GrantsShrunk == 0, "no session resumed under a shorter grant in %s", r.Duration)
 		add(r.Jobs[jobUnknown] == 0, "no guarded enqueue lost its answer in %s", r.Duration)
+		add(r.Counter[incrementUnknown] == 0, "no counter increment lost its answer in %s", r.Duration)
+		add(r.DoubleBarrier["rounds_broken"] == 0, "no double-barrier round was broken in %s", r.Duration)
 	}
 	return out
 }
@@ -123,9 +135,9 @@ func (r *Report) Problems() []string {
 // Summary is the report in one line.
 func (r *Report) Summary() string {
 	return fmt.Sprintf("chaos: %s seed=%d clients=%d faults={%s} replies_dropped=%d {%s} holds_interrupted=%d sessions_expired_under_holder=%d "+
-		"acquisitions={%s} losses={%s} fencing={%s} increments={%s} jobs={%s} grants_shrunk=%d caches={%s} cache_divergences=%d registry={%s} violations=%d java_violations=%d orphans=%d leaked_goroutines=%d state_problems=%d",
+		"acquisitions={%s} losses={%s} fencing={%s} increments={%s} jobs={%s} counter={%s} double_barrier={%s} grants_shrunk=%d caches={%s} cache_divergences=%d registry={%s} violations=%d java_violations=%d orphans=%d leaked_goroutines=%d state_problems=%d",
 		r.Duration, r.Seed, r.Clients, kv(r.Faults), r.RepliesDropped, kv(r.RepliesDroppedBy), r.HoldsInterrupted, r.ExpiredUnderHolder,
-		kv(r.Acquisitions), kv(r.LossesSignalled), kv(r.Fencing), kv(r.Increments), kv(r.Jobs), r.GrantsShrunk,
+		kv(r.Acquisitions), kv(r.LossesSignalled), kv(r.Fencing), kv(r.Increments), kv(r.Jobs), kv(r.Counter), kv(r.DoubleBarrier), r.GrantsShrunk,
 		kv(r.Caches), len(r.CacheDivergences), kv(r.Registry), len(r.Violations), len(r.JavaViolations), len(r.Orphans), r.LeakedGoroutines, len(r.StateProblems))
 }
 

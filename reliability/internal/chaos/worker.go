@@ -276,6 +276,8 @@ func errorClass(err error) string {
 		return "unreachable"
 	case errors.Is(err, zkrecipes.ErrInvalidArgument):
 		return "invalid argument"
+	case errors.Is(err, zkrecipes.ErrOutcomeUnknown):
+		return "outcome unknown" // an update's answer was lost
 	}
 	return "other"
 }
