@@ -3,6 +3,8 @@ package reliability_test
 import (
 	"context"
 	"errors"
+	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +16,8 @@ import (
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/atomicvalue"
+	"github.com/zkrecipes/zkrecipes/recipes/barrier"
 	"github.com/zkrecipes/zkrecipes/recipes/leases"
 	"github.com/zkrecipes/zkrecipes/recipes/multilock"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
@@ -63,6 +67,17 @@ func constructorCases(c *framework.Client, count *sharedcount.SharedCount) []bad
 		"semaphore.NewMutex":   func(c *framework.Client, p string) error { return errOf(semaphore.NewMutex(c, p)) },
 		"sharedcount.New":      func(c *framework.Client, p string) error { return errOf(sharedcount.New(c, p, 1)) },
 		"rwlock.New":           func(c *framework.Client, p string) error { return errOf(rwlock.New(c, p)) },
+		"atomicvalue.NewLong":  func(c *framework.Client, p string) error { return errOf(atomicvalue.NewLong(c, p)) },
+		"atomicvalue.NewInt":   func(c *framework.Client, p string) error { return errOf(atomicvalue.NewInt(c, p)) },
+		"atomicvalue.NewBytes": func(c *framework.Client, p string) error { return errOf(atomicvalue.NewBytes(c, p)) },
+		"atomicvalue.NewCachedLong": func(c *framework.Client, p string) error {
+			return errOf(atomicvalue.NewCachedLong(c, p, 10))
+		},
+		"atomicvalue.NewLong, lock path": func(c *framework.Client, p string) error {
+			return errOf(atomicvalue.NewLong(c, "/ok", atomicvalue.WithPromotedToLock(atomicvalue.PromotedToLock{Path: p})))
+		},
+		"barrier.New":       func(c *framework.Client, p string) error { return errOf(barrier.New(c, p)) },
+		"barrier.NewDouble": func(c *framework.Client, p string) error { return errOf(barrier.NewDouble(c, p, 2)) },
 	}
 	var cases []badCase
 	for ctor, newAt := range ctors {
@@ -75,7 +90,7 @@ func constructorCases(c *framework.Client, count *sharedcount.SharedCount) []bad
 		)
 	}
 	policy := framework.ErrorPolicy(7)
-	return append(cases,
+	cases = append(cases,
 		badCase{"mutex.New, nil option", func() error { return errOf(mutex.New(c, "/ok", nil)) }, invalid},
 		badCase{"mutex.New, bad error policy", func() error { return errOf(mutex.New(c, "/ok", mutex.WithErrorPolicy(policy))) }, invalid},
 		badCase{"mutex.New, nil revocation handler", func() error { return errOf(mutex.New(c, "/ok", mutex.WithRevocation(nil))) }, invalid},
@@ -123,6 +138,36 @@ func constructorCases(c *framework.Client, count *sharedcount.SharedCount) []bad
 			return errOf(leases.New(c, framework.Node{Path: "/ok", Session: c.Session()}, nil, leases.WithLogger(nil)))
 		}, invalid},
 	)
+	return append(cases, atomicValueAndBarrierCases(c)...)
+}
+
+// atomicValueAndBarrierCases are the atomic values' and the barriers'
+// constructors with bad counts and options.
+func atomicValueAndBarrierCases(c *framework.Client) []badCase {
+	invalid := []error{zkrecipes.ErrInvalidArgument}
+	errOf := func(_ any, err error) error { return err }
+	lock := func(p atomicvalue.PromotedToLock) atomicvalue.Option { return atomicvalue.WithPromotedToLock(p) }
+	return []badCase{
+		{"atomicvalue.NewLong, nil option", func() error { return errOf(atomicvalue.NewLong(c, "/ok", nil)) }, invalid},
+		{"atomicvalue.NewLong, nil logger", func() error { return errOf(atomicvalue.NewLong(c, "/ok", atomicvalue.WithLogger(nil))) }, invalid},
+		{"atomicvalue.NewInt, nil retry policy", func() error {
+			return errOf(atomicvalue.NewInt(c, "/ok", atomicvalue.WithRetryPolicy(nil)))
+		}, invalid},
+		{"atomicvalue.NewBytes, no lock path", func() error {
+			return errOf(atomicvalue.NewBytes(c, "/ok", lock(atomicvalue.PromotedToLock{})))
+		}, invalid},
+		{"atomicvalue.NewLong, negative lock timeout", func() error {
+			return errOf(atomicvalue.NewLong(c, "/ok", lock(atomicvalue.PromotedToLock{Path: "/l", Timeout: -time.Second})))
+		}, invalid},
+		{"atomicvalue.NewCachedLong, chunk 0", func() error { return errOf(atomicvalue.NewCachedLong(c, "/ok", 0)) }, invalid},
+		{"atomicvalue.NewCachedLong, negative chunk", func() error { return errOf(atomicvalue.NewCachedLong(c, "/ok", -3)) }, invalid},
+		{"atomicvalue.NewCachedLong, nil option", func() error { return errOf(atomicvalue.NewCachedLong(c, "/ok", 1, nil)) }, invalid},
+		{"barrier.New, nil option", func() error { return errOf(barrier.New(c, "/ok", nil)) }, invalid},
+		{"barrier.New, nil logger", func() error { return errOf(barrier.New(c, "/ok", barrier.WithLogger(nil))) }, invalid},
+		{"barrier.NewDouble, no members", func() error { return errOf(barrier.NewDouble(c, "/ok", 0)) }, invalid},
+		{"barrier.NewDouble, negative members", func() error { return errOf(barrier.NewDouble(c, "/ok", -1)) }, invalid},
+		{"barrier.NewDouble, nil logger", func() error { return errOf(barrier.NewDouble(c, "/ok", 2, barrier.WithLogger(nil))) }, invalid},
+	}
 }
 
 // methodCases are calls of recipe methods with bad counts and durations,
@@ -178,6 +223,7 @@ func methodCases(t *testing.T, c *framework.Client, root string) []badCase {
 			return errOf(l.Acquire(mutex.WithOwner(ctx, []int{1})))
 		}, invalid},
 	}
+	cases = append(cases, atomicValueAndBarrierCalls(t, c, root)...)
 	lease, err := other.Acquire(ctx)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, lease.Release(context.Background())) })
@@ -287,4 +333,108 @@ func isAny(err error, targets []error) bool {
 		}
 	}
 	return false
+}
+
+// atomicValueAndBarrierCalls are calls of the atomic values and the
+// barriers with a value that has no opposite, and a member that leaves
+// twice.
+func atomicValueAndBarrierCalls(t *testing.T, c *framework.Client, root string) []badCase {
+	ctx := zktest.Context(t)
+	errOf := func(_ any, err error) error { return err }
+	l, err := atomicvalue.NewLong(c, root+"/long")
+	require.NoError(t, err)
+	n, err := atomicvalue.NewInt(c, root+"/int")
+	require.NoError(t, err)
+	d, err := barrier.NewDouble(c, root+"/double", 1)
+	require.NoError(t, err)
+	m, err := d.Enter(ctx)
+	require.NoError(t, err)
+	require.NoError(t, m.Leave(ctx))
+	return []badCase{
+		{"atomicvalue.Long.Subtract, the smallest int64", func() error { return errOf(l.Subtract(ctx, math.MinInt64)) },
+			[]error{zkrecipes.ErrInvalidArgument}},
+		{"atomicvalue.Int.Subtract, the smallest int32", func() error { return errOf(n.Subtract(ctx, math.MinInt32)) },
+			[]error{zkrecipes.ErrInvalidArgument}},
+		{"barrier.Member.Leave, twice", func() error { return m.Leave(ctx) }, []error{zkrecipes.ErrReleased}},
+	}
+}
+
+// A value node whose bytes are not Curator's format for it (a Long's 8, an
+// Int's 4), and an update whose result does not fit the value's type, fail
+// with an errors.Is-able error, and the node is left as it was: same
+// bytes, same version.
+func TestBadInput_ValueNodesNotInCuratorsFormatAreLeftAsTheyAre(t *testing.T) {
+	c := zktest.Connect(t, zktest.Servers(t))
+	ctx := zktest.Context(t)
+	root := zktest.UniquePath(t)
+	long8 := []byte{0, 0, 0, 0, 0, 0, 0, 5}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		call func(path string) error
+		want error
+	}{
+		{"Long.Get, 3 bytes", []byte{1, 2, 3}, func(p string) error {
+			return errOfLong(c, p, func(l *atomicvalue.Long) error { _, err := l.Get(ctx); return err })
+		}, atomicvalue.ErrMalformedValue},
+		{"Long.Increment, text", []byte("12345678x"), func(p string) error {
+			return errOfLong(c, p, func(l *atomicvalue.Long) error { _, err := l.Increment(ctx); return err })
+		}, atomicvalue.ErrMalformedValue},
+		{"Long.TrySet, an Int's 4 bytes", []byte{0, 0, 0, 7}, func(p string) error {
+			return errOfLong(c, p, func(l *atomicvalue.Long) error { _, err := l.TrySet(ctx, 1); return err })
+		}, atomicvalue.ErrMalformedValue},
+		{"Long.CompareAndSet, 9 bytes", make([]byte, 9), func(p string) error {
+			return errOfLong(c, p, func(l *atomicvalue.Long) error { _, err := l.CompareAndSet(ctx, 0, 1); return err })
+		}, atomicvalue.ErrMalformedValue},
+		{"Int.Add, a Long's 8 bytes", long8, func(p string) error {
+			n, err := atomicvalue.NewInt(c, p)
+			if err != nil {
+				return err
+			}
+			_, err = n.Add(ctx, 1)
+			return err
+		}, atomicvalue.ErrMalformedValue},
+		{"CachedLong.Next, 2 bytes", []byte{0, 1}, func(p string) error {
+			cl, err := atomicvalue.NewCachedLong(c, p, 10)
+			if err != nil {
+				return err
+			}
+			_, err = cl.Next(ctx)
+			return err
+		}, atomicvalue.ErrMalformedValue},
+		{"Long.Increment, the largest int64", []byte{0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, func(p string) error {
+			return errOfLong(c, p, func(l *atomicvalue.Long) error { _, err := l.Increment(ctx); return err })
+		}, atomicvalue.ErrOverflow},
+		{"Long.Decrement, the smallest int64", []byte{0x80, 0, 0, 0, 0, 0, 0, 0}, func(p string) error {
+			return errOfLong(c, p, func(l *atomicvalue.Long) error { _, err := l.Decrement(ctx); return err })
+		}, atomicvalue.ErrOverflow},
+		{"Int.Add, past the largest int32", []byte{0x7f, 0xff, 0xff, 0xf0}, func(p string) error {
+			n, err := atomicvalue.NewInt(c, p)
+			if err != nil {
+				return err
+			}
+			_, err = n.Add(ctx, 0x10)
+			return err
+		}, atomicvalue.ErrOverflow},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := root + "/" + strings.NewReplacer(" ", "-", ",", "", "'", "").Replace(tc.name)
+			_, err := c.Create(ctx, path, tc.data, framework.Persistent, framework.WithParents())
+			require.NoError(t, err)
+			require.ErrorIs(t, tc.call(path), tc.want)
+			data, stat, err := c.Get(ctx, path)
+			require.NoError(t, err)
+			assert.Equal(t, tc.data, data, "the node's bytes")
+			assert.Zero(t, stat.Version, "nothing written")
+		})
+	}
+}
+
+// errOfLong runs call on a Long at path.
+func errOfLong(c *framework.Client, path string, call func(*atomicvalue.Long) error) error {
+	l, err := atomicvalue.NewLong(c, path)
+	if err != nil {
+		return err
+	}
+	return call(l)
 }
