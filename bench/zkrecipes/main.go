@@ -1,6 +1,7 @@
 // Command zkrecipes-bench runs the shared anchor scenarios
 // (../shared/bench-anchors) on zkrecipes, so that its figures sit beside
-// Curator's, Kazoo's and go-zookeeper's in one run.
+// Curator's, Kazoo's and go-zookeeper's in one run, and the scenarios of
+// the recipes beyond locks that bench/peers defines (counter.go).
 package main
 
 import (
@@ -84,5 +85,8 @@ func connect(servers []string, timeout time.Duration) (gokit.Session, error) {
 }
 
 func main() {
+	if len(os.Args) > 1 && peerScenarios[os.Args[1]] != nil {
+		os.Exit(runPeer(os.Args[1:]))
+	}
 	gokit.Main(gokit.Impl{Name: "zkrecipes", Connect: connect})
 }
