@@ -115,7 +115,7 @@ func (c *Client) looks(parent string, look func(conn *zk.Conn) error, after <-ch
 			if sleep(context.Background(), c.life, pause) != nil {
 				return
 			}
-			c.untilDone("find-and-delete", parent, look)
+			c.untilDone("find_and_delete", parent, look)
 			closeOnce(first)
 		}
 	})

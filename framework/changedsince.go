@@ -39,7 +39,7 @@ func (c *Client) ChangedSince(ctx context.Context, zxid int64, present, absent [
 	for _, p := range present {
 		sp, err := c.serverPath(p)
 		if err != nil {
-			return nil, opError("changed since", p, err)
+			return nil, opError("changed_since", p, err)
 		}
 		persistent, recursive := c.watches.modeWatched(sp, WatchPersistent), c.watches.modeWatched(sp, WatchRecursive)
 		switch {
@@ -56,7 +56,7 @@ func (c *Client) ChangedSince(ctx context.Context, zxid int64, present, absent [
 	for _, p := range absent {
 		sp, err := c.serverPath(p)
 		if err != nil {
-			return nil, opError("changed since", p, err)
+			return nil, opError("changed_since", p, err)
 		}
 		if c.watches.modeWatched(sp, WatchPersistent) || c.watches.modeWatched(sp, WatchRecursive) {
 			stated = append(stated, statedPath{path: sp})
@@ -78,7 +78,7 @@ func (c *Client) ChangedSince(ctx context.Context, zxid int64, present, absent [
 	c.mu.Lock()
 	s := c.seams
 	c.mu.Unlock()
-	return retry(ctx, c, "changed since", first[0], func(conn *zk.Conn, _ *Session) ([]WatchEvent, error) {
+	return retry(ctx, c, "changed_since", first[0], func(conn *zk.Conn, _ *Session) ([]WatchEvent, error) {
 		s.probeGate()
 		return c.changedSinceOnce(conn, zxid, rs, batches, stated)
 	})

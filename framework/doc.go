@@ -204,10 +204,11 @@
 // recipe on it do: each try of a server call with its op and latency
 // ([RequestEvent]), each retry ([RetryEvent]), each connection state with
 // the session lease's margin ([StateEvent]), and from the recipes each
-// acquire's start and end with its wait ([AcquireEvent]), each hold's end
-// with how long it was held and why ([HoldEvent], [Cause]: released, or
-// lost to a suspension, the lease, the session, a deletion or a maximum
-// hold time), and each term of leadership ([TermEvent]). The design
+// acquire's start and end with its wait ([AcquireEvent]), each hold's
+// start, and its end with how long it was held and why ([HoldEvent],
+// [Cause]: released, or lost to a suspension, the lease, the session, a
+// deletion or a maximum hold time), and each term of leadership
+// ([TermEvent]). The design
 // follows Curator's TracerDriver, with one method per kind of event, each
 // taking one struct, so that events can grow fields, and [NoopObserver]
 // to embed, so that an observer implements only what it needs and keeps

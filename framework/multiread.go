@@ -51,11 +51,11 @@ func (c *Client) MultiRead(ctx context.Context, ops ...ReadOp) ([]ReadResult, er
 	paths := make([]string, len(ops))
 	for i, op := range ops {
 		if op.opcode != opGetData && op.opcode != opGetChildren {
-			return nil, opError("multi read", op.path, fmt.Errorf("%w: the zero ReadOp", ErrInvalidArgument))
+			return nil, opError("multi_read", op.path, fmt.Errorf("%w: the zero ReadOp", ErrInvalidArgument))
 		}
 		sp, err := c.serverPath(op.path)
 		if err != nil {
-			return nil, opError("multi read", op.path, err)
+			return nil, opError("multi_read", op.path, err)
 		}
 		paths[i] = sp
 	}
@@ -70,7 +70,7 @@ func (c *Client) MultiRead(ctx context.Context, ops ...ReadOp) ([]ReadResult, er
 	w.int32(-1)
 	w.bool(true)
 	w.int32(-1)
-	return retry(ctx, c, "multi read", ops[0].path, func(conn *zk.Conn, _ *Session) ([]ReadResult, error) {
+	return retry(ctx, c, "multi_read", ops[0].path, func(conn *zk.Conn, _ *Session) ([]ReadResult, error) {
 		body, err := c.carryReply(conn, &carried{opcode: opMultiRead, body: w.b})
 		if err == ErrUnimplemented {
 			return readEach(conn, paths, ops)

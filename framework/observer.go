@@ -31,6 +31,10 @@ type Observer interface {
 	OnState(StateEvent)
 	// OnAcquire reports an acquire's start and its end (granted or failed).
 	OnAcquire(AcquireEvent)
+	// OnHoldStart reports the start of a hold: a lock hold, a lease or a
+	// leader's node, handed out. Each is followed by one OnHoldEnd for
+	// the same node, so that starts less ends is what is held now.
+	OnHoldStart(HoldEvent)
 	// OnHoldEnd reports the end of a hold: released or lost, and why.
 	OnHoldEnd(HoldEvent)
 	// OnTerm reports the start and the end of a term of leadership.
@@ -53,6 +57,9 @@ func (NoopObserver) OnState(StateEvent) {}
 // OnAcquire does nothing.
 func (NoopObserver) OnAcquire(AcquireEvent) {}
 
+// OnHoldStart does nothing.
+func (NoopObserver) OnHoldStart(HoldEvent) {}
+
 // OnHoldEnd does nothing.
 func (NoopObserver) OnHoldEnd(HoldEvent) {}
 
@@ -62,8 +69,11 @@ func (NoopObserver) OnTerm(TermEvent) {}
 // RequestEvent is one try of a server call (a read, a write, a
 // transaction), retried or not.
 type RequestEvent struct {
-	// Op names the call: "get", "set", "create", "delete", "exists",
-	// "children", "sync", "multi".
+	// Op names the call, in one word, lower case with underscores (a
+	// metric's label carries it as it is): "get", "set", "create",
+	// "delete", "exists", "children", "sync", "ensure", "multi",
+	// "multi_read", "watch", "remove_watch", "changed_since",
+	// "find_and_delete".
 	Op string
 	// Path is the call's path, relative to the namespace; "" for a
 	// transaction.
@@ -142,7 +152,9 @@ type AcquireEvent struct {
 	// span under the caller's.
 	Context context.Context
 	// Recipe names the recipe: "mutex", "rwlock.read", "rwlock.write",
-	// "semaphore", "semaphore.guard", "leader.latch", "leader.selector".
+	// "semaphore", "leader.latch", "leader.selector". A lock that is a
+	// part of another recipe's acquire (the semaphore's guard) reports
+	// nothing of its own: the recipe's acquire covers it.
 	Recipe string
 	// Path is the recipe's path.
 	Path  string
@@ -194,7 +206,7 @@ func (c Cause) IsLoss() bool {
 	return false
 }
 
-// HoldEvent is the end of one hold: a lock hold or a lease.
+// HoldEvent is the start or the end of one hold: a lock hold or a lease.
 type HoldEvent struct {
 	// Recipe names the recipe, as in AcquireEvent; "lease" for a lease
 	// not issued by a recipe that names it.
@@ -202,10 +214,10 @@ type HoldEvent struct {
 	// Path is the directory of the hold's node (a semaphore's leases
 	// directory), Node the node.
 	Path, Node string
-	// Held is the time from the hold's start to its end.
+	// Held is the time from the hold's start to its end; 0 at its start.
 	Held time.Duration
 	// Cause says why it ended; Err is the loss's error (nil for a
-	// release).
+	// release). Both are zero at its start.
 	Cause Cause
 	Err   error
 }

@@ -56,7 +56,7 @@ func (c *Client) removeServerWatch(k watchKey) {
 	ctx, cancel := context.WithTimeout(c.life, c.cfg.connectionTimeout)
 	defer cancel()
 	p := c.clientPath(k.path)
-	_, err := retry(ctx, c, "remove watch", p, func(conn *zk.Conn, _ *Session) (struct{}, error) {
+	_, err := retry(ctx, c, "remove_watch", p, func(conn *zk.Conn, _ *Session) (struct{}, error) {
 		return struct{}{}, c.removeFromServer(conn, k)
 	})
 	if err != nil {

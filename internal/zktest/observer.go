@@ -14,6 +14,7 @@ type Recorder struct {
 	retries  []framework.RetryEvent
 	states   []framework.StateEvent
 	acquires []framework.AcquireEvent
+	starts   []framework.HoldEvent
 	holds    []framework.HoldEvent
 	terms    []framework.TermEvent
 }
@@ -29,6 +30,9 @@ func (r *Recorder) OnState(ev framework.StateEvent) { keep(r, &r.states, ev) }
 
 // OnAcquire keeps ev.
 func (r *Recorder) OnAcquire(ev framework.AcquireEvent) { keep(r, &r.acquires, ev) }
+
+// OnHoldStart keeps ev.
+func (r *Recorder) OnHoldStart(ev framework.HoldEvent) { keep(r, &r.starts, ev) }
 
 // OnHoldEnd keeps ev.
 func (r *Recorder) OnHoldEnd(ev framework.HoldEvent) { keep(r, &r.holds, ev) }
@@ -59,6 +63,9 @@ func (r *Recorder) States() []framework.StateEvent { return get(r, &r.states) }
 
 // Acquires returns the acquire events reported so far.
 func (r *Recorder) Acquires() []framework.AcquireEvent { return get(r, &r.acquires) }
+
+// HoldStarts returns the hold starts reported so far.
+func (r *Recorder) HoldStarts() []framework.HoldEvent { return get(r, &r.starts) }
 
 // Holds returns the hold ends reported so far.
 func (r *Recorder) Holds() []framework.HoldEvent { return get(r, &r.holds) }

@@ -29,41 +29,8 @@ func (o *Observer) OnRetry(ev framework.RetryEvent) {
 	o.retries.Add(context.Background(), 1, metric.WithAttributes(OperationKey.String(ev.Op)))
 }
 
-// OnState counts the change, and a reconnection, and keeps the client's
-// session for the lease gauge.
-func (o *Observer) OnState(ev framework.StateEvent) {
-	ctx := context.Background()
-	o.states.Add(ctx, 1, metric.WithAttributes(StateKey.String(ev.Change.State.String())))
-	if ev.Change.State == framework.Reconnected {
-		o.reconnects.Add(ctx, 1, metric.WithAttributes(NewSession.Bool(ev.Change.NewSession)))
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if ev.Session == nil || !ev.Leased {
-		delete(o.sessions, ev.Client)
-		return
-	}
-	o.sessions[ev.Client] = ev.Session
-}
-
-// observeLeases reports each client's lease margin; a client whose
-// session was lost (or that was closed) is forgotten.
-func (o *Observer) observeLeases(_ context.Context, obs metric.Float64Observer) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for c, s := range o.sessions {
-		d, ok := s.LeaseDeadline()
-		if !ok || s.IsLost() {
-			delete(o.sessions, c)
-			continue
-		}
-		obs.Observe(time.Until(d).Seconds())
-	}
-	return nil
-}
-
-// OnAcquire counts the waiters, records the wait, and makes the acquire's
-// span once it ends, from its start.
+// OnAcquire counts the acquires under way, records the wait, and makes
+// the acquire's span once it ends, from its start.
 func (o *Observer) OnAcquire(ev framework.AcquireEvent) {
 	ctx := ev.Context
 	if ctx == nil {
@@ -71,10 +38,10 @@ func (o *Observer) OnAcquire(ev framework.AcquireEvent) {
 	}
 	recipe := o.recipeAttrs(ev.Recipe, ev.Path)
 	if ev.Phase == framework.AcquireStarted {
-		o.waiters.Add(ctx, 1, metric.WithAttributes(recipe...))
+		o.waits.Add(ctx, 1, metric.WithAttributes(recipe...))
 		return
 	}
-	o.waiters.Add(ctx, -1, metric.WithAttributes(recipe...))
+	o.waits.Add(ctx, -1, metric.WithAttributes(recipe...))
 	outcome := acquireOutcome(ev.Err)
 	o.wait.Record(ctx, ev.Wait.Seconds(), metric.WithAttributes(append(recipe, OutcomeKey.String(outcome))...))
 	_, span := o.tracer.Start(ctx, "zkrecipes.acquire", trace.WithTimestamp(ev.Start),
@@ -87,9 +54,17 @@ func (o *Observer) OnAcquire(ev framework.AcquireEvent) {
 	span.End(trace.WithTimestamp(ev.Start.Add(ev.Wait)))
 }
 
-// OnHoldEnd records the hold's length by cause, and counts a loss.
+// OnHoldStart counts the hold as held.
+func (o *Observer) OnHoldStart(ev framework.HoldEvent) {
+	o.holds.Add(context.Background(), 1, metric.WithAttributes(o.recipeAttrs(ev.Recipe, ev.Path)...))
+}
+
+// OnHoldEnd counts the hold as held no more, records its length by cause,
+// and counts a loss.
 func (o *Observer) OnHoldEnd(ev framework.HoldEvent) {
-	attrs := append(o.recipeAttrs(ev.Recipe, ev.Path), CauseKey.String(string(ev.Cause)))
+	recipe := o.recipeAttrs(ev.Recipe, ev.Path)
+	o.holds.Add(context.Background(), -1, metric.WithAttributes(recipe...))
+	attrs := append(recipe, CauseKey.String(string(ev.Cause)))
 	o.hold.Record(context.Background(), ev.Held.Seconds(), metric.WithAttributes(attrs...))
 	if ev.Cause.IsLoss() {
 		o.losses.Add(context.Background(), 1, metric.WithAttributes(attrs...))
@@ -100,13 +75,17 @@ func (o *Observer) OnHoldEnd(ev framework.HoldEvent) {
 // length and makes its span.
 func (o *Observer) OnTerm(ev framework.TermEvent) {
 	ctx := context.Background()
+	var attrs []attribute.KeyValue
+	if o.paths {
+		attrs = append(attrs, PathKey.String(ev.Path))
+	}
 	if ev.Phase == framework.TermStarted {
-		o.leading.Add(ctx, 1)
+		o.terms.Add(ctx, 1, metric.WithAttributes(attrs...))
 		return
 	}
-	o.leading.Add(ctx, -1)
+	o.terms.Add(ctx, -1, metric.WithAttributes(attrs...))
 	cause := CauseKey.String(string(ev.Cause))
-	o.term.Record(ctx, ev.Duration.Seconds(), metric.WithAttributes(cause))
+	o.term.Record(ctx, ev.Duration.Seconds(), metric.WithAttributes(append(attrs, cause)...))
 	end := time.Now()
 	_, span := o.tracer.Start(ctx, "zkrecipes.leader.term", trace.WithTimestamp(end.Add(-ev.Duration)),
 		trace.WithAttributes(PathKey.String(ev.Path), NodeKey.String(ev.Node), IDKey.String(ev.Participant), cause))

@@ -42,14 +42,16 @@ type Observer struct {
 	states     metric.Int64Counter
 	reconnects metric.Int64Counter
 	wait       metric.Float64Histogram
-	waiters    metric.Int64UpDownCounter
+	waits      metric.Int64UpDownCounter
 	hold       metric.Float64Histogram
+	holds      metric.Int64UpDownCounter
 	losses     metric.Int64Counter
 	term       metric.Float64Histogram
-	leading    metric.Int64UpDownCounter
+	terms      metric.Int64UpDownCounter
 
 	mu       sync.Mutex
 	sessions map[*framework.Client]*framework.Session // for the lease gauge
+	clients  map[*framework.Client]struct{}           // for the connection count
 }
 
 var _ framework.Observer = (*Observer)(nil)
@@ -76,9 +78,9 @@ func WithTracerProvider(p trace.TracerProvider) Option {
 }
 
 // WithPathAttribute adds the recipe's path (zkrecipes.path) to the
-// attributes of the lock metrics. Spans always carry it. Default: metrics
-// carry no path, so that a program that locks one path per entity does
-// not make a time series of each.
+// attributes of the lock and leader metrics. Spans always carry it.
+// Default: metrics carry no path, so that a program that locks one path
+// per entity does not make a time series of each.
 func WithPathAttribute() Option {
 	return func(o *options) { o.paths = true }
 }
@@ -94,6 +96,7 @@ func New(opts ...Option) (*Observer, error) {
 		tracer:   o.tracers.Tracer(ScopeName),
 		paths:    o.paths,
 		sessions: make(map[*framework.Client]*framework.Session),
+		clients:  make(map[*framework.Client]struct{}),
 	}
 	if err := obs.instruments(o.meters.Meter(ScopeName)); err != nil {
 		return nil, fmt.Errorf("otelzk: %w", err)
@@ -123,8 +126,8 @@ func (o *Observer) instruments(m metric.Meter) error {
 		otelErr(&err)
 		return c
 	}
-	upDown := func(name, desc string) metric.Int64UpDownCounter {
-		c, err := m.Int64UpDownCounter(name, metric.WithDescription(desc))
+	upDown := func(name, unit, desc string) metric.Int64UpDownCounter {
+		c, err := m.Int64UpDownCounter(name, metric.WithUnit(unit), metric.WithDescription(desc))
 		otelErr(&err)
 		return c
 	}
@@ -133,14 +136,19 @@ func (o *Observer) instruments(m metric.Meter) error {
 	o.states = counter("zkrecipes.client.state.changes", "Connection state changes.")
 	o.reconnects = counter("zkrecipes.client.reconnects", "Reconnections, to the same session or a new one.")
 	o.wait = seconds("zkrecipes.lock.wait.duration", "Time from an acquire's start to its grant or failure.")
-	o.waiters = upDown("zkrecipes.lock.waiters", "Acquires under way.")
+	o.waits = upDown("zkrecipes.lock.wait.count", "{acquire}", "Acquires under way.")
 	o.hold = seconds("zkrecipes.lock.hold.duration", "Time from a hold's start to its end.")
+	o.holds = upDown("zkrecipes.lock.hold.count", "{hold}", "Holds held now: lock holds, leases, leaders' nodes.")
 	o.losses = counter("zkrecipes.lock.losses", "Holds lost, by cause.")
 	o.term = seconds("zkrecipes.leader.term.duration", "Length of terms of leadership.")
-	o.leading = upDown("zkrecipes.leader.leading", "Terms of leadership under way.")
+	o.terms = upDown("zkrecipes.leader.term.count", "{term}", "Terms of leadership under way.")
 	_, err := m.Float64ObservableGauge("zkrecipes.session.lease.margin", metric.WithUnit("s"),
 		metric.WithDescription("Time left on the session lease: the server cannot expire the session before it runs out."),
 		metric.WithFloat64Callback(o.observeLeases))
+	otelErr(&err)
+	_, err = m.Int64ObservableUpDownCounter("zkrecipes.client.connection.count", metric.WithUnit("{client}"),
+		metric.WithDescription("Clients in each connection state, read at collection."),
+		metric.WithInt64Callback(o.observeConnections))
 	otelErr(&err)
 	return errors.Join(errs...)
 }

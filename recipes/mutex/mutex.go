@@ -64,6 +64,10 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver lockd
 		data = nil
 	}
 	o.logger = recipe.Logger(o.logger, client, component(o.kind))
+	reported := o.kind
+	if o.unobserved {
+		reported = "" // holdwatch reports no hold of an empty kind
+	}
 	return &Mutex{
 		client: client,
 		engine: engine{client: client, dir: path, lockName: lockName, driver: driver, data: data, place: o.place, prefix: zkpath.Join(path, lockName),
@@ -72,7 +76,7 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver lockd
 		kind: holdwatch.Kind{
 			Client: client, Policy: o.policy, MaxHold: o.maxHold,
 			Lost: ErrLost, Expired: ErrExpired, What: o.what, KeepNode: o.keep,
-			Recipe: o.kind, Log: o.logger, Origin: time.Now(),
+			Recipe: reported, Log: o.logger, Origin: time.Now(),
 		},
 	}, nil
 }
@@ -120,7 +124,10 @@ func (m *Mutex) acquire(ctx context.Context, once bool) (*Hold, error) {
 	if h, err := m.join(ctx, owner); h != nil || err != nil {
 		return h, err
 	}
-	report := recipe.StartAcquire(ctx, m.client, m.opts.kind, m.engine.dir)
+	var report recipe.Acquiring // reports nothing WithUnobserved
+	if !m.opts.unobserved {
+		report = recipe.StartAcquire(ctx, m.client, m.opts.kind, m.engine.dir)
+	}
 	a, err := m.engine.acquire(ctx, once)
 	if err == nil {
 		if err = m.stillHeld(a); err != nil {

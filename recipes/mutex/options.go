@@ -29,6 +29,8 @@ type options struct {
 	logger  *slog.Logger // nil: the client's, under the kind's component (WithLogger)
 	// orderOnly: a waiter does not watch its own node (WithOrderOnly).
 	orderOnly bool
+	// unobserved: acquires and holds are not reported (WithUnobserved).
+	unobserved bool
 }
 
 // WithData sets the data of the lock nodes, shown to operators and to
@@ -174,6 +176,20 @@ func WithKind(kind, what string) Option {
 			return fmt.Errorf("%w: empty kind", ErrInvalidArgument)
 		}
 		o.kind, o.what, o.kindSet = kind, what, true
+		return nil
+	}
+}
+
+// WithUnobserved keeps the lock's acquires and holds out of the client's
+// observer's events (framework.Observer); its server calls are reported
+// still. It is for a lock that is a part of another recipe's acquire,
+// such as the guard the semaphore takes while it counts its leases: the
+// recipe reports that acquire as its own, and a lock the user never made
+// would otherwise show up beside it as a recipe, its wait counted twice.
+// Default: reported, under the kind (WithKind).
+func WithUnobserved() Option {
+	return func(o *options) error {
+		o.unobserved = true
 		return nil
 	}
 }

@@ -73,7 +73,8 @@ func newSemaphore(client *framework.Client, path string, max int, count *sharedc
 	// the leases within the maximum (waitForRoom), so its waiters need not
 	// watch their own nodes.
 	guardOpts := []mutex.Option{mutex.WithData(o.data), mutex.WithErrorPolicy(o.policy),
-		mutex.WithKind("semaphore.guard", "semaphore guard hold"), mutex.WithOrderOnly()}
+		mutex.WithKind("semaphore.guard", "semaphore guard hold"), mutex.WithOrderOnly(),
+		mutex.WithUnobserved()} // the semaphore's acquire covers the guard's
 	if o.logger != nil {
 		guardOpts = append(guardOpts, mutex.WithLogger(o.logger))
 	}

@@ -13,9 +13,10 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
 )
 
-// A TTL lease's end reaches the client's observer as a session lease's
-// does: released, or expired when its holder stops renewing.
-func TestTTL_ObserverHearsALeasesReleaseAndExpiry(t *testing.T) {
+// A TTL lease's start and end reach the client's observer as a session
+// lease's do: released, or expired when its holder stops renewing. The
+// guard lock, a part of the semaphore's acquire, is not reported.
+func TestTTL_ObserverHearsALeasesStartReleaseAndExpiry(t *testing.T) {
 	rec := &zktest.Recorder{}
 	c := zktest.Connect(t, zktest.Servers(t), framework.WithObserver(rec))
 	ctx := zktest.Context(t)
@@ -30,7 +31,6 @@ func TestTTL_ObserverHearsALeasesReleaseAndExpiry(t *testing.T) {
 	require.NoError(t, err)
 	zktest.WaitClosed(t, l.Lost(), 10*time.Second, "the unrenewed lease's loss")
 
-	// The guard's holds are reported too, as "semaphore.guard".
 	leaseEnds := func() (out []framework.HoldEvent) {
 		for _, h := range rec.Holds() {
 			if h.Recipe == "semaphore" {
@@ -46,4 +46,15 @@ func TestTTL_ObserverHearsALeasesReleaseAndExpiry(t *testing.T) {
 	assert.ErrorIs(t, expired.Err, leases.ErrExpired)
 	assert.Equal(t, l.Node(), expired.Node)
 	assert.GreaterOrEqual(t, expired.Held, 900*time.Millisecond)
+
+	starts := rec.HoldStarts()
+	require.Len(t, starts, 2, "%+v", starts)
+	assert.Equal(t, released.Node, starts[0].Node)
+	assert.Equal(t, expired.Node, starts[1].Node)
+	for _, h := range append(starts, rec.Holds()...) {
+		assert.Equal(t, "semaphore", h.Recipe, "%+v", h)
+	}
+	for _, a := range rec.Acquires() {
+		assert.Equal(t, "semaphore", a.Recipe, "%+v", a)
+	}
 }

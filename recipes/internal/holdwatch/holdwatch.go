@@ -44,7 +44,9 @@ type Kind struct {
 	// package tells of a lost term).
 	What string
 	// Recipe names the recipe in the client's observer's events
-	// (framework.HoldEvent).
+	// (framework.HoldEvent). Empty: the holds are not reported, as a lock
+	// that is a part of another recipe's acquire is not (mutex's
+	// WithUnobserved).
 	Recipe string
 	// Log is the recipe's logger (framework.Hooks.Logger); nil: the
 	// client's.
@@ -111,8 +113,10 @@ func Start(cfg Config) *Watch {
 // allocation), as the function Start does.
 func (w *Watch) Start(cfg Config) {
 	w.cfg, w.armed, w.covered = cfg, cfg.Watch != nil || cfg.Covered, cfg.Covered
-	if cfg.Client.Hooks().Observer() != nil {
+	if o := cfg.Client.Hooks().Observer(); o != nil && cfg.Recipe != "" {
 		w.since = time.Since(cfg.Origin)
+		// Told before the hold is registered, so before any end of it.
+		o.OnHoldStart(framework.HoldEvent{Recipe: cfg.Recipe, Path: path.Dir(cfg.Node.Path), Node: cfg.Node.Path})
 	}
 	// Registered first, under w.mu (the client may call w at once), so
 	// that an interruption after the check below is the client's to tell.
@@ -266,8 +270,12 @@ func (w *Watch) Finish(done error) (prior error, first bool) {
 	return prior, true
 }
 
-// observe reports the end of the hold to the client's observer.
+// observe reports the end of the hold to the client's observer, if the
+// hold is reported at all (Kind.Recipe).
 func (w *Watch) observe(o framework.Observer, cause framework.Cause, err error) {
+	if w.cfg.Recipe == "" {
+		return
+	}
 	node := w.cfg.Node.Path
 	o.OnHoldEnd(framework.HoldEvent{
 		Recipe: w.cfg.Recipe, Path: path.Dir(node), Node: node,
