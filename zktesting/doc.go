@@ -52,8 +52,9 @@
 // client of a follower must allow for) before it drops them, while the
 // others expire their sessions. Rejoin ends the partition.
 //
-// The package pulls in no container runtime: importing it costs a command
-// nothing beyond go-zookeeper. On a machine with Docker and no ZooKeeper,
+// The package pulls in no container runtime, nor package testing (NewServer
+// and NewEnsemble take a [TB], which every testing.TB is): importing it
+// costs a command nothing beyond go-zookeeper. On a machine with Docker and no ZooKeeper,
 // zkcontainer runs the server in a container through testcontainers-go
 // instead (New, Start, Stop, Restart). It is a module of its own,
 // github.com/zkrecipes/zkrecipes/zktesting/zkcontainer, so that container

@@ -2,10 +2,25 @@ package zktesting
 
 import (
 	"context"
+	"io"
 	"log/slog"
-	"testing"
 	"time"
 )
+
+// TB is the part of testing.TB that NewServer and NewEnsemble use: pass
+// the test's *testing.T or *testing.B, or any testing.TB. The package
+// names its own interface rather than import package testing, so that a
+// program that starts servers outside tests (Start, StartEnsemble), such
+// as the zkr command, links no test-only code.
+type TB interface {
+	Helper()
+	Cleanup(func())
+	Failed() bool
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Logf(format string, args ...any)
+	Output() io.Writer
+}
 
 // testStartTimeout bounds the start of a test's server or ensemble: JVMs
 // start slowly on a loaded machine.
@@ -16,7 +31,7 @@ const testStartTimeout = 2 * time.Minute
 // Its starts and stops are logged to the test's output. A server that cannot
 // start fails the test with the reason (the tail of the server's log); if
 // the test fails, the tail of the server's log is logged before it goes.
-func NewServer(t testing.TB, opts ...Option) *Server {
+func NewServer(t TB, opts ...Option) *Server {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testStartTimeout)
 	defer cancel()
@@ -38,7 +53,7 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 // returns once every member serves; it is stopped, and its directory
 // removed, when the test ends. If the test fails, the tail of each
 // member's log is logged before it goes.
-func NewEnsemble(t testing.TB, n int, opts ...Option) *Ensemble {
+func NewEnsemble(t TB, n int, opts ...Option) *Ensemble {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testStartTimeout)
 	defer cancel()
@@ -58,7 +73,7 @@ func NewEnsemble(t testing.TB, n int, opts ...Option) *Ensemble {
 
 // logTailsOnFailure logs the tail of each server's log once the test has
 // failed; registered after the servers' Close, it runs before it.
-func logTailsOnFailure(t testing.TB, servers ...*Server) {
+func logTailsOnFailure(t TB, servers ...*Server) {
 	t.Cleanup(func() {
 		if !t.Failed() {
 			return
@@ -70,6 +85,6 @@ func logTailsOnFailure(t testing.TB, servers ...*Server) {
 }
 
 // testLogger logs to the test's output.
-func testLogger(t testing.TB) *slog.Logger {
+func testLogger(t TB) *slog.Logger {
 	return slog.New(slog.NewTextHandler(t.Output(), nil))
 }
