@@ -61,6 +61,9 @@ func TestZkr_UnreachableServerFailsInBoundedTimeWithStatus3(t *testing.T) {
 		{"counter", "add", "/a", "1"},
 		{"barrier", "wait", "/a"},
 		{"barrier", "--members", "2", "enter", "/a", "--", "true"},
+		{"queue", "put", "/a", "x"},
+		{"queue", "take", "/a"},
+		{"queue", "ls", "/a"},
 	} {
 		start := time.Now()
 		args = append([]string{args[0], "--servers", "127.0.0.1:1", "--connect-timeout", "1s"}, args[1:]...)
@@ -103,8 +106,8 @@ func TestZkr_HelpListsFlagsAndExitStatuses(t *testing.T) {
 	code, stdout, _ := runZkr(t, "help")
 	assert.Equal(t, 0, code)
 	for _, want := range []string{"zkr lock", "zkr semaphore", "zkr rwlock", "zkr elect", "zkr inspect", "zkr watch", "zkr revoke", "zkr server", "zkr demo",
-		"zkr barrier", "zkr counter", "--servers", "Exit statuses",
-		"Common flags of lock, semaphore, rwlock, elect, inspect, watch, services, register, barrier, counter and revoke", "--version"} {
+		"zkr barrier", "zkr counter", "zkr queue", "--servers", "Exit statuses",
+		"Common flags of lock, semaphore, rwlock, elect, inspect, watch, services, register, barrier, counter, queue and revoke", "--version"} {
 		assert.Contains(t, stdout, want)
 	}
 	code, stdout, _ = runZkr(t, "lock", "-h")
@@ -220,7 +223,8 @@ func TestZkr_HelpListsEveryRecipe(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"LeaderSelector", "LeaderLatch", "InterProcessReadWriteLock", "InterProcessMultiLock", "zkr elect", "zkr rwlock", "zkr services", "zkr register",
-		"DistributedAtomicLong", "DistributedDoubleBarrier", "zkr counter", "zkr barrier"} {
+		"DistributedAtomicLong", "DistributedDoubleBarrier", "zkr counter", "zkr barrier",
+		"DistributedPriorityQueue", "DistributedDelayQueue", "DistributedIdQueue", "SimpleDistributedQueue", "zkr queue"} {
 		assert.Contains(t, stdout, want)
 	}
 }

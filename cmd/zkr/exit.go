@@ -20,7 +20,7 @@ const (
 	exitError       = 1   // any other failure (the server refused a request, ...)
 	exitUsage       = 2   // bad flag, argument or path
 	exitUnreachable = 3   // no session in time, a name that does not resolve, servers gone while waiting
-	exitNotAcquired = 4   // --timeout ran out while others held the lock or leases, or led; a counter update beaten
+	exitNotAcquired = 4   // --timeout ran out while others held the lock or leases, or led, or no item came; a counter update beaten
 	exitLost        = 5   // the hold or term was lost while COMMAND ran (--on-lost=term)
 	exitRevoked     = 6   // a revocation request ended the hold (--revocable)
 	exitNoCommand   = 127 // COMMAND could not be started
@@ -38,8 +38,9 @@ const exitStatuses = `Exit statuses:
        --timeout), a server name that does not resolve, or the servers
        went away while waiting
   4    not acquired: --timeout ran out while others held it (elect: led;
-       barrier: while the barrier stood, or before every member entered);
-       counter: other writers beat every try, nothing written
+       barrier: while the barrier stood, or before every member entered;
+       queue take: before an item came); counter: other writers beat
+       every try, nothing written
   5    hold lost (elect: term lost; barrier enter: the member's session)
        while COMMAND ran (--on-lost=term), or before the member left
   6    revoked while COMMAND ran (--revocable)
@@ -70,7 +71,8 @@ var (
 	errNoCommand = errors.New("cannot run command")
 	// errBeaten is a counter update that other writers beat on every try.
 	errBeaten = errors.New("other writers came first")
-	// errTimedOut is a barrier's wait that --timeout ended.
+	// errTimedOut is a barrier's wait or a queue's take that --timeout
+	// ended.
 	errTimedOut = errors.New("timed out")
 )
 

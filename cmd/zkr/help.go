@@ -9,7 +9,7 @@ import (
 
 // usage writes zkr's help.
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "zkr: ZooKeeper locks, read/write locks, semaphores, leader election, barriers and counters from the shell (zkrecipes, Curator-compatible)")
+	fmt.Fprintln(w, "zkr: ZooKeeper locks, read/write locks, semaphores, leader election, barriers, counters and queues from the shell (zkrecipes, Curator-compatible)")
 	fmt.Fprintln(w, "\nUsage:")
 	for _, c := range commands {
 		fmt.Fprintf(w, "  zkr %-9s %s\n      %s\n", c.name, c.synopsis, c.summary)
@@ -44,6 +44,9 @@ const recipesHelp = `Recipes (zkrecipes packages; Curator 5.x processes on the s
   barrier    recipes/barrier      DistributedBarrier (set, remove, wait),
                                   DistributedDoubleBarrier (enter)
   counter    recipes/atomicvalue  DistributedAtomicLong (--int: DistributedAtomicInteger)
+  queue      recipes/queue        DistributedQueue (--kind priority, delay, id: DistributedPriorityQueue,
+                                  DistributedDelayQueue, DistributedIdQueue; simple:
+                                  SimpleDistributedQueue)
   inspect    also reads recipes/leader's LeaderLatch elections; recipes/multilock
              (InterProcessMultiLock) is its parts' locks, inspected one path at a time
   (Go only)  recipes/node         PersistentNode, PersistentTtlNode, GroupMember

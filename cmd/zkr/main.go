@@ -1,5 +1,5 @@
 // Command zkr runs the zkrecipes recipes from the shell (locks, leases,
-// leader election, barriers, counters), shows who holds what, runs a local
+// leader election, barriers, counters, queues), shows who holds what, runs a local
 // ZooKeeper for development, and shows the recipes at work in a demo.
 //
 //	zkr lock PATH -- COMMAND [ARGS]          hold a mutex while COMMAND runs
@@ -16,6 +16,7 @@
 //	zkr barrier enter PATH --members N -- COMMAND
 //	                                         run COMMAND between a double barrier's enter and leave
 //	zkr counter get|add|set PATH [N]         read, add to or set a distributed counter
+//	zkr queue put|take|ls PATH [ITEM...]     put into, take from or list a distributed queue
 //	zkr revoke NODE                          ask a revocable holder to release
 //	zkr server [--port P] [--data DIR]       run a local ZooKeeper in the foreground
 //	zkr demo                                 watch the recipes at work
@@ -80,7 +81,8 @@ type command struct {
 	// nargs is the number of arguments before "--"; child says the command
 	// runs "-- COMMAND [ARGS]", holdOnly that it may also run none.
 	nargs    int
-	optArgs  int // arguments after the nargs that may be left out
+	optArgs  int  // arguments after the nargs that may be left out
+	moreArgs bool // any number of arguments may follow the nargs
 	child    bool
 	holdOnly bool
 	// setup registers the command's own flags and returns its body.
@@ -112,6 +114,8 @@ var commands = []command{
 		connects: true, nargs: 2, child: true, holdOnly: true, setup: setupBarrier, help: barrierHelp},
 	{name: "counter", synopsis: "[flags] get|add|set PATH [N]", summary: "read, add N to or set the counter at PATH (Curator's DistributedAtomicLong; --int: DistributedAtomicInteger)",
 		connects: true, nargs: 2, optArgs: 1, setup: setupCounter, help: counterHelp},
+	{name: "queue", synopsis: "[flags] put|take|ls PATH [ITEM...]", summary: "put ITEMs into the queue at PATH, take one node's items, or list them (Curator's DistributedQueue and its kinds, SimpleDistributedQueue)",
+		connects: true, nargs: 2, moreArgs: true, setup: setupQueue, help: queueHelp},
 	{name: "revoke", synopsis: "[flags] NODE", summary: "ask the holder of lock node NODE to release it (Curator's revocation)",
 		connects: true, nargs: 1, setup: setupRevoke, help: revokeHelp},
 	{name: "server", synopsis: "[--port P] [--data DIR]", summary: "run a local ZooKeeper for development until interrupted",
@@ -188,7 +192,10 @@ func (c *command) checkArgs(pos, child []string) error {
 	if c.optArgs > 0 && (len(pos) < c.nargs || len(pos) > c.nargs+c.optArgs) {
 		return usagef("%s takes %d to %d argument(s), got %d: zkr %s %s", c.name, c.nargs, c.nargs+c.optArgs, len(pos), c.name, c.synopsis)
 	}
-	if c.optArgs == 0 && len(pos) != c.nargs {
+	if c.moreArgs && len(pos) < c.nargs {
+		return usagef("%s takes at least %d argument(s), got %d: zkr %s %s", c.name, c.nargs, len(pos), c.name, c.synopsis)
+	}
+	if c.optArgs == 0 && !c.moreArgs && len(pos) != c.nargs {
 		return usagef("%s takes %d argument(s), got %d: zkr %s %s", c.name, c.nargs, len(pos), c.name, c.synopsis)
 	}
 	if c.child && len(child) == 0 && !(c.holdOnly && child == nil) {
