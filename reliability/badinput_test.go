@@ -1,9 +1,11 @@
 package reliability_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +24,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/multilock"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex/lockdriver"
+	"github.com/zkrecipes/zkrecipes/recipes/queue"
 	"github.com/zkrecipes/zkrecipes/recipes/rwlock"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
 	"github.com/zkrecipes/zkrecipes/recipes/sharedcount"
@@ -78,6 +81,18 @@ func constructorCases(c *framework.Client, count *sharedcount.SharedCount) []bad
 		},
 		"barrier.New":       func(c *framework.Client, p string) error { return errOf(barrier.New(c, p)) },
 		"barrier.NewDouble": func(c *framework.Client, p string) error { return errOf(barrier.NewDouble(c, p, 2)) },
+		"queue.New":         func(c *framework.Client, p string) error { return errOf(queue.New(c, p, queue.StringCodec{})) },
+		"queue.NewPriorityQueue": func(c *framework.Client, p string) error {
+			return errOf(queue.NewPriorityQueue(c, p, queue.StringCodec{}))
+		},
+		"queue.NewDelayQueue": func(c *framework.Client, p string) error {
+			return errOf(queue.NewDelayQueue(c, p, queue.StringCodec{}))
+		},
+		"queue.NewIDQueue": func(c *framework.Client, p string) error { return errOf(queue.NewIDQueue(c, p, queue.StringCodec{})) },
+		"queue.NewSimple":  func(c *framework.Client, p string) error { return errOf(queue.NewSimple(c, p)) },
+		"queue.New, lock path": func(c *framework.Client, p string) error {
+			return errOf(queue.New(c, "/ok", queue.StringCodec{}, queue.WithLockPath(p)))
+		},
 	}
 	var cases []badCase
 	for ctor, newAt := range ctors {
@@ -138,7 +153,29 @@ func constructorCases(c *framework.Client, count *sharedcount.SharedCount) []bad
 			return errOf(leases.New(c, framework.Node{Path: "/ok", Session: c.Session()}, nil, leases.WithLogger(nil)))
 		}, invalid},
 	)
-	return append(cases, atomicValueAndBarrierCases(c)...)
+	cases = append(cases, atomicValueAndBarrierCases(c)...)
+	return append(cases, queueCases(c)...)
+}
+
+// queueCases are the queues' constructors with bad codecs, counts,
+// options and lock paths.
+func queueCases(c *framework.Client) []badCase {
+	invalid := []error{zkrecipes.ErrInvalidArgument}
+	errOf := func(_ any, err error) error { return err }
+	newQueue := func(opts ...queue.Option) error { return errOf(queue.New(c, "/ok/q", queue.StringCodec{}, opts...)) }
+	return []badCase{
+		{"queue.New, nil codec", func() error { return errOf(queue.New[string](c, "/ok/q", nil)) }, invalid},
+		{"queue.NewPriorityQueue, nil codec", func() error { return errOf(queue.NewPriorityQueue[int](c, "/ok/q", nil)) }, invalid},
+		{"queue.New, nil option", func() error { return newQueue(nil) }, invalid},
+		{"queue.New, nil logger", func() error { return newQueue(queue.WithLogger(nil)) }, invalid},
+		{"queue.New, 0 max items", func() error { return newQueue(queue.WithMaxItems(0)) }, invalid},
+		{"queue.New, negative max items", func() error { return newQueue(queue.WithMaxItems(-1)) }, invalid},
+		{"queue.New, the queue's own path as lock path", func() error { return newQueue(queue.WithLockPath("/ok/q")) }, invalid},
+		{"queue.New, a lock path under the queue", func() error { return newQueue(queue.WithLockPath("/ok/q/locks")) }, invalid},
+		{"queue.New, the queue under its lock path", func() error { return newQueue(queue.WithLockPath("/ok")) }, invalid},
+		{"queue.NewSimple, a lock path", func() error { return errOf(queue.NewSimple(c, "/ok/q", queue.WithLockPath("/ok/l"))) }, invalid},
+		{"queue.NewSimple, max items", func() error { return errOf(queue.NewSimple(c, "/ok/q", queue.WithMaxItems(5))) }, invalid},
+	}
 }
 
 // atomicValueAndBarrierCases are the atomic values' and the barriers'
@@ -224,6 +261,7 @@ func methodCases(t *testing.T, c *framework.Client, root string) []badCase {
 		}, invalid},
 	}
 	cases = append(cases, atomicValueAndBarrierCalls(t, c, root)...)
+	cases = append(cases, queueCalls(t, c, root)...)
 	lease, err := other.Acquire(ctx)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, lease.Release(context.Background())) })
@@ -438,3 +476,135 @@ func errOfLong(c *framework.Client, path string, call func(*atomicvalue.Long) er
 	}
 	return call(l)
 }
+
+// queueCalls are the consumers' constructors with a nil function and bad
+// counts and options, and calls of the queues with a priority, a time or
+// an id that names no item, no item, an item too large for one node or one
+// the codec refuses, and a negative wait. None reaches the server.
+func queueCalls(t *testing.T, c *framework.Client, root string) []badCase {
+	ctx := zktest.Context(t)
+	invalid := []error{zkrecipes.ErrInvalidArgument}
+	errOf := func(_ any, err error) error { return err }
+	q, err := queue.New(c, root+"/queue", queue.StringCodec{})
+	require.NoError(t, err)
+	pq, err := queue.NewPriorityQueue(c, root+"/priority", queue.StringCodec{})
+	require.NoError(t, err)
+	dq, err := queue.NewDelayQueue(c, root+"/delay", queue.StringCodec{})
+	require.NoError(t, err)
+	iq, err := queue.NewIDQueue(c, root+"/ids", queue.StringCodec{})
+	require.NoError(t, err)
+	s, err := queue.NewSimple(c, root+"/simple")
+	require.NoError(t, err)
+	refusing, err := queue.New(c, root+"/refusing", refusingCodec{})
+	require.NoError(t, err)
+	huge := strings.Repeat("x", framework.MaxRequestSize)
+	fn := func(context.Context, string) error { return nil }
+	consumer := func(opts ...queue.ConsumerOption) error { return errOf(q.NewConsumer(fn, opts...)) }
+	return []badCase{
+		{"queue.Queue.NewConsumer, nil function", func() error { return errOf(q.NewConsumer(nil)) }, invalid},
+		{"queue.Queue.NewTxConsumer, nil function", func() error { return errOf(q.NewTxConsumer(nil)) }, invalid},
+		{"queue.Queue.NewConsumer, nil option", func() error { return consumer(nil) }, invalid},
+		{"queue.Queue.NewConsumer, concurrency 0", func() error { return consumer(queue.WithConcurrency(0)) }, invalid},
+		{"queue.Queue.NewConsumer, negative concurrency", func() error { return consumer(queue.WithConcurrency(-2)) }, invalid},
+		{"queue.Queue.NewConsumer, bad error mode", func() error { return consumer(queue.WithErrorMode(queue.ErrorMode(7))) }, invalid},
+		{"queue.Queue.NewConsumer, negative items before refresh", func() error {
+			return consumer(queue.WithMinItemsBeforeRefresh(-1))
+		}, invalid},
+		{"queue.Queue.PutMulti, no item", func() error { return q.PutMulti(ctx, nil) }, invalid},
+		{"queue.Queue.Put, an item over the request limit", func() error { return q.Put(ctx, huge) }, invalid},
+		{"queue.Queue.PutMulti, items over the request limit", func() error { return q.PutMulti(ctx, []string{huge[:len(huge)/2], huge[:len(huge)/2]}) }, invalid},
+		{"queue.Queue.Put, an item the codec refuses", func() error { return refusing.Put(ctx, 7) }, invalid},
+		{"queue.PriorityQueue.Put, above a Java int", func() error { return pq.Put(ctx, "a", math.MaxInt32+1) }, invalid},
+		{"queue.PriorityQueue.PutMulti, below a Java int", func() error { return pq.PutMulti(ctx, []string{"a"}, math.MinInt32-1) }, invalid},
+		{"queue.DelayQueue.Put, the epoch", func() error { return dq.Put(ctx, "a", time.UnixMilli(0)) }, invalid},
+		{"queue.DelayQueue.Put, before the epoch", func() error { return dq.Put(ctx, "a", time.Date(1969, 7, 20, 0, 0, 0, 0, time.UTC)) }, invalid},
+		{"queue.DelayQueue.PutMulti, the zero time", func() error { return dq.PutMulti(ctx, []string{"a"}, time.Time{}) }, invalid},
+		{"queue.IDQueue.Put, empty id", func() error { return iq.Put(ctx, "a", "") }, invalid},
+		{"queue.IDQueue.Put, an id with NUL", func() error { return iq.Put(ctx, "a", "a\x00b") }, invalid},
+		{"queue.IDQueue.Remove, empty id", func() error { return errOf(iq.Remove(ctx, "")) }, invalid},
+		{"queue.Simple.Offer, data over the request limit", func() error { return s.Offer(ctx, []byte(huge)) }, invalid},
+		{"queue.Simple.Poll, negative wait", func() error { return errOf(s.Poll(ctx, -time.Second)) }, invalid},
+	}
+}
+
+// refusingCodec is a queue's codec that refuses every item.
+type refusingCodec struct{}
+
+func (refusingCodec) Encode(int) ([]byte, error) { return nil, errors.New("refused") }
+func (refusingCodec) Decode([]byte) (int, error) { return 0, errors.New("refused") }
+
+// A queue node whose bytes are not Curator's format (or hold an item the
+// codec cannot read) is passed over by a consumer of every mode: its
+// function never sees it, and the node is left in place as it was, same
+// bytes, same version, while the next item is taken.
+func TestBadInput_QueueNodesNotInCuratorsFormatAreLeftInPlace(t *testing.T) {
+	c := zktest.Connect(t, zktest.Servers(t))
+	ctx := zktest.Context(t)
+	root := zktest.UniquePath(t)
+	version := []byte{0, 1, 0, 1}
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"empty", nil},
+		{"too short for the version", []byte{0, 1}},
+		{"another version", []byte{0, 1, 0, 2, 2}},
+		{"an unknown marker", cat(version, []byte{7})},
+		{"a negative length", cat(version, []byte{1, 0xff, 0xff, 0xff, 0xfe, 'a', 2})},
+		{"a length past the end", cat(version, []byte{1, 0, 0, 0, 9, 'a', 2})},
+		{"no end marker", cat(version, []byte{1, 0, 0, 0, 1, '7'})},
+		{"an item the codec cannot read", queue.Encode([][]byte{[]byte("seven")})},
+	} {
+		for _, mode := range []string{"at most once", "lock-safe", "transactional"} {
+			t.Run(tc.name+", "+mode, func(t *testing.T) {
+				dir := root + "/" + strings.NewReplacer(" ", "-", ",", "").Replace(tc.name+" "+mode)
+				_, err := c.Create(ctx, dir+"/queue-0000000000", tc.data, framework.Persistent, framework.WithParents())
+				require.NoError(t, err)
+				var opts []queue.Option
+				if mode != "at most once" {
+					opts = append(opts, queue.WithLockPath(dir+"-locks"))
+				}
+				q, err := queue.New(c, dir, intCodec{}, opts...)
+				require.NoError(t, err)
+				require.NoError(t, q.Put(ctx, 8))
+				require.NoError(t, q.Close(ctx), "the producer's marker goes")
+				got := takeOne(t, q, mode == "transactional")
+				assert.Equal(t, 8, got, "the good item, and nothing before it")
+				data, stat, err := c.Get(ctx, dir+"/queue-0000000000")
+				require.NoError(t, err)
+				assert.Equal(t, len(tc.data), len(data))
+				assert.Equal(t, string(tc.data), string(data), "the node's bytes")
+				assert.Zero(t, stat.Version, "nothing written")
+				assert.Equal(t, []string{"queue-0000000000"}, zktest.Children(t, c, dir), "only the malformed node is left")
+				if mode != "at most once" {
+					assert.Empty(t, zktest.Children(t, c, dir+"-locks"), "no lock node is left")
+				}
+			})
+		}
+	}
+}
+
+// takeOne starts a consumer of q (transactional, or not), returns the
+// first item its function is called with, and closes it.
+func takeOne(t *testing.T, q *queue.Queue[int], tx bool) int {
+	got := make(chan int, 8)
+	var cn *queue.Consumer[int]
+	var err error
+	if tx {
+		cn, err = q.NewTxConsumer(func(_ context.Context, n int) ([]framework.Op, error) { got <- n; return nil, nil })
+	} else {
+		cn, err = q.NewConsumer(func(_ context.Context, n int) error { got <- n; return nil })
+	}
+	require.NoError(t, err)
+	require.NoError(t, cn.Start(zktest.Context(t)))
+	n := <-got
+	require.NoError(t, cn.Close(zktest.Context(t)))
+	return n
+}
+
+// intCodec is a queue's codec of integers in decimal.
+type intCodec struct{}
+
+func (intCodec) Encode(n int) ([]byte, error) { return []byte(strconv.Itoa(n)), nil }
+func (intCodec) Decode(b []byte) (int, error) { return strconv.Atoi(string(b)) }
