@@ -92,6 +92,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	edges := goEdges(t, root, clients, ledger, stats, seed)
 	counter := startChaosCounter(t, root, clients, stats)
 	rounds := startChaosBarrier(root, clients, ledger, stats, seed)
+	queues := startChaosQueues(t, root, clients, links, ensemble.ServerLag(), logger, ledger, stats, seed)
 	curatorWorkers := []*chaos.Worker{
 		{Recipe: "mutex", Locker: chaos.CuratorMutex{Peer: curator, Handle: "chaos-mutex", Path: root + "/mutex", Observer: observer}},
 		{Recipe: "semaphore", Locker: chaos.CuratorSemaphore{Peer: curator, Handle: "chaos-sem", Path: root + "/semaphore", Max: chaosSemaphoreMax}},
@@ -109,6 +110,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	}
 	runners := append(edges.runners, workersAsRunners(workers)...)
 	runners = append(append(runners, counter.runners...), rounds)
+	runners = append(runners, queues.runners...)
 	require.NoError(t, runChaos(duration, schedule, runners, curatorWorkers), "the schedule could not undo a fault")
 	leaveElections(t, workers)
 
@@ -130,6 +132,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 		}
 		return true
 	}, settleTimeout, 50*time.Millisecond, "every client reconnects once the faults are over")
+	queues.judge(t, observer, report)
 	registry.judge(t, observer, report)
 	nodeView.judge(t, observer, report)
 	report.Orphans = append(report.Orphans, waitNoOrphans(t, observer, root)...)
@@ -233,6 +236,8 @@ func judge(t *testing.T, report *chaos.Report, root string) {
 	}
 	assert.Positive(t, report.Counter["believed"], "counter increments applied")
 	assert.Positive(t, report.DoubleBarrier["rounds_completed"], "double-barrier rounds completed")
+	assert.Positive(t, report.LockSafeQueue["items_consumed"], "lock-safe queue items taken")
+	assert.Positive(t, report.TxQueue["effects"], "transactional queue items applied")
 	// A round of every kind lasts over a minute (five of them outlast the
 	// session timeout): a shorter run need not finish one.
 	if d, err := time.ParseDuration(report.Duration); err == nil && d >= chaos.MinBiteRun {

@@ -13,7 +13,10 @@
 //     timeout than the server grants with go-zookeeper's info logging off.
 //     A distributed atomic counter that every client increments
 //     (chaos_counter_test.go) and rounds of a double barrier among them
-//     (chaos_barrier_test.go) run beside them.
+//     (chaos_barrier_test.go) run beside them, and so do a lock-safe and a
+//     transactional queue (chaos_queue_test.go): every item put is taken,
+//     again only after its lock went with its session or its closing
+//     failed, and the transactional one's effects are there exactly once.
 //     A run of two minutes or more fails unless its faults bit: a hold
 //     interrupted, an answer dropped, a session expired under a holder.
 //     Each hold of the Curator peer is vetted as it begins: a hold whose

@@ -14,8 +14,10 @@ const MinBiteRun = 2 * time.Minute
 // MinRareBiteRun is the shortest run that must prove that its rarer faults
 // bit: a session resumed under a shorter grant, a guarded enqueue and a
 // counter increment whose answer was lost (the lost-multi and lost-set
-// faults land on one only now and then), and a double-barrier round
-// broken (a member's enter or leave failed).
+// faults land on one only now and then), a double-barrier round
+// broken (a member's enter or leave failed), a queue put whose answer was
+// lost and a queue item given back by a fault (its lock went with its
+// session mid-item, or its closing transaction failed).
 const MinRareBiteRun = 10 * time.Minute
 
 // Interrupted counts the holds that a fault interrupted: signalled lost

@@ -55,6 +55,7 @@ func TestReport_FailsALongRunWhoseFaultsDidNotBite(t *testing.T) {
 		r.HoldsInterrupted, r.RepliesDropped, r.ExpiredUnderHolder = 3, 2, 1
 		r.GrantsShrunk, r.Jobs = 1, map[string]int{jobUnknown: 1}
 		r.Counter, r.DoubleBarrier = map[string]int{incrementUnknown: 1}, map[string]int{"rounds_broken": 1}
+		r.LockSafeQueue, r.TxQueue = map[string]int{"puts_answer_lost": 1}, map[string]int{"closings_failed": 1}
 		return r
 	}
 	for _, tc := range []struct {
@@ -76,8 +77,15 @@ func TestReport_FailsALongRunWhoseFaultsDidNotBite(t *testing.T) {
 			[]string{"no counter increment lost its answer in 30m0s"}},
 		{"no double-barrier round broken in a long run", 30 * time.Minute, func(r *Report) { r.DoubleBarrier["rounds_broken"] = 0 },
 			[]string{"no double-barrier round was broken in 30m0s"}},
+		{"no queue put's answer lost in a long run", 30 * time.Minute, func(r *Report) { r.LockSafeQueue = nil },
+			[]string{"no queue put lost its answer in 30m0s"}},
+		{"no queue item given back by a fault in a long run", 30 * time.Minute, func(r *Report) { r.TxQueue = nil },
+			[]string{"no queue item was given back by a fault in 30m0s"}},
+		{"a queue item's lock lost mid-item is given back by a fault", 30 * time.Minute, func(r *Report) {
+			r.TxQueue = map[string]int{"runs_abandoned": 1}
+		}, nil},
 		{"a short run need not prove the rare ones", 2 * time.Minute, func(r *Report) {
-			r.GrantsShrunk, r.Jobs, r.Counter, r.DoubleBarrier = 0, nil, nil, nil
+			r.GrantsShrunk, r.Jobs, r.Counter, r.DoubleBarrier, r.LockSafeQueue, r.TxQueue = 0, nil, nil, nil, nil, nil
 		}, nil},
 		{"no session expired under a holder", 2 * time.Minute, func(r *Report) { r.ExpiredUnderHolder = 0 },
 			[]string{"no session expired under a holder in 2m0s"}},

@@ -34,6 +34,13 @@
 //     among the clients (DoubleRounds: no member's Leave returns before
 //     every member of its round began its Enter, nor before another
 //     member that left began its Leave).
+//   - The queues (queue.go, queuework.go): producers put numbered items
+//     into a lock-safe and a transactional queue (recipes/queue) and
+//     consumers take them (QueueLedger: every item put is taken, at least
+//     once in the lock-safe mode, where only a run whose lock went with
+//     its session or whose closing transaction failed may be followed by
+//     another; and the transactional mode's effects, nodes written in the
+//     item's transaction, are there exactly once).
 //
 // Every instant comes from one Clock, CLOCK_MONOTONIC, which the Curator
 // peer stamps its own holds on (PeerHeld), so that an overlap shorter than

@@ -40,10 +40,12 @@ func (h Hold) weight() int { return max(h.Leases, 1) }
 
 // Violation is a broken promise: holds that overlapped, fencing tokens
 // that did not increase, a resource that accepted a stale write, a
-// shared count or counter that does not add up, or a double-barrier
-// member that left before its round had entered.
+// shared count or counter that does not add up, a double-barrier
+// member that left before its round had entered, or a queue item lost,
+// taken twice or applied twice.
 type Violation struct {
-	// Kind is "overlap", "fencing", "stale-write", "count" or "barrier".
+	// Kind is "overlap", "fencing", "stale-write", "count", "barrier" or
+	// "queue".
 	Kind string `json:"kind"`
 	// Recipe is the lock whose promise was broken.
 	Recipe string `json:"recipe"`

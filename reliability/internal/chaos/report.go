@@ -43,6 +43,14 @@ type Report struct {
 	// cut short by the run's end) and the members' failures that broke
 	// them (enters interrupted, leaves failed, members lost).
 	DoubleBarrier map[string]int `json:"double_barrier,omitempty"`
+	// LockSafeQueue and TxQueue count the queues' puts by outcome (and
+	// those a try of which lost its answer, puts_answer_lost), their
+	// consumers' runs by outcome (abandoned: the item's lock went with its
+	// session mid-item; stopped: at the run's end), the items given back
+	// on error and after a failed closing transaction, the items taken and
+	// taken again (QueueLedger.Counts); TxQueue also the effects.
+	LockSafeQueue map[string]int `json:"lock_safe_queue,omitempty"`
+	TxQueue       map[string]int `json:"tx_queue,omitempty"`
 	// GrantsShrunk counts the reconnects that resumed a session under a
 	// shorter grant than the ensemble's own (FaultShrinkGrant).
 	GrantsShrunk    int               `json:"grants_shrunk"`
@@ -128,16 +136,25 @@ func (r *Report) Problems() []string {
 		add(r.Jobs[jobUnknown] == 0, "no guarded enqueue lost its answer in %s", r.Duration)
 		add(r.Counter[incrementUnknown] == 0, "no counter increment lost its answer in %s", r.Duration)
 		add(r.DoubleBarrier["rounds_broken"] == 0, "no double-barrier round was broken in %s", r.Duration)
+		add(r.LockSafeQueue["puts_answer_lost"]+r.TxQueue["puts_answer_lost"] == 0, "no queue put lost its answer in %s", r.Duration)
+		add(givenBackByFaults(r.LockSafeQueue)+givenBackByFaults(r.TxQueue) == 0, "no queue item was given back by a fault in %s", r.Duration)
 	}
 	return out
+}
+
+// givenBackByFaults counts a queue's items given back by a fault: runs
+// whose lock went with its session mid-item, and runs after which the
+// closing transaction failed.
+func givenBackByFaults(counts map[string]int) int {
+	return counts["runs_abandoned"] + counts["closings_failed"]
 }
 
 // Summary is the report in one line.
 func (r *Report) Summary() string {
 	return fmt.Sprintf("chaos: %s seed=%d clients=%d faults={%s} replies_dropped=%d {%s} holds_interrupted=%d sessions_expired_under_holder=%d "+
-		"acquisitions={%s} losses={%s} fencing={%s} increments={%s} jobs={%s} counter={%s} double_barrier={%s} grants_shrunk=%d caches={%s} cache_divergences=%d registry={%s} violations=%d java_violations=%d orphans=%d leaked_goroutines=%d state_problems=%d",
+		"acquisitions={%s} losses={%s} fencing={%s} increments={%s} jobs={%s} counter={%s} double_barrier={%s} lock_safe_queue={%s} tx_queue={%s} grants_shrunk=%d caches={%s} cache_divergences=%d registry={%s} violations=%d java_violations=%d orphans=%d leaked_goroutines=%d state_problems=%d",
 		r.Duration, r.Seed, r.Clients, kv(r.Faults), r.RepliesDropped, kv(r.RepliesDroppedBy), r.HoldsInterrupted, r.ExpiredUnderHolder,
-		kv(r.Acquisitions), kv(r.LossesSignalled), kv(r.Fencing), kv(r.Increments), kv(r.Jobs), kv(r.Counter), kv(r.DoubleBarrier), r.GrantsShrunk,
+		kv(r.Acquisitions), kv(r.LossesSignalled), kv(r.Fencing), kv(r.Increments), kv(r.Jobs), kv(r.Counter), kv(r.DoubleBarrier), kv(r.LockSafeQueue), kv(r.TxQueue), r.GrantsShrunk,
 		kv(r.Caches), len(r.CacheDivergences), kv(r.Registry), len(r.Violations), len(r.JavaViolations), len(r.Orphans), r.LeakedGoroutines, len(r.StateProblems))
 }
 
