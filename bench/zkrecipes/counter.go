@@ -20,10 +20,16 @@ import (
 )
 
 // The recipe scenarios beyond the anchor harness's locks (bench/peers,
-// whose README defines them): they run here, the others in gokit.
-var peerScenarios = map[string]func(peerConfig, []*framework.Client) (*peerResult, error){
+// whose README defines them): they run here (queue.go has the queue's),
+// the others in gokit.
+var peerScenarios = map[string]func(peerConfig, []*framework.Client) (peerLine, error){
 	"counter-contended": counterContended,
+	"queue-1to4":        queue1to4,
 }
+
+// peerLine is a scenario's JSON line: a peerResult and the scenario's own
+// figures.
+type peerLine interface{ stalled() bool }
 
 // peerConfig is the harness's command line (every flag is accepted; the
 // scenarios here read these).
@@ -34,6 +40,7 @@ type peerConfig struct {
 	duration, warmup time.Duration
 	root             string
 	sessionTimeout   time.Duration
+	variant          string
 }
 
 // peerResult is the JSON line of a peer scenario: the harness's fields and
@@ -50,8 +57,16 @@ type peerResult struct {
 	Violations int64   `json:"violations"`
 	Errors     int64   `json:"errors"`
 	AllOps     int64   `json:"all_ops"`
-	// counter-contended: increments that other writers beat on every try,
-	// and the tries (a read and a versioned write each) per increment.
+}
+
+// stalled tells whether workers were still running past the grace.
+func (r *peerResult) stalled() bool { return r.Stalled }
+
+// counterResult is counter-contended's line: the increments that other
+// writers beat on every try, and the tries (a read and a versioned write
+// each) per increment.
+type counterResult struct {
+	peerResult
 	Failed     int64   `json:"failed"`
 	TriesPerOp float64 `json:"tries_per_op"`
 }
@@ -78,7 +93,7 @@ func runPeer(args []string) int {
 		fmt.Fprintf(os.Stderr, "zkrecipes %s: %v\n", cfg.scenario, err)
 		return 1
 	}
-	if !res.Stalled { // a stalled run leaves its goroutines in the library
+	if !res.stalled() { // a stalled run leaves its goroutines in the library
 		for _, c := range clients {
 			_ = c.Close()
 		}
@@ -101,7 +116,7 @@ func parsePeer(args []string) (peerConfig, error) {
 	fs.Int("cycles", -1, "")
 	fs.String("log", "", "")
 	fs.Float64("hold-us", 0, "")
-	fs.String("variant", "latch", "")
+	variant := fs.String("variant", "latch", "")
 	if err := fs.Parse(args[1:]); err != nil {
 		return peerConfig{}, err
 	}
@@ -111,7 +126,7 @@ func parsePeer(args []string) (peerConfig, error) {
 	return peerConfig{
 		scenario: args[0], servers: strings.Split(*servers, ","), clients: *clients,
 		duration: time.Duration(*dur * float64(time.Second)), warmup: time.Duration(*warm * float64(time.Second)),
-		root: *root, sessionTimeout: time.Duration(*sessionMs) * time.Millisecond,
+		root: *root, sessionTimeout: time.Duration(*sessionMs) * time.Millisecond, variant: *variant,
 	}, nil
 }
 
@@ -121,7 +136,7 @@ func parsePeer(args []string) (peerConfig, error) {
 // over. An op is an increment that succeeded; one that other writers beat
 // on every try is failed. At the end the counter must have risen by
 // exactly the increments that succeeded.
-func counterContended(cfg peerConfig, clients []*framework.Client) (*peerResult, error) {
+func counterContended(cfg peerConfig, clients []*framework.Client) (peerLine, error) {
 	ctx := context.Background()
 	longs := make([]*atomicvalue.Long, len(clients))
 	for i, c := range clients {
@@ -135,9 +150,9 @@ func counterContended(cfg peerConfig, clients []*framework.Client) (*peerResult,
 	if err != nil {
 		return nil, err
 	}
-	res := &peerResult{Impl: "zkrecipes", Scenario: cfg.scenario, Clients: cfg.clients}
+	res := &counterResult{peerResult: peerResult{Impl: "zkrecipes", Scenario: cfg.scenario, Clients: cfg.clients}}
 	var failed, tries atomic.Int64
-	lats := peerLoop(cfg, len(longs), res, func(w int) (time.Duration, bool, error) {
+	lats := peerLoop(cfg, len(longs), &res.peerResult, func(w int) (time.Duration, bool, error) {
 		start := time.Now()
 		r, err := longs[w].Increment(ctx)
 		tries.Add(int64(r.Stats.OptimisticTries + r.Stats.PromotedTries))

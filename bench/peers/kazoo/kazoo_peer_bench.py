@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The peer scenarios of bench/peers (README.md) on Kazoo 2.8.0: the anchor
 harness's CLI, one JSON line on stdout. Keep in step with
-bench/zkrecipes/counter.go and ../curator/CuratorPeerBench.java.
+bench/zkrecipes/counter.go, bench/zkrecipes/queue.go and ../curator/CuratorPeerBench.java.
 
 Run with Debian's /usr/bin/python3 (that is where python3-kazoo lives).
 """
@@ -14,12 +14,18 @@ import threading
 import time
 
 from kazoo.client import KazooClient
+from kazoo.recipe.queue import LockingQueue, Queue
 from kazoo.retry import KazooRetry, RetryFailedError
 
 now = time.perf_counter
 
 # Workers still running this long after the window mean the recipe is stuck.
 STALL_GRACE_S = 10.0
+# queue-1to4: the most items the producer keeps in the queue, the bound on the drain, and
+# how long a consumer of the plain Queue (which has no blocking get) waits after finding it empty.
+QUEUE_WINDOW = 64
+QUEUE_DRAIN_S = 60.0
+QUEUE_POLL_S = 0.01
 
 
 def percentile(samples, p):
@@ -108,7 +114,108 @@ def counter_contended(a, sessions, res):
     res["tries_per_op"] = round(sum(t[0] for t in tries) / res["all_ops"], 2) if res["all_ops"] else 0.0
 
 
-SCENARIOS = {"counter-contended": counter_contended}
+class ItemTally:
+    """queue-1to4's items: when each was put, how often it was taken, and the latencies of
+    those taken in the window. The producer holds a slot of room per item in the queue."""
+
+    def __init__(self, mstart, end):
+        self.mstart, self.end = mstart, end
+        self.room = threading.Semaphore(QUEUE_WINDOW)
+        self.lock = threading.Lock()
+        self.put_at, self.takes, self.lats, self.errors = {}, {}, [], 0
+
+    def taken(self, item):
+        t1 = now()
+        with self.lock:
+            n = self.takes.get(item, 0) + 1
+            self.takes[item] = n
+            at = self.put_at.get(item)
+            if n > 1 or at is None:
+                return  # taken again, or its put failed
+            if self.mstart <= t1 < self.end:
+                self.lats.append(t1 - at)
+        self.room.release()
+
+    def left(self):
+        with self.lock:
+            return sum(1 for item in self.put_at if item not in self.takes)
+
+
+def queue_1to4(a, sessions, res):
+    """Client 0 puts items into ROOT/queue, the others consume them, one thread each, until
+    warm-up and duration are over; then the producer stops and the consumers take what is
+    left. The producer keeps at most QUEUE_WINDOW items in the queue. --variant plain:
+    kazoo.recipe.queue.Queue (get deletes the item: at most once; it has no blocking get, so
+    a consumer that finds the queue empty waits QUEUE_POLL_S and looks again); locking:
+    LockingQueue (get locks the entry and waits for one, consume deletes it: at least once).
+    An op is an item taken; latency is from the put's call to the get's return."""
+    locking = a.variant == "locking"
+    path = a.root + "/queue"
+    make = (lambda s: LockingQueue(s, path)) if locking else (lambda s: Queue(s, path))
+    start = now()
+    t = ItemTally(start + a.warmup_s, start + a.warmup_s + a.duration_s)
+    stop = threading.Event()
+
+    def consume(q):
+        while not stop.is_set():
+            try:
+                if locking:
+                    v = q.get(timeout=0.5)
+                    if v is None:
+                        continue
+                    t.taken(v.decode())
+                    q.consume()
+                    continue
+                v = q.get()
+                if v is None:
+                    time.sleep(QUEUE_POLL_S)
+                    continue
+                t.taken(v.decode())
+            except Exception as e:  # noqa: BLE001 - any failure of the library counts as an error
+                with t.lock:
+                    t.errors += 1
+                print("kazoo queue-1to4: %r" % e, file=sys.stderr)
+                time.sleep(0.01)
+
+    threads = [threading.Thread(target=consume, args=(make(s),), daemon=True) for s in sessions[1:]]
+    for th in threads:
+        th.start()
+    producer = make(sessions[0])
+    n = 0
+    while now() < t.end:
+        if not t.room.acquire(timeout=max(0.0, t.end - now())):
+            continue  # the window is over while the consumers lag
+        item = "item-%07d" % n
+        n += 1
+        with t.lock:
+            t.put_at[item] = now()
+        try:
+            producer.put(item.encode())
+        except Exception as e:  # noqa: BLE001
+            with t.lock:
+                del t.put_at[item]
+                t.errors += 1
+            t.room.release()
+            print("kazoo queue-1to4: put: %r" % e, file=sys.stderr)
+            time.sleep(0.01)
+    deadline = now() + QUEUE_DRAIN_S
+    while t.left() > 0 and now() < deadline:
+        time.sleep(0.005)
+    stop.set()
+    for th in threads:
+        th.join(STALL_GRACE_S)
+    with t.lock:
+        lost = sum(1 for item in t.put_at if item not in t.takes)
+        twice = sum(1 for item in t.put_at if t.takes.get(item, 0) > 1)
+        res.update(ops=len(t.lats), ops_per_s=round(len(t.lats) / a.duration_s, 1),
+                   p50_us=percentile(t.lats, 50), p99_us=percentile(t.lats, 99),
+                   violations=lost + twice, errors=t.errors, all_ops=len(t.takes),
+                   variant=a.variant, put=len(t.put_at), lost=lost, taken_twice=twice)
+    if lost > 0 or any(th.is_alive() for th in threads):
+        res["stalled"] = True
+
+
+SCENARIOS = {"counter-contended": counter_contended, "queue-1to4": queue_1to4}
 
 
 def main():
@@ -120,13 +227,17 @@ def main():
     p.add_argument("--warmup-s", type=float, default=1)
     p.add_argument("--root")
     p.add_argument("--session-timeout-ms", type=int, default=10000)
-    for unused in ("--leases", "--cycles", "--log", "--hold-us", "--variant"):  # the harness's
+    p.add_argument("--variant", default="latch")
+    for unused in ("--leases", "--cycles", "--log", "--hold-us"):  # the harness's
         p.add_argument(unused)
     a = p.parse_args()
     a.root = a.root or "/bench/kazoo/" + a.scenario
     logging.basicConfig(level=logging.CRITICAL)
     res = {"impl": "kazoo", "scenario": a.scenario, "clients": a.clients}
     scenario = SCENARIOS.get(a.scenario)
+    if a.scenario == "queue-1to4" and a.variant not in ("plain", "locking"):
+        print("--variant %s: want plain or locking" % a.variant, file=sys.stderr)
+        return 2
     if scenario is None:
         res["na"] = True
         print(json.dumps(res))
