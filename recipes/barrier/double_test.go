@@ -275,3 +275,30 @@ func TestDouble_WaiterRidesOutAConnectionLoss(t *testing.T) {
 	require.NoError(t, e.m.Leave(ctx))
 	require.NoError(t, receive(t, leaving, "a leave"))
 }
+
+// An Enter whose ctx ends while its create waits for an answer returns at
+// once, but the create goes on: with the round's directory missing, it
+// makes the parents and then the member's node after Enter has returned.
+// That node must not outlive the abandoned create's course.
+func TestDouble_EnterThatEndsWhileItsCreateIsOnItsWayLeavesNothing(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr())
+	observer := connect(t, zktest.Servers(t))
+	dir := zktest.UniquePath(t) + "/round" // missing: the create makes its parents
+	d := newDouble(t, c, dir, 2)
+	ctx, cancel := context.WithTimeout(testContext(t), 500*time.Millisecond)
+	defer cancel()
+
+	proxy.HoldRepliesFrom(zktest.OpCreate) // the first create's NoNode, and all after it
+	_, err := d.Enter(ctx)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	proxy.ReleaseReplies()
+
+	present := func() bool {
+		ok, _, err := observer.Exists(testContext(t), dir)
+		return err == nil && ok && len(memberNodes(t, observer, dir)) > 0
+	}
+	require.Eventually(t, present, 10*time.Second, 10*time.Millisecond, "the abandoned create made the member's node")
+	assert.Eventually(t, func() bool { return len(memberNodes(t, observer, dir)) == 0 }, 10*time.Second, 20*time.Millisecond,
+		"the member's node made after Enter returned is deleted")
+}

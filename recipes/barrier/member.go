@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -48,12 +49,37 @@ func (m *Member) create(ctx context.Context) error {
 			m.live = true
 			return nil
 		}
-	case errors.Is(err, framework.ErrOutcomeUnknown):
-		// ctx ended while the create was on its way: it may still run.
+	case errors.Is(err, framework.ErrOutcomeUnknown) || ctx.Err() != nil:
+		// ctx ended while the create was on its way: the client's call goes
+		// on (a create with parents makes them, then the node again), so
+		// the node may appear after this delete. Look again later too.
 		m.live = true
 		m.abandon(ctx)
+		m.deleteLater()
 	}
 	return m.d.errorf("enter", err)
+}
+
+// laterLooks are when a member's node that an abandoned create may still
+// make is looked for again, after the first delete: the framework's own
+// clean-up of lost creates looks as late.
+var laterLooks = [...]time.Duration{time.Second, 5 * time.Second}
+
+// deleteLater deletes the member's node laterLooks after now, in the
+// background. Its name is a fresh UUID, so a node of that name is this
+// member's.
+func (m *Member) deleteLater() {
+	go func() { // ends after the last look, or at the first if the client is closed
+		start := time.Now()
+		for _, at := range laterLooks {
+			time.Sleep(time.Until(start.Add(at)))
+			done, err := m.d.client.DeleteInBackground(m.node)
+			if err != nil {
+				return // the client is closed: the session and its node are gone
+			}
+			<-done
+		}
+	}()
 }
 
 // awaitOpen waits until the barrier is open: ready is created (ready is
