@@ -5,12 +5,15 @@
 # and prints tables. See README.md.
 #
 # Knobs (environment): IMPLS (folders under bench/cache, or absolute paths)
-#   SCENARIOS PORT WORK RESULTS, and DRIVER_FLAGS passed to the driver
+#   SCENARIOS PORT WORK RESULTS ANCHORS, and DRIVER_FLAGS passed to the driver
 #   (e.g. DRIVER_FLAGS="-churn-s 5 -heap-sizes 10000").
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 project=$(cd "$here/../.." && pwd)
-anchors=$(cd "$project/../shared/bench-anchors" && pwd)
+# The anchor harness beside the project (../shared); ANCHORS names it
+# elsewhere, e.g. from a git worktree.
+anchors=$(cd "${ANCHORS:-$project/../shared/bench-anchors}" && pwd)
+export ANCHORS=$anchors # for curator/build and curator/run
 
 IMPLS=${IMPLS:-"curator kazoo zkrecipes"}
 SCENARIOS=${SCENARIOS:-"cache-load cache-reconnect cache-churn heap"}

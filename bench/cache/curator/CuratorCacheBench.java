@@ -4,6 +4,7 @@
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.*;
 import java.util.concurrent.*;
@@ -55,7 +56,7 @@ public class CuratorCacheBench {
         Map<String, Object> res = new LinkedHashMap<>();
         res.put("impl", "curator");
         res.put("scenario", scenario);
-        if (!List.of("cache-load", "cache-reconnect", "cache-churn").contains(scenario)) {
+        if (!List.of("cache-load", "cache-reconnect", "cache-churn", "heap").contains(scenario)) {
             res.put("na", true);
             say(json(res));
             return;
@@ -104,14 +105,21 @@ public class CuratorCacheBench {
                 initialized.countDown();
             }
         });
+        boolean heapMode = scenario.equals("heap");
+        long heapBefore = heapMode ? usedHeapAfterGC() : 0;
         long t0 = System.nanoTime();
         cache.start();
-        if (!initialized.await(300, TimeUnit.SECONDS)) throw new IllegalStateException("not initialized");
+        if (!initialized.await(600, TimeUnit.SECONDS)) throw new IllegalStateException("not initialized");
         long t1 = System.nanoTime();
-        say("INITIALIZED");
         res.put("load_ms", Math.round((t1 - t0) / 1e4) / 100.0);
         res.put("created", created.get());
         res.put("cached", cache.size());
+        if (heapMode) {
+            long hb = usedHeapAfterGC() - heapBefore;
+            res.put("heap_bytes", hb);
+            res.put("heap_mb", Math.round(hb / 1e5) / 10.0);
+        }
+        say("INITIALIZED");
 
         waitFor(in, "stop");
         res.put("events_after_init", eventsAfterInit.get());
@@ -128,6 +136,21 @@ public class CuratorCacheBench {
         say(json(res));
         cache.close();
         client.close();
+    }
+
+    // usedHeapAfterGC is the JVM's used heap (MemoryMXBean) after full
+    // collections: System.gc() four times with pauses, so that what waits
+    // on reference processing goes too; the least reading (the client's
+    // own work can only add to it).
+    static long usedHeapAfterGC() throws InterruptedException {
+        java.lang.management.MemoryMXBean mx = ManagementFactory.getMemoryMXBean();
+        long used = Long.MAX_VALUE;
+        for (int i = 0; i < 4; i++) {
+            System.gc();
+            Thread.sleep(200);
+            used = Math.min(used, mx.getHeapMemoryUsage().getUsed());
+        }
+        return used;
     }
 
     synchronized void lag(long ns) {

@@ -62,7 +62,7 @@ func main() {
 	flag.IntVar(&c.port, "port", 22182, "ZooKeeper client port on 127.0.0.1")
 	flag.StringVar(&impls, "impls", "", "implementation folders, space-separated (each has a run script)")
 	flag.StringVar(&scen, "scenarios", strings.Join(allScenarios, " "), "scenarios to run, in this order")
-	flag.StringVar(&heapImpls, "heap-impls", "zkrecipes", "implementations (folder base names) that run the heap scenario")
+	flag.StringVar(&heapImpls, "heap-impls", "curator kazoo zkrecipes", "implementations (folder base names) that run the heap scenario")
 	flag.StringVar(&c.out, "out", "", "results .jsonl (appended)")
 	flag.StringVar(&c.logPath, "log", "", "stderr of the implementations")
 	flag.StringVar(&c.proxy, "proxy", "", "cutproxy binary")
@@ -467,16 +467,19 @@ func (c *config) heap(impl string, leaves int) result {
 	if err := p.send("start"); err != nil {
 		return result{err: err}
 	}
-	if _, err := p.expect("INITIALIZED", 300*time.Second); err != nil {
+	// Kazoo under tracemalloc loads 100,000 nodes in minutes
+	if _, err := p.expect("INITIALIZED", 900*time.Second); err != nil {
 		return result{err: err}
 	}
 	fin, err := p.finish(60 * time.Second)
 	if err != nil {
 		return result{err: err}
 	}
-	m := map[string]any{"nodes": nodes}
+	m := map[string]any{"nodes": nodes, "value_bytes": c.size}
 	if hb, ok := toFloat(fin["heap_bytes"]); ok {
 		m["bytes_per_node"] = round2(hb / float64(nodes))
+		// every node but the root (no data) holds a value of c.size bytes
+		m["over_value_per_node"] = round2((hb - float64((nodes-1)*c.size)) / float64(nodes))
 	}
 	return result{m: merge(m, fin)}
 }

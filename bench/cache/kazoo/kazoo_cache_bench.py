@@ -5,12 +5,14 @@ Line protocol and output per bench/cache/README.md; mirrors ../zkrecipes/main.go
 and ../curator/CuratorCacheBench.java scenario by scenario: keep the three in step.
 """
 import argparse
+import gc
 import json
 import logging
 import math
 import sys
 import threading
 import time
+import tracemalloc
 
 from kazoo.client import KazooClient, KazooState
 from kazoo.recipe.cache import TreeCache, TreeEvent
@@ -49,7 +51,7 @@ def main():
     a = ap.parse_args()
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     res = {"impl": "kazoo", "scenario": a.scenario}
-    if a.scenario not in ("cache-load", "cache-reconnect", "cache-churn"):
+    if a.scenario not in ("cache-load", "cache-reconnect", "cache-churn", "heap"):
         res["na"] = True
         say(json.dumps(res))
         return
@@ -105,16 +107,32 @@ def main():
         except ValueError:
             st["bad"] += 1
 
+    # heap: tracemalloc counts the bytes Python's allocators handed out
+    # after its start and still hold (object headers included; not
+    # pymalloc's rounding to 16 bytes, its arenas' slack, nor tracemalloc's
+    # own records). It slows every allocation, so the heap scenario's
+    # load_ms is not comparable with cache-load's.
+    heap_mode = a.scenario == "heap"
+    if heap_mode:
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
     cache = TreeCache(client, a.root)
     cache.listen(listener)
     t0 = mono_ns()
     cache.start()
-    if not initialized.wait(300):
+    if not initialized.wait(600):
         raise SystemExit("not initialized")
     t1 = mono_ns()
-    say("INITIALIZED")
     res["load_ms"] = round((t1 - t0) / 1e6, 2)
     res["created"] = st["created"]
+    if heap_mode:
+        gc.collect()
+        hb = tracemalloc.get_traced_memory()[0] - before
+        tracemalloc.stop()
+        res["heap_bytes"] = hb
+        res["heap_mb"] = round(hb / 1e6, 1)
+    say("INITIALIZED")
 
     wait_for("stop")
     res["events_after_init"] = st["after"]
