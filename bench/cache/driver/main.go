@@ -475,13 +475,33 @@ func (c *config) heap(impl string, leaves int) result {
 	if err != nil {
 		return result{err: err}
 	}
-	m := map[string]any{"nodes": nodes, "value_bytes": c.size}
-	if hb, ok := toFloat(fin["heap_bytes"]); ok {
-		m["bytes_per_node"] = round2(hb / float64(nodes))
-		// every node but the root (no data) holds a value of c.size bytes
-		m["over_value_per_node"] = round2((hb - float64((nodes-1)*c.size)) / float64(nodes))
+	m := merge(map[string]any{"nodes": nodes, "value_bytes": c.size}, fin)
+	heapFigures(m)
+	return result{m: m}
+}
+
+// heapFigures adds to a heap record the figures per node the
+// implementation holds (held: CuratorCache 5.4.0 says initialized with
+// 66,535 of 101,001 nodes, its Phaser refusing reads past 65,535 at once,
+// CURATOR-690, fixed in 5.6.0), from its heap_bytes, created and
+// value_bytes; report applies it to older records too.
+func heapFigures(m map[string]any) {
+	held, ok := toFloat(m["created"])
+	if !ok || held <= 0 {
+		held, _ = toFloat(m["nodes"])
 	}
-	return result{m: merge(m, fin)}
+	size, ok := toFloat(m["value_bytes"])
+	if !ok {
+		size = 100
+	}
+	hb, ok := toFloat(m["heap_bytes"])
+	if !ok || held <= 0 {
+		return
+	}
+	m["held"] = held
+	m["bytes_per_node"] = round2(hb / held)
+	// every node but the root (no data) holds a value of size bytes
+	m["over_value_per_node"] = round2((hb - (held-1)*size) / held)
 }
 
 func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }

@@ -37,6 +37,9 @@ func report(w io.Writer, files []string) error {
 				fmt.Fprintf(w, "  at end %v (%v s)\n", end["loadavg"], end["seconds"])
 				continue
 			}
+			if m["scenario"] == "heap" {
+				heapFigures(m)
+			}
 			recs = append(recs, m)
 		}
 		fh.Close()
@@ -66,7 +69,7 @@ var tables = []struct {
 		{"lag p50 ms", "lag_p50_ms", 2}, {"lag p99 ms", "lag_p99_ms", 2}, {"lag max ms", "lag_max_ms", 1},
 		{"requests", "reqs", 0}, {"req/event", "reqs_per_event", 2}}},
 	{"heap", "heap: live heap after GC, cache loaded minus before (Go HeapAlloc, JVM used heap, Python tracemalloc)", []column{
-		{"nodes", "nodes", 0}, {"heap MB", "heap_mb", 1}, {"bytes/node", "bytes_per_node", 0},
+		{"nodes", "nodes", 0}, {"held", "held", 0}, {"heap MB", "heap_mb", 1}, {"bytes/node held", "bytes_per_node", 0},
 		{"over the value B/node", "over_value_per_node", 0}}},
 }
 
