@@ -60,7 +60,7 @@ func (l *loop) apply(results []result) {
 func (l *loop) applyData(r result) {
 	c := l.c
 	c.mu.RLock()
-	old := c.tree.nodes[r.path]
+	old := c.tree.find(r.path)
 	c.mu.RUnlock()
 	if old != nil {
 		switch {
@@ -84,7 +84,7 @@ func (l *loop) placed(r result) bool {
 	c := l.c
 	parentPath := zkpath.Parent(r.path)
 	c.mu.RLock()
-	parent := c.tree.nodes[parentPath]
+	parent := c.tree.find(parentPath)
 	c.mu.RUnlock()
 	z := r.stat.Czxid
 	switch {
@@ -113,22 +113,24 @@ func (l *loop) placed(r result) bool {
 }
 
 // update applies a read of the incarnation held: a Changed if its data
-// is later, a Stat alone if only its children moved.
-func (l *loop) update(r result, old *node) {
+// is later, a Stat alone if only its children moved. The node changes in
+// place (under the lock: readers copy it out), the event gets copies.
+func (l *loop) update(r result, n *node) {
 	c := l.c
-	if r.stat.Mzxid < old.stat.Mzxid || (r.stat.Mzxid == old.stat.Mzxid && r.stat.Pzxid <= old.stat.Pzxid) {
+	if r.stat.Mzxid < n.stat.Mzxid || (r.stat.Mzxid == n.stat.Mzxid && r.stat.Pzxid <= n.stat.Pzxid) {
 		return // nothing newer
 	}
-	n := &node{data: old.data, stat: r.stat}
-	changed := r.stat.Mzxid != old.stat.Mzxid
+	old := n.entry(r.path)
+	data := n.data
+	changed := r.stat.Mzxid != n.stat.Mzxid
 	if changed {
-		n.data = c.stored(r.path, r.data)
+		data = c.stored(r.path, r.data)
 	}
 	c.mu.Lock()
-	c.tree.nodes[r.path] = n
+	n.data, n.stat = data, r.stat
 	c.mu.Unlock()
 	if changed {
-		c.emit(Event{Type: Changed, Path: r.path, Entry: n.entry(r.path), Old: old.entry(r.path)})
+		c.emit(Event{Type: Changed, Path: r.path, Entry: n.entry(r.path), Old: old})
 	}
 }
 
@@ -137,8 +139,12 @@ func (l *loop) create(r result) {
 	c := l.c
 	n := &node{data: c.stored(r.path, r.data), stat: r.stat}
 	c.mu.Lock()
-	c.tree.put(c.path, r.path, n)
+	stored := c.tree.put(r.path, n)
 	c.mu.Unlock()
+	if !stored { // placed saw the parent cached, so never; its read places n
+		l.pend(zkpath.Parent(r.path), wantData)
+		return
+	}
 	c.emit(Event{Type: Created, Path: r.path, Entry: n.entry(r.path)})
 	if r.stat.NumChildren > 0 || l.src.listsEveryNode() {
 		l.pend(r.path, wantList)
@@ -150,7 +156,8 @@ func (l *loop) create(r result) {
 func (l *loop) applyList(r result) {
 	c := l.c
 	c.mu.RLock()
-	if _, cached := c.tree.nodes[r.path]; !cached {
+	parent := c.tree.find(r.path)
+	if parent == nil {
 		c.mu.RUnlock()
 		return
 	}
@@ -158,14 +165,16 @@ func (l *loop) applyList(r result) {
 	var fresh, gone []string
 	for _, name := range r.children {
 		listed[name] = true
-		if _, ok := c.tree.nodes[zkpath.Join(r.path, name)]; !ok {
+		if c.tree.child(parent, name) == nil {
 			fresh = append(fresh, name)
 		}
 	}
-	for name := range c.tree.kids[r.path] {
-		if !listed[name] {
-			gone = append(gone, name)
-		}
+	if x := c.tree.kids[parent]; x != nil {
+		x.each(func(name string, _ *node) {
+			if !listed[name] {
+				gone = append(gone, name)
+			}
+		})
 	}
 	c.mu.RUnlock()
 	// After the load, a child the cache lacks was created after its
@@ -186,7 +195,7 @@ func (l *loop) applyList(r result) {
 func (l *loop) remove(p string) {
 	c := l.c
 	c.mu.Lock()
-	gone := c.tree.removeSubtree(c.path, p)
+	gone := c.tree.remove(p)
 	c.mu.Unlock()
 	for _, e := range gone {
 		c.emit(Event{Type: Deleted, Path: e.Path, Old: e})

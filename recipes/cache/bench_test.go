@@ -16,7 +16,7 @@ import (
 
 // makeWideTree creates root with n children of 100-byte values, in
 // transactions of 1,000 creates, in parallel.
-func makeWideTree(b *testing.B, c *framework.Client, root string, parents, perParent int) {
+func makeWideTree(b testing.TB, c *framework.Client, root string, parents, perParent int) {
 	ctx := testContext(b)
 	require.NoError(b, c.EnsurePath(ctx, root))
 	value := make([]byte, 100)
@@ -49,11 +49,10 @@ func makeWideTree(b *testing.B, c *framework.Client, root string, parents, perPa
 }
 
 // BenchmarkCache_HeapPerNode reports the live heap a loaded cache adds
-// per node (HeapAlloc after runtime.GC, minus before Start), and that
-// beyond the node's value (the values' bytes subtracted: 100 per node, none
-// for the root), on wide trees of 100-byte values: 100 parents of 100 and
-// of 1,000 children. The root's path is long (the test's name); a node's
-// is 10 bytes below it. ns/op and allocs/op are of a whole load.
+// per node, and that beyond the node's value (loadHeap), on wide trees of
+// 100-byte values: 100 parents of 100 and of 1,000 children. The root's
+// path is long (the test's name); a node's is 10 bytes below it. ns/op
+// and allocs/op are of a whole load and its measure.
 func BenchmarkCache_HeapPerNode(b *testing.B) {
 	for _, size := range []struct{ parents, perParent int }{{100, 100}, {100, 1000}} {
 		nodes := size.parents*(size.perParent+1) + 1
@@ -65,29 +64,33 @@ func BenchmarkCache_HeapPerNode(b *testing.B) {
 			b.ResetTimer()
 			var perNode, overValue float64
 			for range b.N {
-				runtime.GC()
-				var before, after runtime.MemStats
-				runtime.ReadMemStats(&before)
-				cc, err := cache.New(c, root)
-				require.NoError(b, err)
-				require.NoError(b, cc.Start(context.Background()))
-				require.NoError(b, cc.AwaitInitialized(context.Background()))
-				b.StopTimer()
-				runtime.GC()
-				runtime.ReadMemStats(&after)
-				heap := float64(after.HeapAlloc) - float64(before.HeapAlloc)
-				values := 0
-				for _, e := range cc.Entries() {
-					values += len(e.Data)
-				}
-				require.Equal(b, nodes, cc.Len())
-				perNode = heap / float64(nodes)
-				overValue = (heap - float64(values)) / float64(nodes)
-				require.NoError(b, cc.Close(context.Background()))
-				b.StartTimer()
+				perNode, overValue = loadHeap(b, c, root, nodes)
 			}
 			b.ReportMetric(perNode, "heapB/node")
 			b.ReportMetric(overValue, "B/node-over-value")
 		})
 	}
+}
+
+// loadHeap loads a cache of root, of nodes nodes, and returns the live
+// heap it added per node (HeapAlloc after runtime.GC, loaded minus before
+// Start), and that less the values' bytes.
+func loadHeap(t testing.TB, c *framework.Client, root string, nodes int) (perNode, overValue float64) {
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	cc, err := cache.New(c, root)
+	require.NoError(t, err)
+	require.NoError(t, cc.Start(context.Background()))
+	require.NoError(t, cc.AwaitInitialized(context.Background()))
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	heap := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+	values := 0
+	for _, e := range cc.Entries() {
+		values += len(e.Data)
+	}
+	require.Equal(t, nodes, cc.Len())
+	require.NoError(t, cc.Close(context.Background()))
+	return heap / float64(nodes), (heap - float64(values)) / float64(nodes)
 }

@@ -50,7 +50,7 @@ func New(client *framework.Client, path string, opts ...Option) (*Cache, error) 
 		}
 	}
 	return &Cache{
-		client: client, path: path, opts: o, tree: newTree(),
+		client: client, path: path, opts: o, tree: newTree(path),
 		life: recipe.NewBackground("cache " + path), in: newInbox(), initialized: make(chan struct{}),
 	}, nil
 }
@@ -126,8 +126,8 @@ func (c *Cache) Err() error { return c.life.Err() }
 func (c *Cache) Get(path string) (Entry, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	n, ok := c.tree.nodes[path]
-	if !ok {
+	n := c.tree.find(path)
+	if n == nil {
 		return Entry{}, false
 	}
 	return n.entry(path), true
@@ -138,20 +138,20 @@ func (c *Cache) Get(path string) (Entry, bool) {
 func (c *Cache) Children(path string) ([]string, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	if _, ok := c.tree.nodes[path]; !ok {
+	n := c.tree.find(path)
+	if n == nil {
 		return nil, false
 	}
-	return c.tree.children(path), true
+	return c.tree.children(n), true
 }
 
 // Entries returns every cached node, sorted by path: one consistent
-// view, as of the events delivered so far.
+// view, as of the events delivered so far. The paths are built in one
+// string, which an Entry kept keeps whole.
 func (c *Cache) Entries() []Entry {
 	c.mu.RLock()
-	out := make([]Entry, 0, len(c.tree.nodes))
-	for p, n := range c.tree.nodes {
-		out = append(out, n.entry(p))
-	}
+	out := make([]Entry, 0, c.tree.size)
+	c.tree.walk(func(p string, n *node) { out = append(out, n.entry(p)) })
 	c.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
@@ -161,7 +161,7 @@ func (c *Cache) Entries() []Entry {
 func (c *Cache) Len() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return len(c.tree.nodes)
+	return c.tree.size
 }
 
 // emit delivers ev to every listener, on the cache's goroutine.

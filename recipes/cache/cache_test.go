@@ -130,6 +130,58 @@ func TestCache_ChangedCarriesTheEntryBefore(t *testing.T) {
 	}
 }
 
+// A node changes in place in the cache: a reader on another goroutine
+// sees it before a change or after, never the data of one version with
+// the Stat of another.
+func TestCache_AReaderSeesANodeWholeWhileItChanges(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	root := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, root))
+	cc, _ := started(t, c, root)
+	stop, done := make(chan struct{}), make(chan struct{})
+	torn := make(chan cache.Entry, 1)
+	check := func(e cache.Entry) {
+		if len(e.Data) != int(e.Stat.DataLength) {
+			select {
+			case torn <- e:
+			default:
+			}
+		}
+	}
+	go func() { // reads until stop closes
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if e, ok := cc.Get(root); ok {
+				check(e)
+			}
+			for _, e := range cc.Entries() {
+				check(e)
+			}
+		}
+	}()
+	for i := range 50 {
+		_, err := c.Set(ctx, root, bytes.Repeat([]byte("x"), i+1), -1)
+		require.NoError(t, err)
+	}
+	assert.Eventually(t, func() bool {
+		e, _ := cc.Get(root)
+		return e.Stat.Version == 50
+	}, 10*time.Second, 10*time.Millisecond)
+	close(stop)
+	<-done
+	select {
+	case e := <-torn:
+		t.Errorf("%d bytes of data with the Stat of %d", len(e.Data), e.Stat.DataLength)
+	default:
+	}
+}
+
 func TestCache_MaxDepthKeepsTheShapesOfNodeAndPathChildrenCaches(t *testing.T) {
 	serverKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
 		c := connect(t, proxy.Addr())

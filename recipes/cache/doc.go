@@ -28,6 +28,12 @@
 // again, and emits only the differences. Every watch is the client's: the
 // cache adds nothing to go-zookeeper's watcher table.
 //
+// Memory: the cache keeps each node's data and Stat, and its name in its
+// parent's index; no path is kept, Get finds a node by walking down its
+// path's names. A node of a tree of 10,000 nodes of 100-byte values costs
+// about 140 bytes of heap beyond its data, what the client keeps of the
+// load included (BenchmarkCache_HeapPerNode).
+//
 // Guarantees:
 //
 //   - The events of a path form a valid sequence, in the server's order:
