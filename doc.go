@@ -29,6 +29,11 @@
 //     PersistentTtlNode) and group membership (GroupMember).
 //   - recipes/discovery: curator-x-discovery's service instances (their
 //     JSON, as Curator writes and reads it) and URI specs.
+//   - recipes/atomicvalue: Curator's distributed atomic values (long,
+//     integer, bytes) and its cached long.
+//   - recipes/barrier: Curator's barrier and double barrier.
+//   - recipes/queue: Curator's distributed queues (plain, priority, delay,
+//     id) and its simple queue.
 //   - zktesting: local ZooKeeper servers and ensembles for your own tests,
 //     bound to a testing.TB, and connection faults that expire a session;
 //     zktesting/zkcontainer, a module of its own, runs one in a container
