@@ -56,8 +56,6 @@ var apiPending = []string{
 	"discovery.WithStrategy: returns discovery.ProviderOption: a recipe's options are of one type, Option",
 	"leader.ErrStopTimeout: a sentinel is declared in errors.go, not selector.go",
 	"leader.Latch.AddListener: is func(leader.Listener) func(), want func(func(E)) func(): one function of one event, and the remove",
-	"leader.Latch: runs in the background (it has Start) but has no Done func() <-chan struct{}",
-	"leader.Latch: runs in the background (it has Start) but has no Err func() error",
 	"leader.Listener: a listener is a function of one event, not interface{IsLeader(); NotLeader()}",
 	"leader.NewObserver: takes ...leader.ObserverOption: a recipe's call takes its options as ...Option",
 	"leader.ObserverOption: a recipe's package has one option type, Option",

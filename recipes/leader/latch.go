@@ -55,15 +55,15 @@ type Latch struct {
 	lock   *mutex.Mutex // the queue of latch nodes; the latch is its only owner
 	obs    *Observer    // reads the election for Leader, Participants, Observe
 	notify notifier
-	rec    record // the terms, for Stats and Healthy
+	rec    record             // the terms, for Stats and Healthy
+	life   *recipe.Background // Start, Close, Done, Err
 
-	mu      sync.Mutex // guards the fields below
-	state   State
+	// mu guards the fields below, and orders Close (life.Closing) with
+	// the publication of a term: a term is published only while the latch
+	// is not closed, so Close ends every term it does not prevent.
+	mu      sync.Mutex
 	current *term         // the term under way, or nil
-	changed chan struct{} // closed, and replaced, when state or current changes
-	stop    context.CancelCauseFunc
-	done    chan struct{} // closed when the latch has left; nil before Start
-	err     error         // why the latch left, once Closed
+	changed chan struct{} // closed, and replaced, when life or current changes
 	leftErr error         // the failure of the last delete, for Close
 }
 
@@ -83,6 +83,7 @@ func NewLatch(client *framework.Client, path string, opts ...Option) (*Latch, er
 	l := &Latch{
 		client: client, path: path, opts: o, log: o.logger, changed: make(chan struct{}),
 		obs: newObserver(client, path, latchLockName), rec: record{clock: o.clock},
+		life: recipe.NewBackground("leader latch " + path),
 	}
 	// A lost term's node stays until the latch has judged whether it
 	// leads again with it (latch_run.go's reclaim) or gives it up.
@@ -128,10 +129,28 @@ func (l *Latch) Path() string { return l.path }
 
 // State returns where the latch is in its life.
 func (l *Latch) State() State {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.state
+	switch {
+	case l.left():
+		return Closed
+	case l.life.Started():
+		return Started
+	}
+	return Latent
 }
+
+// left tells whether the latch has left the election, or is leaving:
+// closed, or stopped on its own.
+func (l *Latch) left() bool { return l.life.Closed() || l.life.Err() != nil }
+
+// Done returns a channel that is closed once the latch has left the
+// election (Close, the end of Start's ctx, or an error no retry cures)
+// and its node is deleted.
+func (l *Latch) Done() <-chan struct{} { return l.life.Done() }
+
+// Err returns why the latch left on its own: an error wrapping ErrClosed
+// and the cause of Start's ctx when that ended, or the join's error that
+// no retry cures. It is nil while the latch takes part, and after Close.
+func (l *Latch) Err() error { return l.life.Err() }
 
 // AddListener tells l of every later change of leadership (see Listener)
 // until the returned function is called; a call under way may still
@@ -154,25 +173,7 @@ func (l *Latch) AddListener(li Listener) (remove func()) {
 // the participation, not one bounded to the call. Start may be called
 // once: again, it returns ErrStarted; after Close, ErrClosed; with ctx
 // ended already, ctx's error, and the latch stays latent.
-func (l *Latch) Start(ctx context.Context) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	switch l.state {
-	case Started:
-		return fmt.Errorf("leader latch: start %s: %w", l.path, ErrStarted)
-	case Closed:
-		return fmt.Errorf("leader latch: start %s: %w", l.path, ErrClosed)
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("leader latch: start %s: %w", l.path, err) // still latent
-	}
-	run, stop := context.WithCancelCause(ctx)
-	l.state, l.stop, l.done = Started, stop, make(chan struct{})
-	l.changedLocked()
-	// Ends when the latch leaves: Close, ctx, or an error no retry cures.
-	go l.run(run)
-	return nil
-}
+func (l *Latch) Start(ctx context.Context) error { return l.life.Start(ctx, l.run) }
 
 // Await blocks until the latch leads and returns the term, at once if it
 // leads already. It returns with ctx's error when ctx ends first (the
@@ -183,18 +184,19 @@ func (l *Latch) Start(ctx context.Context) error {
 func (l *Latch) Await(ctx context.Context) (*Leadership, error) {
 	for {
 		l.mu.Lock()
-		state, t, changed, err := l.state, l.current, l.changed, l.err
+		t, changed := l.current, l.changed
 		l.mu.Unlock()
-		switch state {
-		case Latent:
-			return nil, fmt.Errorf("leader latch: await %s: %w", l.path, ErrNotStarted)
-		case Closed:
-			if !errors.Is(err, ErrClosed) {
+		switch {
+		case l.left():
+			if err := l.life.Err(); err != nil && !errors.Is(err, ErrClosed) {
 				return nil, err // a join's error, which names the latch
+			} else if err != nil {
+				return nil, fmt.Errorf("leader latch: await %s: %w", l.path, err)
 			}
-			return nil, fmt.Errorf("leader latch: await %s: %w", l.path, err)
-		}
-		if t != nil && l.stands(t.lead) {
+			return nil, fmt.Errorf("leader latch: await %s: %w", l.path, ErrClosed)
+		case !l.life.Started():
+			return nil, fmt.Errorf("leader latch: await %s: %w", l.path, ErrNotStarted)
+		case t != nil && l.stands(t.lead):
 			return t.lead, nil
 		}
 		select {
@@ -232,13 +234,13 @@ func (l *Latch) stands(lead *Leadership) bool {
 // ended and the delete goes on.
 func (l *Latch) Resign(ctx context.Context) error {
 	l.mu.Lock()
-	state, t := l.state, l.current
+	t := l.current
 	l.mu.Unlock()
 	switch {
-	case state == Latent:
-		return fmt.Errorf("leader latch: resign %s: %w", l.path, ErrNotStarted)
-	case state == Closed:
+	case l.left():
 		return fmt.Errorf("leader latch: resign %s: %w", l.path, ErrClosed)
+	case !l.life.Started():
+		return fmt.Errorf("leader latch: resign %s: %w", l.path, ErrNotStarted)
 	case t == nil:
 		return nil
 	}
@@ -266,26 +268,17 @@ func (l *Latch) Resign(ctx context.Context) error {
 // Close to finish.
 func (l *Latch) Close(ctx context.Context) error {
 	l.mu.Lock()
-	state, t, done := l.state, l.current, l.done
-	if state != Closed {
-		l.state = Closed
-		l.err = ErrClosed
-		l.changedLocked()
-	}
+	started, t := l.life.Closing(), l.current
+	l.changedLocked()
 	l.mu.Unlock()
-	if done == nil {
+	if !started {
 		return nil // never started: nothing to delete
 	}
-	if state == Started {
-		if t != nil {
-			t.lead.end(ErrClosed)
-		}
-		l.stop(ErrClosed)
+	if t != nil {
+		t.lead.end(ErrClosed)
 	}
-	select {
-	case <-done:
-	case <-ctx.Done():
-		return fmt.Errorf("leader latch: close %s: %w", l.path, ctx.Err())
+	if err := l.life.Close(ctx); err != nil {
+		return err
 	}
 	if l.opts.mode == Notify {
 		// The NotLeader that leaving posted is in the queue by now.

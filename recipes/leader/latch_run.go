@@ -34,7 +34,7 @@ type term struct {
 // error no retry cures: it queues a node, leads while it is first, and
 // after each term, or a failed join, queues again.
 func (l *Latch) run(ctx context.Context) {
-	defer l.leave(ctx)
+	defer l.leaving(ctx)
 	owner := mutex.WithOwner(ctx, l) // the latch is its lock's one owner
 	for attempt := 0; l.takingPart(ctx); {
 		hold, err := l.lock.Acquire(owner)
@@ -64,9 +64,7 @@ func (l *Latch) run(ctx context.Context) {
 
 // takingPart reports whether the latch is still in the election.
 func (l *Latch) takingPart(ctx context.Context) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.state == Started && ctx.Err() == nil
+	return ctx.Err() == nil && !l.left()
 }
 
 // lead publishes the term hold stands for, waits for its end, and then
@@ -76,10 +74,10 @@ func (l *Latch) takingPart(ctx context.Context) bool {
 func (l *Latch) lead(ctx context.Context, hold *mutex.Hold) *mutex.Hold {
 	t := &term{lead: newLeadership(hold, l.opts.id), hold: hold, released: make(chan struct{})}
 	l.mu.Lock()
-	if l.state != Started || ctx.Err() != nil {
+	if l.life.Closed() || ctx.Err() != nil {
 		l.mu.Unlock()
 		t.lead.end(ErrClosed)
-		l.left(l.release(t))
+		l.deleted(l.release(t))
 		return nil
 	}
 	l.current = t
@@ -111,7 +109,7 @@ func (l *Latch) lead(ctx context.Context, hold *mutex.Hold) *mutex.Hold {
 		}
 	}
 	if err := l.release(t); !l.takingPart(ctx) {
-		l.left(err)
+		l.deleted(err)
 	}
 	return nil
 }
@@ -158,8 +156,8 @@ func (l *Latch) release(t *term) error {
 	return err
 }
 
-// left records for Close how the delete of the last node went.
-func (l *Latch) left(err error) {
+// deleted records for Close how the delete of the last node went.
+func (l *Latch) deleted(err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.leftErr = err
@@ -205,22 +203,22 @@ func (l *Latch) fail(err error) {
 	} else {
 		l.log.Error("leader latch: left the election", l.logIDs(), errAttr(err))
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.state == Started {
-		l.state, l.err = Closed, err
-		l.changedLocked()
-	}
+	l.life.Stopped(err)
+	l.wake()
 }
 
-// leave marks the latch closed as run ends, unless Close or fail did.
-func (l *Latch) leave(ctx context.Context) {
+// leaving records, as run ends, why the latch left when Start's ctx
+// ended (Close records nothing), and wakes every Await.
+func (l *Latch) leaving(ctx context.Context) {
+	if ctx.Err() != nil {
+		l.life.Stopped(fmt.Errorf("%w: %w", ErrClosed, context.Cause(ctx)))
+	}
+	l.wake()
+}
+
+// wake wakes every Await to look at the latch again.
+func (l *Latch) wake() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.state == Started {
-		l.state, l.err = Closed, fmt.Errorf("%w: %w", ErrClosed, context.Cause(ctx))
-		l.changedLocked()
-	}
-	l.stop(nil) // frees the context; its cause is set already if it ended
-	close(l.done)
+	l.changedLocked()
 }

@@ -194,3 +194,34 @@ func TestLatch_CallsOutOfTurn(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, ok)
 }
+
+// Done closes once the latch has left, as every recipe's that runs in the
+// background; Err is nil after Close, and says why after the end of
+// Start's ctx.
+func TestLatch_DoneClosesOnceItLeftAndErrSaysWhy(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	closed, err := leader.NewLatch(c, zktest.UniquePath(t))
+	require.NoError(t, err)
+	require.NoError(t, closed.Start(context.Background()))
+	await(t, closed, 10*time.Second, "the closed latch")
+	select {
+	case <-closed.Done():
+		t.Fatal("Done closed while the latch takes part")
+	default:
+	}
+	assert.NoError(t, closed.Err(), "while it takes part")
+	require.NoError(t, closed.Close(testContext(t)))
+	waitClosed(t, closed.Done(), time.Second, "Done after Close")
+	assert.NoError(t, closed.Err(), "closed, not stopped on its own")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	ended, err := leader.NewLatch(c, zktest.UniquePath(t))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ended.Close(context.Background()) })
+	require.NoError(t, ended.Start(ctx))
+	await(t, ended, 10*time.Second, "the latch whose ctx ends")
+	cancel()
+	waitClosed(t, ended.Done(), 10*time.Second, "Done after the end of Start's ctx")
+	require.ErrorIs(t, ended.Err(), context.Canceled)
+	require.ErrorIs(t, ended.Err(), leader.ErrClosed)
+}

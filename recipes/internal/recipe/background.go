@@ -24,7 +24,7 @@ type Background struct {
 	closed  bool
 	err     error
 	ctx     context.Context
-	cancel  context.CancelFunc
+	cancel  context.CancelCauseFunc
 	done    chan struct{}
 	loopID  atomic.Int64
 }
@@ -35,7 +35,8 @@ func NewBackground(what string) *Background {
 }
 
 // Start runs run on a goroutine of its own with a ctx that ends with
-// Start's ctx or at Close; Done closes when run returns.
+// Start's ctx or at Close (its cause then ErrClosed, so that what run
+// ends for Close says so); Done closes when run returns.
 func (b *Background) Start(ctx context.Context, run func(ctx context.Context)) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -48,7 +49,7 @@ func (b *Background) Start(ctx context.Context, run func(ctx context.Context)) e
 		return fmt.Errorf("%s: start: %w", b.what, ctx.Err())
 	}
 	b.started = true
-	b.ctx, b.cancel = context.WithCancel(ctx)
+	b.ctx, b.cancel = context.WithCancelCause(ctx)
 	runCtx := b.ctx
 	ready := make(chan struct{})
 	// Ends when run returns: at Close, or when ctx ends.
@@ -72,8 +73,16 @@ func (b *Background) Closing() (started bool) {
 	defer b.mu.Unlock()
 	b.closed = true
 	if b.cancel != nil {
-		b.cancel()
+		b.cancel(zkrecipes.ErrClosed)
 	}
+	return b.started
+}
+
+// Started tells whether Start has started the recipe (it may have
+// stopped since).
+func (b *Background) Started() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	return b.started
 }
 
