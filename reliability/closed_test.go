@@ -81,7 +81,7 @@ func closedCases(t *testing.T, c *framework.Client, root string) []closedCase {
 	require.NoError(t, running.Start(context.Background()))
 	term, err := running.Await(ctx)
 	require.NoError(t, err)
-	selector, err := leader.NewSelector(c, root+"/selector")
+	selector, err := leader.NewSelector(c, root+"/selector", func(context.Context) error { return nil })
 	require.NoError(t, err)
 	observer, err := leader.NewObserver(c, root+"/running-latch")
 	require.NoError(t, err)
@@ -137,7 +137,7 @@ func closedCases(t *testing.T, c *framework.Client, root string) []closedCase {
 			return errOf(running.Await(ctx))
 		}, leader.ErrClosed},
 		{"leader.Selector.Run", func() error {
-			return selector.Run(ctx, func(context.Context) error { return nil })
+			return selector.Run(ctx)
 		}, leader.ErrClosed},
 		{"leader.Observer.Leader", func() error { return errOf(observer.Leader(ctx)) }, leader.ErrClosed},
 		{"cache.Cache.Start, then AwaitInitialized", func() error {

@@ -167,11 +167,14 @@ func endedCalls() []endedCall {
 			return func(ctx context.Context) error { return l.Start(ctx) }
 		}},
 		{"leader.Selector.Run", func(t *testing.T, c *framework.Client, root string) func(context.Context) error {
-			s, err := leader.NewSelector(c, root+"/selector")
+			s, err := leader.NewSelector(c, root+"/selector", func(context.Context) error { return nil })
 			require.NoError(t, err)
-			return func(ctx context.Context) error {
-				return s.Run(ctx, func(context.Context) error { return nil })
-			}
+			return s.Run
+		}},
+		{"leader.Selector.Start", func(t *testing.T, c *framework.Client, root string) func(context.Context) error {
+			s, err := leader.NewSelector(c, root+"/selector", func(context.Context) error { return nil })
+			require.NoError(t, err)
+			return s.Start
 		}},
 		{"cache.Cache.Start", func(t *testing.T, c *framework.Client, root string) func(context.Context) error {
 			cc, err := cache.New(c, root+"/cache")

@@ -85,18 +85,16 @@ var holdKinds = []holdKind{
 // returns a channel closed when the function's ctx ends (its term is
 // lost); the function then returns.
 func takeSelector(ctx context.Context, t *testing.T, c *framework.Client, path string, p framework.ErrorPolicy, _ bool) <-chan struct{} {
-	s, err := leader.NewSelector(c, path, leader.WithErrorPolicy(p))
-	require.NoError(t, err)
 	entered, lost := make(chan struct{}), make(chan struct{})
+	s, err := leader.NewSelector(c, path, func(fctx context.Context) error {
+		close(entered)
+		<-fctx.Done()
+		close(lost)
+		return nil
+	}, leader.WithErrorPolicy(p))
+	require.NoError(t, err)
 	// Ends when the function returns: its term lost, or the test's ctx.
-	go func() {
-		_ = s.Run(ctx, func(fctx context.Context) error {
-			close(entered)
-			<-fctx.Done()
-			close(lost)
-			return nil
-		})
-	}()
+	go func() { _ = s.Run(ctx) }()
 	select {
 	case <-entered:
 	case <-ctx.Done():

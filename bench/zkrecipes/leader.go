@@ -31,22 +31,28 @@ func (x latch) Close() error { return x.l.Close(context.Background()) }
 
 // LeaderSelector returns a new selector of the session, for one term.
 func (s session) LeaderSelector(path, id string) gokit.LeaderSelector {
-	sel, err := leader.NewSelector(s.c, path, leader.WithID(id))
+	x := selector{lead: new(func())}
+	sel, err := leader.NewSelector(s.c, path, func(context.Context) error {
+		(*x.lead)()
+		return nil
+	}, leader.WithID(id))
 	if err != nil {
 		panic(err)
 	}
-	return selector{sel}
+	x.s = sel
+	return x
 }
 
-type selector struct{ s *leader.Selector }
+type selector struct {
+	s    *leader.Selector
+	lead *func() // given to Lead, before the selector runs
+}
 
 // Lead runs lead as the selector's function: leadership is given up as
 // soon as it returns.
 func (x selector) Lead(lead func()) error {
-	err := x.s.Run(context.Background(), func(context.Context) error {
-		lead()
-		return nil
-	})
+	*x.lead = lead
+	err := x.s.Run(context.Background())
 	if errors.Is(err, leader.ErrClosed) {
 		return nil
 	}

@@ -81,22 +81,31 @@ func setupElect(fs *flag.FlagSet, conn *connFlags) runFunc {
 		if *requeue {
 			opts = append(opts, leader.WithAutoRequeue())
 		}
-		sel, err := leader.NewSelector(client, args[0], opts...)
-		if err != nil {
-			return err
-		}
-		return runElection(ctx, e, conn, client, sel, a, *requeue, child)
+		return runElection(ctx, e, conn, client, args[0], opts, a, *requeue, child)
 	}
 }
 
-// runElection connects, runs the Selector until it returns (once, or
-// until a signal with requeue), and closes it: the client, closed by the
-// caller next, takes the session and anything the Selector left with it.
-func runElection(ctx context.Context, e *env, conn *connFlags, client *framework.Client, sel *leader.Selector,
-	a acquireFlags, requeue bool, child []string) error {
+// runElection connects, runs a Selector at path until it returns (once,
+// or until a signal with requeue), and closes it: the client, closed by
+// the caller next, takes the session and anything the Selector left with
+// it.
+func runElection(ctx context.Context, e *env, conn *connFlags, client *framework.Client, path string,
+	opts []leader.Option, a acquireFlags, requeue bool, child []string) error {
 	runCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	el := &election{what: "elect " + sel.Path(), stop: stop}
+	el := &election{what: "elect " + path, stop: stop}
+	sel, err := leader.NewSelector(client, path, func(tctx context.Context) error {
+		signals, err := el.begin()
+		if err != nil {
+			return err
+		}
+		result := runTerm(tctx, e, el.what, signals, child, a.childFlags)
+		el.end(result)
+		return result
+	}, opts...)
+	if err != nil {
+		return err
+	}
 	stopListening := el.listen(e)
 	defer stopListening()
 	left, err := a.connect(runCtx, e, conn, client)
@@ -107,15 +116,7 @@ func runElection(ctx context.Context, e *env, conn *connFlags, client *framework
 		timer := time.AfterFunc(left, func() { el.timeUp(client.State().IsConnected(), a.timeout) })
 		defer timer.Stop()
 	}
-	err = sel.Run(runCtx, func(tctx context.Context) error {
-		signals, err := el.begin()
-		if err != nil {
-			return err
-		}
-		result := runTerm(tctx, e, el.what, signals, child, a.childFlags)
-		el.end(result)
-		return result
-	})
+	err = sel.Run(runCtx)
 	stopListening()
 	cctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()

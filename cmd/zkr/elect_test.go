@@ -222,21 +222,19 @@ func TestElect_TakesTurnsWithAGoSelector(t *testing.T) {
 	require.NoError(t, err)
 	pids := strings.Fields(string(b))
 	require.Len(t, pids, 2)
-	sel, err := leader.NewSelector(c, path, leader.WithID("go"))
-	require.NoError(t, err)
 	ran := make(chan bool, 1)
+	sel, err := leader.NewSelector(c, path, func(context.Context) error {
+		gone := true
+		for _, f := range pids {
+			pid, _ := strconv.Atoi(f)
+			gone = gone && !alive(pid)
+		}
+		ran <- gone
+		return nil
+	}, leader.WithID("go"))
+	require.NoError(t, err)
 	// Ends when the function has run, or with the test's context.
-	go func() {
-		_ = sel.Run(ctxOf(t), func(context.Context) error {
-			gone := true
-			for _, f := range pids {
-				pid, _ := strconv.Atoi(f)
-				gone = gone && !alive(pid)
-			}
-			ran <- gone
-			return nil
-		})
-	}()
+	go func() { _ = sel.Run(ctxOf(t)) }()
 	require.Eventually(t, func() bool { return len(zktest.Children(t, c, path)) == 2 }, time.Minute, 20*time.Millisecond)
 	select {
 	case <-ran:

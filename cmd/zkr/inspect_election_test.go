@@ -39,16 +39,13 @@ func TestInspect_NamesASelectorsElectionAnElection(t *testing.T) {
 	observer := client(t)
 	leading := make(chan string, 2)
 	for i, id := range []string{"a", "b"} {
-		sel, err := leader.NewSelector(client(t), path, leader.WithID(id))
+		sel, err := leader.NewSelector(client(t), path, func(ctx context.Context) error {
+			leading <- id
+			<-ctx.Done()
+			return nil
+		}, leader.WithID(id))
 		require.NoError(t, err)
-		// Ends when the test cancels ctx.
-		go func() {
-			_ = sel.Run(ctx, func(ctx context.Context) error {
-				leading <- id
-				<-ctx.Done()
-				return nil
-			})
-		}()
+		go func() { _ = sel.Run(ctx) }() // ends when the test cancels ctx
 		require.Eventually(t, func() bool { return len(zktest.Children(t, observer, path)) == i+1 },
 			time.Minute, 10*time.Millisecond)
 	}

@@ -73,27 +73,23 @@ func TestSelector_ConnectionBlipRunsTheFunctionAgainOnTheSameNode(t *testing.T) 
 	p := zktest.UniquePath(t)
 	ctx, cancel := context.WithCancel(testContext(t))
 	defer cancel()
-	a := newSelector(t, ac, p, leader.WithID("a"), leader.WithAutoRequeue())
-	b := newSelector(t, bc, p, leader.WithID("b"), leader.WithAutoRequeue())
 	aTerms, bRan := make(chan *leader.Leadership, 10), make(chan struct{}, 10)
+	a := newSelector(t, ac, p, func(ctx context.Context) error {
+		lead, _ := leader.LeadershipFrom(ctx)
+		aTerms <- lead
+		<-ctx.Done()
+		return context.Cause(ctx)
+	}, leader.WithID("a"), leader.WithAutoRequeue())
+	b := newSelector(t, bc, p, func(ctx context.Context) error {
+		bRan <- struct{}{}
+		<-ctx.Done()
+		return nil
+	}, leader.WithID("b"), leader.WithAutoRequeue())
 	runs := make(chan error, 2)
 	// Each ends with ctx.
-	go func() {
-		runs <- a.Run(ctx, func(ctx context.Context) error {
-			lead, _ := leader.LeadershipFrom(ctx)
-			aTerms <- lead
-			<-ctx.Done()
-			return context.Cause(ctx)
-		})
-	}()
+	go func() { runs <- a.Run(ctx) }()
 	first := <-aTerms
-	go func() {
-		runs <- b.Run(ctx, func(ctx context.Context) error {
-			bRan <- struct{}{}
-			<-ctx.Done()
-			return nil
-		})
-	}()
+	go func() { runs <- b.Run(ctx) }()
 	require.Eventually(t, func() bool { return len(children(t, bc, p)) == 2 }, 10*time.Second, 5*time.Millisecond, "b queues")
 	session := ac.Session()
 

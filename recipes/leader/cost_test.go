@@ -92,7 +92,7 @@ func TestSelector_JoinCostsAtMostFourRequestsAndAHandOffOneOrTwo(t *testing.T) {
 	ctx := zktest.Context(t)
 	p := zktest.UniquePath(t)
 	// The directory exists already, as in a running election.
-	require.NoError(t, newSelector(t, zktest.Connect(t, servers), p).Run(ctx, func(context.Context) error { return nil }))
+	require.NoError(t, newSelector(t, zktest.Connect(t, servers), p, returns).Run(ctx))
 
 	proxies := []*zktest.Proxy{zktest.NewProxy(t, servers), zktest.NewProxy(t, servers), zktest.NewProxy(t, servers)}
 	for _, proxy := range proxies {
@@ -102,19 +102,17 @@ func TestSelector_JoinCostsAtMostFourRequestsAndAHandOffOneOrTwo(t *testing.T) {
 	ends := []chan struct{}{make(chan struct{}), make(chan struct{}), make(chan struct{})}
 	runs := []chan error{make(chan error, 1), make(chan error, 1), make(chan error, 1)}
 	for i, proxy := range proxies {
-		s := newSelector(t, zktest.Connect(t, proxy.Addr()), p)
+		s := newSelector(t, zktest.Connect(t, proxy.Addr()), p, func(ctx context.Context) error {
+			started <- i
+			select {
+			case <-ends[i]:
+			case <-ctx.Done():
+			}
+			return nil
+		})
 		base := total(sent(proxy)) // the client's connect
 		// Ends after the selector's one term.
-		go func() {
-			runs[i] <- s.Run(ctx, func(ctx context.Context) error {
-				started <- i
-				select {
-				case <-ends[i]:
-				case <-ctx.Done():
-				}
-				return nil
-			})
-		}()
+		go func() { runs[i] <- s.Run(ctx) }()
 		if i == 0 {
 			require.Equal(t, 0, <-started)
 		}

@@ -75,9 +75,10 @@
 //     only while the term's node stands.
 //
 // A Selector (Curator's LeaderSelector) is a mutex at the path: nodes
-// path/_c_<uuid>-lock-<sequence>, the participant id as data. Run calls
-// its function while it leads; LeadershipFrom(the function's ctx) gives
-// the term. The function's ctx is cancelled first, on Close, the end of
+// path/_c_<uuid>-lock-<sequence>, the participant id as data. Its function
+// is given to NewSelector, as Curator's listener is; Run calls it while it
+// leads, and Start does the same in the background, with Done and Err as
+// the latch's. LeadershipFrom(the function's ctx) gives the term. The function's ctx is cancelled first, on Close, the end of
 // Run's ctx, or a loss (a suspended connection under the standard
 // policy, the lease run out, the session lost, the node deleted by
 // someone else); the node, which keeps every successor out, is deleted

@@ -15,9 +15,9 @@ func TestSelector_AStuckFunctionTurnsUnhealthyWithinMaxStale(t *testing.T) {
 	t.Parallel()
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
-	s := newSelector(t, c, zktest.UniquePath(t), leader.WithStopTimeout(time.Minute))
+	s, unblock, run := stuckSelector(t, c, zktest.UniquePath(t), leader.WithStopTimeout(time.Minute))
 
-	unblock, ran := runStuck(ctx, s)
+	ran := run(ctx)
 	require.NoError(t, s.Healthy(200*time.Millisecond), "a leader that runs as asked is healthy")
 	st := s.Stats()
 	assert.Equal(t, 1, st.Terms)

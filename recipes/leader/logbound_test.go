@@ -47,11 +47,11 @@ func TestSelector_FailedJoinsLogNoUnboundedValue(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	p := readOnlyElection(t, c)
 	logger, lines := capturedLogger()
-	s := newSelector(t, c, p, leader.WithID(strings.Repeat("x", 100<<10)), leader.WithAutoRequeue(), leader.WithLogger(logger))
+	s := newSelector(t, c, p, returns, leader.WithID(strings.Repeat("x", 100<<10)), leader.WithAutoRequeue(), leader.WithLogger(logger))
 	ctx, cancel := context.WithCancel(testContext(t))
 	ran := make(chan error, 1)
 	// Ends when ctx is cancelled.
-	go func() { ran <- s.Run(ctx, func(context.Context) error { return nil }) }()
+	go func() { ran <- s.Run(ctx) }()
 	require.Eventually(t, func() bool { return strings.Count(lines.String(), "trying again") >= 2 },
 		10*time.Second, 5*time.Millisecond, "the selector tries again")
 	cancel()

@@ -25,7 +25,7 @@ func runScheduler(ctx context.Context, servers []string, id string, schedule fun
 		return err // errors.Is(err, framework.ErrUnreachable)
 	}
 	defer client.Close()
-	sel, err := leader.NewSelector(client, "/services/scheduler/leader",
+	sel, err := leader.NewSelector(client, "/services/scheduler/leader", schedule,
 		leader.WithID(id), leader.WithAutoRequeue())
 	if err != nil {
 		return err
@@ -34,7 +34,7 @@ func runScheduler(ctx context.Context, servers []string, id string, schedule fun
 	// schedule's ctx ends the moment the term does: a suspended connection,
 	// the session's lease run out, Close, or the end of ctx. Until schedule
 	// returns, no other instance leads.
-	return sel.Run(ctx, schedule)
+	return sel.Run(ctx)
 }
 
 func TestScheduler_RunsOnOneInstanceAtATime(t *testing.T) {

@@ -29,10 +29,12 @@ var ErrStopTimeout = errors.New("leader: the function did not return within the 
 type Selector struct {
 	client *framework.Client
 	path   string
+	fn     func(ctx context.Context) error // run while leading
 	lock   *mutex.Mutex
 	opts   options
 	obs    *Observer
-	rec    record // the terms, for Stats and Healthy
+	rec    record             // the terms, for Stats and Healthy
+	life   *recipe.Background // the participant of Start: Done, Err
 
 	closing context.Context // ended by Close
 	stop    context.CancelFunc
@@ -55,11 +57,15 @@ func (s *Selector) Stats() Stats { return s.rec.stats() }
 // otherwise, and while it does not lead.
 func (s *Selector) Healthy(maxStale time.Duration) error { return s.rec.healthy(maxStale) }
 
-// NewSelector returns a Selector of the election at path. It checks its
-// arguments, with errors wrapping ErrInvalidArgument, and does no I/O.
-func NewSelector(client *framework.Client, path string, opts ...Option) (*Selector, error) {
+// NewSelector returns a Selector of the election at path that runs fn
+// while it leads (see Run). It checks its arguments, with errors wrapping
+// ErrInvalidArgument, and does no I/O.
+func NewSelector(client *framework.Client, path string, fn func(ctx context.Context) error, opts ...Option) (*Selector, error) {
 	if err := recipe.CheckPath(client, path, ErrInvalidArgument); err != nil {
 		return nil, fmt.Errorf("leader: selector: %w", err)
+	}
+	if fn == nil {
+		return nil, fmt.Errorf("leader: selector %s: %w: nil function", path, ErrInvalidArgument)
 	}
 	o, err := config(client, "selector", opts)
 	if err != nil {
@@ -81,9 +87,10 @@ func NewSelector(client *framework.Client, path string, opts ...Option) (*Select
 	}
 	closing, stop := context.WithCancel(context.Background())
 	return &Selector{
-		client: client, path: path, lock: lock, opts: o,
+		client: client, path: path, fn: fn, lock: lock, opts: o,
 		obs:     newObserver(client, path, selectorLockName),
 		rec:     record{clock: o.clock},
+		life:    recipe.NewBackground("leader: selector " + path),
 		closing: closing, stop: stop,
 	}, nil
 }
@@ -92,7 +99,8 @@ func NewSelector(client *framework.Client, path string, opts ...Option) (*Select
 // apart, whatever goroutine it runs on.
 type runOwner struct{ _ byte }
 
-// Run queues for leadership and calls fn while it leads, with a context
+// Run queues for leadership and calls the selector's function (fn, as
+// given to NewSelector) while it leads, with a context
 // that is cancelled, with the cause (context.Cause), as soon as the term
 // must end: Close, the end of ctx, or the loss of leadership (a suspended
 // connection under the standard error policy, the session's lease run
@@ -111,13 +119,10 @@ type runOwner struct{ _ byte }
 // out) keeps its node then: reconnected in the same session and still
 // first by a listing read after the reconnect, Run calls fn again in a new
 // term, and no one behind it leads meanwhile; after any other end of a
-// term, the node is deleted and Run queues a new one at the tail. Each call of Run
-// is a participant of its own. A Run that ends while queued leaves
-// nothing behind.
-func (s *Selector) Run(ctx context.Context, fn func(ctx context.Context) error) error {
-	if fn == nil {
-		return fmt.Errorf("leader: selector %s: run: %w: nil function", s.path, ErrInvalidArgument)
-	}
+// term, the node is deleted and Run queues a new one at the tail. Each call
+// of Run is a participant of its own (and so is Start's). A Run that ends
+// while queued leaves nothing behind.
+func (s *Selector) Run(ctx context.Context) error {
 	if err := s.enter(); err != nil {
 		return err
 	}
@@ -132,7 +137,7 @@ func (s *Selector) Run(ctx context.Context, fn func(ctx context.Context) error) 
 		}
 		began := s.opts.clock.now()
 		var failed bool
-		kept, failed, err = s.term(ctx, hold, fn)
+		kept, failed, err = s.term(ctx, hold, s.fn)
 		if stopped := s.stopped(ctx); stopped != nil {
 			if kept != nil {
 				s.release(ctx, kept)
@@ -242,7 +247,31 @@ func (s *Selector) leave() {
 	}
 }
 
-// Close stops every call of Run: a queued one leaves the queue, a leading
+// Start runs Run in the background, as a participant of its own, until
+// ctx ends, Close, or Run returns by itself (after one term, without
+// WithAutoRequeue); Done closes then, and Err says why. It returns at
+// once. A second Start is ErrStarted, a Start after Close ErrClosed, and a
+// Start with ctx ended already returns ctx's error and starts nothing.
+func (s *Selector) Start(ctx context.Context) error {
+	return s.life.Start(ctx, func(ctx context.Context) {
+		if err := s.Run(ctx); err != nil {
+			s.life.Stopped(err)
+		}
+	})
+}
+
+// Done returns a channel that is closed once the participant of Start has
+// stopped, and its node is deleted (or handed to the client's background
+// deletion).
+func (s *Selector) Done() <-chan struct{} { return s.life.Done() }
+
+// Err returns why the participant of Start stopped on its own: Run's
+// error (the function's, after its one term without WithAutoRequeue; the
+// end of Start's ctx). It is nil while it runs, after Close, and after a
+// term whose function returned nil.
+func (s *Selector) Err() error { return s.life.Err() }
+
+// Close stops every call of Run (and Start's): a queued one leaves the queue, a leading
 // one has its function's context cancelled (cause ErrClosed). Close
 // returns once each has returned and its node is deleted (or handed to the
 // client's background deletion, when the connection failed under the
@@ -254,13 +283,18 @@ func (s *Selector) leave() {
 // derived from it), Close does not wait: the function's context is
 // cancelled, and its node goes once it returns.
 func (s *Selector) Close(ctx context.Context) error {
+	s.life.Closing()
 	s.mu.Lock()
 	s.closed = true
 	s.stop()
-	if s.runs == 0 || s.inOwnTerm(ctx) {
+	if s.inOwnTerm(ctx) {
 		// A function of s closing it would wait on itself.
 		s.mu.Unlock()
 		return nil
+	}
+	if s.runs == 0 {
+		s.mu.Unlock()
+		return s.life.Close(ctx) // Start's participant, if it has yet to enter
 	}
 	if s.idle == nil {
 		s.idle = make(chan struct{})
@@ -271,7 +305,7 @@ func (s *Selector) Close(ctx context.Context) error {
 	defer timer.Stop()
 	select {
 	case <-idle:
-		return nil
+		return s.life.Close(ctx)
 	case <-timer.C:
 		return fmt.Errorf("leader: selector %s: close: %w (%v); its node is deleted once it returns",
 			s.path, ErrStopTimeout, s.opts.stopTimeout)

@@ -24,14 +24,7 @@ func ExampleSelector_Run() {
 	}
 	defer client.Close()
 
-	sel, err := leader.NewSelector(client, "/examples/leader/scheduler", leader.WithID("replica-1"))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer sel.Close(ctx)
-
-	err = sel.Run(ctx, func(ctx context.Context) error {
+	schedule := func(ctx context.Context) error {
 		term, _ := leader.LeadershipFrom(ctx)
 		token, err := term.FencingToken(ctx)
 		if err != nil {
@@ -49,7 +42,15 @@ func ExampleSelector_Run() {
 			}
 		}
 		return nil // done: hand leadership on
-	})
+	}
+	sel, err := leader.NewSelector(client, "/examples/leader/scheduler", schedule, leader.WithID("replica-1"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer sel.Close(ctx)
+
+	err = sel.Run(ctx)
 	fmt.Println("term over:", err)
 	// Output:
 	// scheduling as replica-1 with a token: true
@@ -74,19 +75,21 @@ func ExampleObserver_Observe() {
 		fmt.Println(err)
 		return
 	}
-	sel, err := leader.NewSelector(client, path, leader.WithID("replica-2"))
+	leads := make(chan struct{})
+	sel, err := leader.NewSelector(client, path, func(ctx context.Context) error {
+		close(leads)
+		<-ctx.Done() // the term ends at cancel
+		return nil
+	}, leader.WithID("replica-2"))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer sel.Close(ctx)
-	leads := make(chan struct{})
-	// Ends when the term ends: at cancel.
-	go sel.Run(ctx, func(ctx context.Context) error {
-		close(leads)
-		<-ctx.Done()
-		return nil
-	})
+	if err := sel.Start(ctx); err != nil {
+		fmt.Println(err)
+		return
+	}
 	<-leads
 
 	for o := range obs.Observe(ctx) {

@@ -21,16 +21,14 @@ func TestSelector_AFunctionThatKeepsFailingBacksOff(t *testing.T) {
 	servers := zktest.Servers(t)
 	ctx := zktest.Context(t)
 	path := zktest.UniquePath(t)
-	failing := newSelector(t, zktest.Connect(t, servers), path, leader.WithID("failing"), leader.WithAutoRequeue())
 	var failures atomic.Int32
+	failing := newSelector(t, zktest.Connect(t, servers), path, func(context.Context) error {
+		failures.Add(1)
+		return errors.New("misconfigured")
+	}, leader.WithID("failing"), leader.WithAutoRequeue())
 	runCtx, stop := context.WithCancel(ctx)
 	ran := make(chan error, 1)
-	go func() { // ends with stop
-		ran <- failing.Run(runCtx, func(context.Context) error {
-			failures.Add(1)
-			return errors.New("misconfigured")
-		})
-	}()
+	go func() { ran <- failing.Run(runCtx) }() // ends with stop
 	require.Eventually(t, func() bool { return failures.Load() >= 1 }, 10*time.Second, 5*time.Millisecond)
 	time.Sleep(4 * time.Second)
 	n := failures.Load()
@@ -38,11 +36,10 @@ func TestSelector_AFunctionThatKeepsFailingBacksOff(t *testing.T) {
 	assert.GreaterOrEqual(t, n, int32(2), "it still queues again")
 
 	// While it waits, another participant leads.
-	healthy := newSelector(t, zktest.Connect(t, servers), path, leader.WithID("healthy"))
 	led := make(chan struct{})
-	go func() { // ends when its function returns
-		_ = healthy.Run(ctx, func(context.Context) error { close(led); return nil })
-	}()
+	healthy := newSelector(t, zktest.Connect(t, servers), path,
+		func(context.Context) error { close(led); return nil }, leader.WithID("healthy"))
+	go func() { _ = healthy.Run(ctx) }() // ends when its function returns
 	select {
 	case <-led:
 	case <-time.After(30 * time.Second):
@@ -68,18 +65,16 @@ func TestSelector_TheTermSaysWhyTheFunctionsCtxEnded(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(zktest.Context(t))
 			defer cancel()
-			s := newSelector(t, zktest.Connect(t, servers), zktest.UniquePath(t))
 			seen := make(chan error, 1)
 			entered := make(chan struct{})
-			go func() { // ends when the function returns
-				_ = s.Run(ctx, func(fctx context.Context) error {
-					close(entered)
-					<-fctx.Done()
-					term, _ := leader.LeadershipFrom(fctx)
-					seen <- term.Err()
-					return nil
-				})
-			}()
+			s := newSelector(t, zktest.Connect(t, servers), zktest.UniquePath(t), func(fctx context.Context) error {
+				close(entered)
+				<-fctx.Done()
+				term, _ := leader.LeadershipFrom(fctx)
+				seen <- term.Err()
+				return nil
+			})
+			go func() { _ = s.Run(ctx) }() // ends when the function returns
 			<-entered
 			tc.stop(s, cancel)
 			err := <-seen

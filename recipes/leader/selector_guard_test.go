@@ -21,8 +21,7 @@ func TestSelector_GuardAfterASuspendedTermFails(t *testing.T) {
 	c := zktest.Connect(t, proxy.Addr())
 	_, err := c.Create(ctx, path+"-data", nil, framework.Persistent, framework.WithParents())
 	require.NoError(t, err)
-	s := newSelector(t, c, path)
-	err = s.Run(ctx, func(fctx context.Context) error {
+	s := newSelector(t, c, path, func(fctx context.Context) error {
 		term, _ := leader.LeadershipFrom(fctx)
 		_, err := c.Multi(ctx, term.Guard(), framework.SetOp(path+"-data", []byte("in term"), -1))
 		require.NoError(t, err)
@@ -34,5 +33,5 @@ func TestSelector_GuardAfterASuspendedTermFails(t *testing.T) {
 		require.ErrorIs(t, err, leader.ErrLost)
 		return nil
 	})
-	require.NoError(t, err)
+	require.NoError(t, s.Run(ctx))
 }

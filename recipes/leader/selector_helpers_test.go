@@ -14,28 +14,35 @@ import (
 )
 
 // newSelector is NewSelector that must succeed.
-func newSelector(t testing.TB, c *framework.Client, path string, opts ...leader.Option) *leader.Selector {
+func newSelector(t testing.TB, c *framework.Client, path string, fn func(context.Context) error, opts ...leader.Option) *leader.Selector {
 	t.Helper()
-	s, err := leader.NewSelector(c, path, opts...)
+	s, err := leader.NewSelector(c, path, fn, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close(context.Background()) })
 	return s
 }
 
-// runStuck runs s with a function that ignores its ctx until unblock is
-// closed, and returns once the function has been entered; ran gets Run's
-// error.
-func runStuck(ctx context.Context, s *leader.Selector) (unblock chan struct{}, ran <-chan error) {
-	entered, unblock, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
-	go func() { // ends when the function returns
-		done <- s.Run(ctx, func(context.Context) error {
-			close(entered)
-			<-unblock
-			return nil
-		})
-	}()
-	<-entered
-	return unblock, done
+// returns is a selector's function that returns nil at once.
+func returns(context.Context) error { return nil }
+
+// stuckSelector is newSelector with a function that ignores its ctx
+// until unblock is closed. run runs it and returns once the function has
+// been entered; ran gets Run's error.
+func stuckSelector(t testing.TB, c *framework.Client, path string, opts ...leader.Option) (
+	s *leader.Selector, unblock chan struct{}, run func(ctx context.Context) (ran <-chan error),
+) {
+	entered, unblock := make(chan struct{}), make(chan struct{})
+	s = newSelector(t, c, path, func(context.Context) error {
+		close(entered)
+		<-unblock
+		return nil
+	}, opts...)
+	return s, unblock, func(ctx context.Context) <-chan error {
+		done := make(chan error, 1)
+		go func() { done <- s.Run(ctx) }() // ends when the function returns
+		<-entered
+		return done
+	}
 }
 
 // logLines is a slog handler's output, safe for concurrent use.

@@ -29,9 +29,10 @@ func TestObserver_ParticipantsMatchCuratorsLeaderSelector(t *testing.T) {
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	for i := 1; i <= 2; i++ {
-		s := newSelector(t, c, path, leader.WithID(fmt.Sprintf("go-%d", i)))
+		s := newSelector(t, c, path, func(ctx context.Context) error { <-ctx.Done(); return nil },
+			leader.WithID(fmt.Sprintf("go-%d", i)))
 		// Ends when runCtx ends.
-		go func() { _ = s.Run(runCtx, func(ctx context.Context) error { <-ctx.Done(); return nil }) }()
+		go func() { _ = s.Run(runCtx) }()
 		require.Eventually(t, func() bool { return len(zktest.Children(t, c, path)) == 2*i },
 			10*time.Second, 10*time.Millisecond, "go-%d queues", i)
 		if i == 1 {
@@ -62,27 +63,24 @@ func TestSelector_TakesTurnsWithCuratorsLeaderSelector(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, leading)
 
-	s := newSelector(t, zktest.Connect(t, servers), path, leader.WithID("go"), leader.WithAutoRequeue())
 	var goActive atomic.Bool
 	goLeads, goRelease := make(chan struct{}), make(chan struct{})
+	s := newSelector(t, zktest.Connect(t, servers), path, func(ctx context.Context) error {
+		goActive.Store(true)
+		defer goActive.Store(false)
+		javaLeads, err := curator.LeaderSelectorHas(ctx, "java")
+		assert.NoError(t, err)
+		assert.False(t, javaLeads, "Go leads while Java does")
+		goLeads <- struct{}{}
+		select {
+		case <-goRelease:
+		case <-ctx.Done():
+		}
+		return nil
+	}, leader.WithID("go"), leader.WithAutoRequeue())
 	runCtx, stop := context.WithCancel(ctx)
 	run := make(chan error, 1)
-	// Ends when runCtx ends.
-	go func() {
-		run <- s.Run(runCtx, func(ctx context.Context) error {
-			goActive.Store(true)
-			defer goActive.Store(false)
-			javaLeads, err := curator.LeaderSelectorHas(ctx, "java")
-			assert.NoError(t, err)
-			assert.False(t, javaLeads, "Go leads while Java does")
-			goLeads <- struct{}{}
-			select {
-			case <-goRelease:
-			case <-ctx.Done():
-			}
-			return nil
-		})
-	}()
+	go func() { run <- s.Run(runCtx) }() // ends when runCtx ends
 	for round := range rounds {
 		require.Eventually(t, func() bool { return len(zktest.Children(t, oc, path)) == 2 },
 			10*time.Second, 10*time.Millisecond, "round %d: Go queues behind Java", round)

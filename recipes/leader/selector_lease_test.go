@@ -25,26 +25,22 @@ func TestSelector_LeaseLapseKeepsTheSuccessorOutUntilTheFunctionReturns(t *testi
 	path := zktest.UniquePath(t)
 	oc := zktest.Connect(t, servers)
 	ac := zktest.Connect(t, proxy.Addr(), framework.WithSessionTimeout(2*time.Second))
-	a := newSelector(t, ac, path, leader.WithID("a"), leader.WithErrorPolicy(framework.SessionErrorPolicy))
-	b := newSelector(t, oc, path, leader.WithID("b"))
 	var aReturned atomic.Bool
 	aLeads, aCancelled, unblock := make(chan *framework.Session, 1), make(chan struct{}), make(chan struct{})
-	aRun := make(chan error, 1)
-	go func() {
-		aRun <- a.Run(ctx, func(ctx context.Context) error {
-			aLeads <- ac.Session()
-			<-ctx.Done()
-			close(aCancelled)
-			<-unblock
-			aReturned.Store(true)
-			return nil
-		})
-	}()
-	session := <-aLeads
+	a := newSelector(t, ac, path, func(ctx context.Context) error {
+		aLeads <- ac.Session()
+		<-ctx.Done()
+		close(aCancelled)
+		<-unblock
+		aReturned.Store(true)
+		return nil
+	}, leader.WithID("a"), leader.WithErrorPolicy(framework.SessionErrorPolicy))
 	bStarted := make(chan bool, 1)
-	go func() {
-		_ = b.Run(ctx, func(context.Context) error { bStarted <- aReturned.Load(); return nil })
-	}()
+	b := newSelector(t, oc, path, func(context.Context) error { bStarted <- aReturned.Load(); return nil }, leader.WithID("b"))
+	aRun := make(chan error, 1)
+	go func() { aRun <- a.Run(ctx) }()
+	session := <-aLeads
+	go func() { _ = b.Run(ctx) }()
 	require.Eventually(t, func() bool { return len(zktest.Children(t, oc, path)) == 2 },
 		10*time.Second, 10*time.Millisecond, "the successor queues")
 	proxy.PauseReplies()

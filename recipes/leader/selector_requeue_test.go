@@ -87,29 +87,26 @@ func TestSelector_AutoRequeueThroughAThousandEndedTerms(t *testing.T) {
 	runs := make(chan error, selectors)
 	for i := range sels {
 		proxies[i] = zktest.NewProxy(t, servers)
-		sels[i] = newSelector(t, zktest.Connect(t, proxies[i].Addr()), path,
-			leader.WithID(fmt.Sprintf("s%d", i)), leader.WithAutoRequeue())
-		// Ends when the selector is closed.
-		go func() {
-			runs <- sels[i].Run(ctx, func(ctx context.Context) error {
-				l, _ := leader.LeadershipFrom(ctx)
-				tm := requeueTerm{who: i, node: l.Node(), end: make(chan struct{}), done: make(chan struct{})}
-				running.begin(tm.node)
-				// Counted out before the test hears of the return.
-				defer close(tm.done)
-				defer running.end(tm.node)
-				select {
-				case started <- tm:
-				case <-ctx.Done():
-					return nil
-				}
-				select {
-				case <-tm.end:
-				case <-ctx.Done():
-				}
+		sels[i] = newSelector(t, zktest.Connect(t, proxies[i].Addr()), path, func(ctx context.Context) error {
+			l, _ := leader.LeadershipFrom(ctx)
+			tm := requeueTerm{who: i, node: l.Node(), end: make(chan struct{}), done: make(chan struct{})}
+			running.begin(tm.node)
+			// Counted out before the test hears of the return.
+			defer close(tm.done)
+			defer running.end(tm.node)
+			select {
+			case started <- tm:
+			case <-ctx.Done():
 				return nil
-			})
-		}()
+			}
+			select {
+			case <-tm.end:
+			case <-ctx.Done():
+			}
+			return nil
+		}, leader.WithID(fmt.Sprintf("s%d", i)), leader.WithAutoRequeue())
+		// Ends when the selector is closed.
+		go func() { runs <- sels[i].Run(ctx) }()
 	}
 	for n := range terms {
 		var tm requeueTerm

@@ -35,24 +35,22 @@ func TestSelector_HandsOffBetweenThreeSelectors(t *testing.T) {
 	runs := make(chan error, 3)
 	for i := range 3 {
 		id := fmt.Sprintf("s%d", i)
-		s := newSelector(t, zktest.Connect(t, servers), path, leader.WithID(id))
-		// Ends when the selector's one term ends.
-		go func() {
-			runs <- s.Run(ctx, func(ctx context.Context) error {
-				assert.Equal(t, int32(1), active.Add(1), "two leaders at once")
-				defer active.Add(-1)
-				l, ok := leader.LeadershipFrom(ctx)
-				if !assert.True(t, ok) {
-					return nil
-				}
-				token, err := l.FencingToken(ctx)
-				assert.NoError(t, err)
-				tm := term{id: id, token: token, end: make(chan struct{})}
-				started <- tm
-				<-tm.end
+		s := newSelector(t, zktest.Connect(t, servers), path, func(ctx context.Context) error {
+			assert.Equal(t, int32(1), active.Add(1), "two leaders at once")
+			defer active.Add(-1)
+			l, ok := leader.LeadershipFrom(ctx)
+			if !assert.True(t, ok) {
 				return nil
-			})
-		}()
+			}
+			token, err := l.FencingToken(ctx)
+			assert.NoError(t, err)
+			tm := term{id: id, token: token, end: make(chan struct{})}
+			started <- tm
+			<-tm.end
+			return nil
+		}, leader.WithID(id))
+		// Ends when the selector's one term ends.
+		go func() { runs <- s.Run(ctx) }()
 	}
 	var last int64
 	seen := map[string]bool{}
@@ -77,33 +75,26 @@ func TestSelector_HardStop_NoSuccessorUntilTheFunctionReturns(t *testing.T) {
 	path := zktest.UniquePath(t)
 	oc := zktest.Connect(t, servers)
 	logger, lines := capturedLogger()
-	a := newSelector(t, zktest.Connect(t, servers), path, leader.WithID("stubborn"),
-		leader.WithStopTimeout(300*time.Millisecond), leader.WithLogger(logger))
-	b := newSelector(t, zktest.Connect(t, servers), path, leader.WithID("successor"))
 	var aReturned atomic.Bool
 	aLeads := make(chan struct{})
-	aRun := make(chan error, 1)
-	// Ends when a's term ends.
-	go func() {
-		aRun <- a.Run(ctx, func(ctx context.Context) error {
-			close(aLeads)
-			<-ctx.Done()
-			assert.ErrorIs(t, context.Cause(ctx), leader.ErrClosed)
-			time.Sleep(2 * time.Second) // the function ignores its context
-			aReturned.Store(true)
-			return nil
-		})
-	}()
-	<-aLeads
+	a := newSelector(t, zktest.Connect(t, servers), path, func(ctx context.Context) error {
+		close(aLeads)
+		<-ctx.Done()
+		assert.ErrorIs(t, context.Cause(ctx), leader.ErrClosed)
+		time.Sleep(2 * time.Second) // the function ignores its context
+		aReturned.Store(true)
+		return nil
+	}, leader.WithID("stubborn"), leader.WithStopTimeout(300*time.Millisecond), leader.WithLogger(logger))
 	bStarted := make(chan bool, 1)
+	b := newSelector(t, zktest.Connect(t, servers), path, func(context.Context) error {
+		bStarted <- aReturned.Load()
+		return nil
+	}, leader.WithID("successor"))
+	aRun := make(chan error, 1)
+	go func() { aRun <- a.Run(ctx) }() // ends when a's term ends
+	<-aLeads
 	bRun := make(chan error, 1)
-	// Ends when b's term ends.
-	go func() {
-		bRun <- b.Run(ctx, func(context.Context) error {
-			bStarted <- aReturned.Load()
-			return nil
-		})
-	}()
+	go func() { bRun <- b.Run(ctx) }() // ends when b's term ends
 	require.Eventually(t, func() bool { return len(zktest.Children(t, oc, path)) == 2 },
 		10*time.Second, 10*time.Millisecond, "the successor queues")
 
@@ -134,18 +125,15 @@ func TestSelector_LossCancelsTheFunction(t *testing.T) {
 			proxy := zktest.NewProxy(t, zktest.Servers(t))
 			c := zktest.Connect(t, proxy.Addr(), framework.WithSessionTimeout(2*time.Second))
 			ctx := zktest.Context(t)
-			s := newSelector(t, c, zktest.UniquePath(t), leader.WithErrorPolicy(tc.policy))
 			leads := make(chan *leader.Leadership, 1)
+			s := newSelector(t, c, zktest.UniquePath(t), func(ctx context.Context) error {
+				l, _ := leader.LeadershipFrom(ctx)
+				leads <- l
+				<-ctx.Done()
+				return context.Cause(ctx)
+			}, leader.WithErrorPolicy(tc.policy))
 			run := make(chan error, 1)
-			// Ends when the term ends.
-			go func() {
-				run <- s.Run(ctx, func(ctx context.Context) error {
-					l, _ := leader.LeadershipFrom(ctx)
-					leads <- l
-					<-ctx.Done()
-					return context.Cause(ctx)
-				})
-			}()
+			go func() { run <- s.Run(ctx) }() // ends when the term ends
 			l := <-leads
 			tc.fault(proxy)
 			err := <-run
@@ -167,34 +155,28 @@ func TestSelector_SuspendedFunctionKeepsTheSuccessorOutUntilItReturns(t *testing
 	path := zktest.UniquePath(t)
 	oc := zktest.Connect(t, servers)
 	ac := zktest.Connect(t, proxy.Addr())
-	a := newSelector(t, ac, path, leader.WithID("a"), leader.WithStopTimeout(100*time.Millisecond))
-	b := newSelector(t, zktest.Connect(t, servers), path, leader.WithID("b"))
 	var aReturned atomic.Bool
 	aLeads, aCancelled, unblock := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	aRun := make(chan error, 1)
-	// Ends when a's term ends.
-	go func() {
-		aRun <- a.Run(ctx, func(ctx context.Context) error {
-			session := ac.Session()
-			close(aLeads)
-			<-ctx.Done()
-			close(aCancelled)
-			<-unblock
-			assert.Equal(t, session, ac.Session(), "the session survived")
-			aReturned.Store(true)
-			return nil
-		})
-	}()
-	<-aLeads
+	a := newSelector(t, ac, path, func(ctx context.Context) error {
+		session := ac.Session()
+		close(aLeads)
+		<-ctx.Done()
+		close(aCancelled)
+		<-unblock
+		assert.Equal(t, session, ac.Session(), "the session survived")
+		aReturned.Store(true)
+		return nil
+	}, leader.WithID("a"), leader.WithStopTimeout(100*time.Millisecond))
 	bStarted := make(chan bool, 1)
+	b := newSelector(t, zktest.Connect(t, servers), path, func(context.Context) error {
+		bStarted <- aReturned.Load()
+		return nil
+	}, leader.WithID("b"))
+	aRun := make(chan error, 1)
+	go func() { aRun <- a.Run(ctx) }() // ends when a's term ends
+	<-aLeads
 	bRun := make(chan error, 1)
-	// Ends when b's term ends.
-	go func() {
-		bRun <- b.Run(ctx, func(context.Context) error {
-			bStarted <- aReturned.Load()
-			return nil
-		})
-	}()
+	go func() { bRun <- b.Run(ctx) }() // ends when b's term ends
 	require.Eventually(t, func() bool { return len(zktest.Children(t, oc, path)) == 2 },
 		10*time.Second, 10*time.Millisecond, "the successor queues")
 	proxy.Cut()
@@ -230,15 +212,16 @@ func TestNewSelector_RejectsBadInput(t *testing.T) {
 		"node over the server's limit": {c, "/e", []leader.Option{leader.WithID(strings.Repeat("x", framework.MaxRequestSize-20))}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := leader.NewSelector(tc.c, tc.path, tc.opts...)
+			_, err := leader.NewSelector(tc.c, tc.path, returns, tc.opts...)
 			require.ErrorIs(t, err, leader.ErrInvalidArgument)
 		})
 	}
-	s := newSelector(t, c, "/e")
-	require.ErrorIs(t, s.Run(context.Background(), nil), leader.ErrInvalidArgument)
+	_, err := leader.NewSelector(c, "/e", nil)
+	require.ErrorIs(t, err, leader.ErrInvalidArgument, "nil function")
+	s := newSelector(t, c, "/e", func(context.Context) error { return errors.New("ran") })
 	require.NoError(t, s.Close(context.Background()))
-	err := s.Run(context.Background(), func(context.Context) error { return errors.New("ran") })
-	require.ErrorIs(t, err, leader.ErrClosed)
+	require.ErrorIs(t, s.Run(context.Background()), leader.ErrClosed)
+	require.ErrorIs(t, s.Start(context.Background()), leader.ErrClosed)
 }
 
 // Two calls of Run on one Selector are two participants: they exclude
@@ -248,22 +231,19 @@ func TestSelector_TwoRunsOfOneSelectorExcludeEachOther(t *testing.T) {
 	ctx := zktest.Context(t)
 	path := zktest.UniquePath(t)
 	oc := zktest.Connect(t, servers)
-	s := newSelector(t, zktest.Connect(t, servers), path)
 	var active atomic.Int32
 	started := make(chan chan struct{})
+	s := newSelector(t, zktest.Connect(t, servers), path, func(context.Context) error {
+		assert.Equal(t, int32(1), active.Add(1), "both runs lead")
+		defer active.Add(-1)
+		end := make(chan struct{})
+		started <- end
+		<-end
+		return nil
+	})
 	runs := make(chan error, 2)
 	for range 2 {
-		// Ends when its term ends.
-		go func() {
-			runs <- s.Run(ctx, func(context.Context) error {
-				assert.Equal(t, int32(1), active.Add(1), "both runs lead")
-				defer active.Add(-1)
-				end := make(chan struct{})
-				started <- end
-				<-end
-				return nil
-			})
-		}()
+		go func() { runs <- s.Run(ctx) }() // ends when its term ends
 	}
 	end := <-started
 	require.Eventually(t, func() bool { return len(zktest.Children(t, oc, path)) == 2 },
@@ -281,23 +261,20 @@ func TestSelector_QueuedRunEndsOnCloseOrCtxAndLeavesNothing(t *testing.T) {
 	ctx := zktest.Context(t)
 	path := zktest.UniquePath(t)
 	oc := zktest.Connect(t, servers)
-	holder := newSelector(t, zktest.Connect(t, servers), path)
 	leads := make(chan struct{})
+	holder := newSelector(t, zktest.Connect(t, servers), path,
+		func(ctx context.Context) error { close(leads); <-ctx.Done(); return nil })
 	holderRun := make(chan error, 1)
-	// Ends when holder is closed.
-	go func() {
-		holderRun <- holder.Run(ctx, func(ctx context.Context) error { close(leads); <-ctx.Done(); return nil })
-	}()
+	go func() { holderRun <- holder.Run(ctx) }() // ends when holder is closed
 	<-leads
 	never := func(context.Context) error {
 		t.Error("a queued run led")
 		return nil
 	}
 
-	closed := newSelector(t, zktest.Connect(t, servers), path)
+	closed := newSelector(t, zktest.Connect(t, servers), path, never)
 	run := make(chan error, 1)
-	// Ends with Close.
-	go func() { run <- closed.Run(ctx, never) }()
+	go func() { run <- closed.Run(ctx) }() // ends with Close
 	require.Eventually(t, func() bool { return len(zktest.Children(t, oc, path)) == 2 },
 		10*time.Second, 10*time.Millisecond, "the run queues")
 	require.NoError(t, closed.Close(ctx))
@@ -309,8 +286,8 @@ func TestSelector_QueuedRunEndsOnCloseOrCtxAndLeavesNothing(t *testing.T) {
 		10*time.Second, 10*time.Millisecond, "the closed run's node is gone")
 
 	rctx, cancel := context.WithCancel(ctx)
-	// Ends when rctx ends.
-	go func() { run <- newSelector(t, zktest.Connect(t, servers), path).Run(rctx, never) }()
+	cancelled := newSelector(t, zktest.Connect(t, servers), path, never)
+	go func() { run <- cancelled.Run(rctx) }() // ends when rctx ends
 	require.Eventually(t, func() bool { return len(zktest.Children(t, oc, path)) == 2 },
 		10*time.Second, 10*time.Millisecond, "the run queues")
 	cancel()
@@ -331,10 +308,10 @@ func TestSelector_UnreachableServerRunEndsWithCtx(t *testing.T) {
 	defer proxy.Resume()
 	ctx, cancel := context.WithTimeout(zktest.Context(t), time.Second)
 	defer cancel()
-	err := newSelector(t, c, zktest.UniquePath(t)).Run(ctx, func(context.Context) error {
+	err := newSelector(t, c, zktest.UniquePath(t), func(context.Context) error {
 		t.Error("led without a server")
 		return nil
-	})
+	}).Run(ctx)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 }
 
@@ -345,13 +322,51 @@ func TestSelector_CloseFromItsOwnFunctionDoesNotWaitOnIt(t *testing.T) {
 	servers := zktest.Servers(t)
 	ctx := zktest.Context(t)
 	path := zktest.UniquePath(t)
-	s := newSelector(t, zktest.Connect(t, servers), path, leader.WithStopTimeout(time.Minute))
-	err := s.Run(ctx, func(ctx context.Context) error {
+	var s *leader.Selector
+	s = newSelector(t, zktest.Connect(t, servers), path, func(ctx context.Context) error {
 		assert.NoError(t, s.Close(ctx))
 		<-ctx.Done()
 		assert.ErrorIs(t, context.Cause(ctx), leader.ErrClosed)
 		return nil
-	})
-	require.ErrorIs(t, err, leader.ErrClosed)
+	}, leader.WithStopTimeout(time.Minute))
+	require.ErrorIs(t, s.Run(ctx), leader.ErrClosed)
 	assert.Empty(t, zktest.Children(t, zktest.Connect(t, servers), path))
+}
+
+// Start runs the selector in the background, as every recipe that runs
+// there: Done closes once it has stopped, and Err says why it stopped on
+// its own (the function's error after its one term, the end of Start's
+// ctx), nil after Close.
+func TestSelector_StartRunsInTheBackgroundUntilCloseAndErrSaysWhy(t *testing.T) {
+	servers := zktest.Servers(t)
+	ctx := zktest.Context(t)
+	leads := make(chan struct{}, 1)
+	waits := func(ctx context.Context) error { leads <- struct{}{}; <-ctx.Done(); return nil }
+
+	closed := newSelector(t, zktest.Connect(t, servers), zktest.UniquePath(t), waits)
+	require.NoError(t, closed.Start(ctx))
+	require.ErrorIs(t, closed.Start(ctx), leader.ErrStarted)
+	<-leads
+	select {
+	case <-closed.Done():
+		t.Fatal("Done closed while the selector leads")
+	default:
+	}
+	require.NoError(t, closed.Close(ctx))
+	zktest.WaitClosed(t, closed.Done(), time.Second, "Done after Close")
+	assert.NoError(t, closed.Err(), "closed, not stopped on its own")
+
+	failed := errors.New("failed")
+	once := newSelector(t, zktest.Connect(t, servers), zktest.UniquePath(t), func(context.Context) error { return failed })
+	require.NoError(t, once.Start(ctx))
+	zktest.WaitClosed(t, once.Done(), 10*time.Second, "Done after the one term")
+	require.ErrorIs(t, once.Err(), failed)
+
+	sctx, cancel := context.WithCancel(ctx)
+	ended := newSelector(t, zktest.Connect(t, servers), zktest.UniquePath(t), waits, leader.WithAutoRequeue())
+	require.NoError(t, ended.Start(sctx))
+	<-leads
+	cancel()
+	zktest.WaitClosed(t, ended.Done(), 10*time.Second, "Done after the end of Start's ctx")
+	require.ErrorIs(t, ended.Err(), context.Canceled)
 }

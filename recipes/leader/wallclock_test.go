@@ -75,11 +75,11 @@ func TestSelector_WallClockStepsLeaveAStoppingFunctionHealthy(t *testing.T) {
 	clk := leader.NewSteppingClock()
 	c := connect(t, zktest.Servers(t), framework.WithSessionTimeout(wallSession))
 	ctx := testContext(t)
-	s := newSelector(t, c, zktest.UniquePath(t), leader.WithErrorPolicy(framework.SessionErrorPolicy),
+	s, unblock, run := stuckSelector(t, c, zktest.UniquePath(t), leader.WithErrorPolicy(framework.SessionErrorPolicy),
 		leader.WithStopTimeout(time.Minute), leader.WithClock(clk))
 
 	start := time.Now()
-	unblock, ran := runStuck(ctx, s)
+	ran := run(ctx)
 	release := sync.OnceFunc(func() { close(unblock) })
 	// Runs before the selector's Close, should the test fail first.
 	t.Cleanup(release)

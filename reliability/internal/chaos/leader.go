@@ -98,7 +98,7 @@ func (Selector) Limit() int { return 1 }
 
 // New returns a Locker on a selector of its own.
 func (r Selector) New(client *framework.Client, i int, path string) (Locker, error) {
-	s, err := leader.NewSelector(client, path, leader.WithID(fmt.Sprintf("go-%d", i)), leader.WithErrorPolicy(r.Policy))
+	s, err := leader.NewSelector(client, path, holdTerm, leader.WithID(fmt.Sprintf("go-%d", i)), leader.WithErrorPolicy(r.Policy))
 	if err != nil {
 		return nil, err
 	}
@@ -114,32 +114,19 @@ func (l selectorLocker) Exclusive() bool { return true }
 // it waits in line; the function returns on the hold's release or the end
 // of its own ctx.
 func (l selectorLocker) Acquire(ctx context.Context) (Held, error) {
-	h := &selectorHeld{release: make(chan struct{}), returned: make(chan struct{}), done: make(chan error, 1)}
+	h := &selectorHeld{release: make(chan struct{}), returned: make(chan struct{}), done: make(chan error, 1),
+		entered: make(chan struct{})}
 	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
-	queued := context.AfterFunc(ctx, stopRun)
-	entered := make(chan struct{})
+	h.queued = context.AfterFunc(ctx, stopRun)
+	// The function's ctx keeps Run's values: it finds h there.
+	runCtx = context.WithValue(runCtx, heldKey{}, h)
 	// Ends when Run returns: after one term, or when stopped in line.
 	go func() {
 		defer stopRun()
-		h.done <- l.s.Run(runCtx, func(fctx context.Context) error {
-			// The term ends as the function returns, and not before: its
-			// node keeps every successor out until then.
-			defer func() {
-				h.endedAt.Store(zktest.Monotonic())
-				close(h.returned)
-			}()
-			queued() // in the term, an attempt's bound no longer stops Run
-			h.term, _ = leader.LeadershipFrom(fctx)
-			close(entered)
-			select {
-			case <-h.release:
-			case <-fctx.Done():
-			}
-			return nil
-		})
+		h.done <- l.s.Run(runCtx)
 	}()
 	select {
-	case <-entered:
+	case <-h.entered:
 		return h, nil
 	case err := <-h.done:
 		if err == nil {
@@ -149,8 +136,33 @@ func (l selectorLocker) Acquire(ctx context.Context) (Held, error) {
 	}
 }
 
+// heldKey is the context key of the selectorHeld that a Run is for.
+type heldKey struct{}
+
+// holdTerm is the selectors' function: it holds the term for the
+// selectorHeld of its Run until that is released or the term ends.
+func holdTerm(fctx context.Context) error {
+	h := fctx.Value(heldKey{}).(*selectorHeld)
+	// The term ends as the function returns, and not before: its node
+	// keeps every successor out until then.
+	defer func() {
+		h.endedAt.Store(zktest.Monotonic())
+		close(h.returned)
+	}()
+	h.queued() // in the term, an attempt's bound no longer stops Run
+	h.term, _ = leader.LeadershipFrom(fctx)
+	close(h.entered)
+	select {
+	case <-h.release:
+	case <-fctx.Done():
+	}
+	return nil
+}
+
 type selectorHeld struct {
 	term     *leader.Leadership
+	queued   func() bool   // stops the attempt's bound from stopping Run
+	entered  chan struct{} // closed as the function is entered
 	release  chan struct{}
 	returned chan struct{} // closed as the function returns
 	endedAt  atomic.Int64  // zktest.Monotonic as the function returned
