@@ -99,3 +99,29 @@ func BenchmarkProvider_Instance(b *testing.B) {
 		}
 	}
 }
+
+// A service cache runs in the background as every recipe there: Done
+// closes once it has stopped, and Err says why it stopped on its own (nil
+// after Close).
+func TestServiceCache_DoneClosesOnceStoppedAndErrSaysWhy(t *testing.T) {
+	c := zktest.Connect(t, zktest.Servers(t))
+	d := registry(t, c, zktest.UniquePath(t))
+	closed, err := d.Cache("orders")
+	require.NoError(t, err)
+	require.NoError(t, closed.Start(context.Background()))
+	require.NoError(t, closed.AwaitInitialized(zktest.Context(t)))
+	assert.NoError(t, closed.Err(), "while it runs")
+	require.NoError(t, closed.Close(zktest.Context(t)))
+	zktest.WaitClosed(t, closed.Done(), time.Second, "Done after Close")
+	assert.NoError(t, closed.Err(), "closed, not stopped on its own")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	ended, err := d.Provider("orders")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ended.Close(context.Background()) })
+	require.NoError(t, ended.Start(ctx))
+	require.NoError(t, ended.AwaitInitialized(zktest.Context(t)))
+	cancel()
+	zktest.WaitClosed(t, ended.Done(), 10*time.Second, "Done after the end of Start's ctx")
+	require.ErrorIs(t, ended.Err(), context.Canceled)
+}

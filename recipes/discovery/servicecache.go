@@ -82,11 +82,19 @@ func (sc *ServiceCache[T]) AwaitInitialized(ctx context.Context) error {
 	return sc.cache.AwaitInitialized(ctx)
 }
 
-// Close stops the cache.
+// Close stops the cache, as cache.Cache.Close does.
 func (sc *ServiceCache[T]) Close(ctx context.Context) error {
 	sc.closed.Store(true)
 	return sc.cache.Close(ctx)
 }
+
+// Done returns a channel that is closed once the cache has stopped.
+func (sc *ServiceCache[T]) Done() <-chan struct{} { return sc.cache.Done() }
+
+// Err returns why the cache stopped on its own: the cause of Start's ctx,
+// or an error wrapping ErrClosed when its client was closed. It is nil
+// while the cache runs, and after Close.
+func (sc *ServiceCache[T]) Err() error { return sc.cache.Err() }
 
 // stopped returns why the cache no longer follows the service, nil while
 // it does or is yet to start: ErrClosed after its Close or its client's
