@@ -44,7 +44,6 @@ var apiPending = []string{
 	"discovery.NewCodec: takes ...discovery.CodecOption: a recipe's call takes its options as ...Option",
 	"discovery.Provider.AddListener: is func(func()) func(), want func(func(E)) func(): one function of one event, and the remove",
 	"discovery.ProviderOption: a recipe's package has one option type, Option",
-	"discovery.Registration.Unregister: a recipe ends with Close(ctx), a hold with Release(ctx): no Unregister",
 	"discovery.ServiceCache.AddListener: is func(func()) func(), want func(func(E)) func(): one function of one event, and the remove",
 	"discovery.WithDownInstancePolicy: returns discovery.ProviderOption: a recipe's options are of one type, Option",
 	"discovery.WithEnabledField: returns discovery.CodecOption: a recipe's options are of one type, Option",

@@ -134,7 +134,7 @@ func (r *chaosRegistry) judge(t *testing.T, observer *framework.Client, report *
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, reg := range r.regs {
-		if err := reg.Unregister(ctx); err != nil {
+		if err := reg.Close(ctx); err != nil {
 			report.StateProblems = append(report.StateProblems, fmt.Sprintf("registry: unregister %s: %v", reg.Node(), err))
 		}
 	}

@@ -101,7 +101,7 @@ func closedCases(t *testing.T, c *framework.Client, root string) []closedCase {
 	require.NoError(t, provider.AwaitInitialized(ctx))
 	_, err = provider.Instance()
 	require.NoError(t, err, "the provider has an instance before the close")
-	t.Cleanup(func() { _ = reg.Unregister(context.Background()) })
+	t.Cleanup(func() { _ = reg.Close(context.Background()) })
 	kept, err := node.New(c, root+"/kept", framework.Ephemeral, nil)
 	require.NoError(t, err)
 	require.NoError(t, kept.Start(context.Background()))
@@ -204,7 +204,7 @@ func TestClosed_AProviderAfterItsCloseSaysClosed(t *testing.T) {
 	require.NoError(t, err)
 	reg, err := d.Register(ctx, discovery.Instance[map[string]any]{Name: "api", ID: "one"})
 	require.NoError(t, err)
-	defer func() { assert.NoError(t, reg.Unregister(ctx)) }()
+	defer func() { assert.NoError(t, reg.Close(ctx)) }()
 	for _, started := range []bool{true, false} {
 		p, err := d.Provider("api")
 		require.NoError(t, err)

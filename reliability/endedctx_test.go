@@ -213,7 +213,7 @@ func endedCalls() []endedCall {
 			inst := discovery.Instance[map[string]any]{Name: "api", ID: "one"}
 			r, err := newDiscovery(t, c, root).Register(zktest.Context(t), inst)
 			require.NoError(t, err)
-			t.Cleanup(func() { _ = r.Unregister(context.Background()) })
+			t.Cleanup(func() { _ = r.Close(context.Background()) })
 			inst.Address = "10.0.0.1"
 			return func(ctx context.Context) error { return r.Update(ctx, inst) }
 		}},
@@ -398,12 +398,12 @@ func givingBacks() []givingBack {
 			require.NoError(t, g.AwaitJoined(zktest.Context(t)))
 			return g.Close, []string{g.Node()}
 		}},
-		{"discovery.Registration.Unregister", true, func(t *testing.T, c *framework.Client, root string) (giveBack, []string) {
+		{"discovery.Registration.Close", true, func(t *testing.T, c *framework.Client, root string) (giveBack, []string) {
 			d, err := discovery.New[map[string]any](c, root+"/services")
 			require.NoError(t, err)
 			r, err := d.Register(zktest.Context(t), discovery.Instance[map[string]any]{Name: "api", ID: "one"})
 			require.NoError(t, err)
-			return r.Unregister, []string{r.Node()}
+			return r.Close, []string{r.Node()}
 		}},
 	}
 }

@@ -88,7 +88,7 @@ func setupRegister(fs *flag.FlagSet, conn *connFlags) runFunc {
 			func(ctx context.Context, _ time.Duration) (*discovery.Registration[json.RawMessage], error) {
 				return d.Register(ctx, inst)
 			},
-			func(ctx context.Context, r *discovery.Registration[json.RawMessage]) error { return r.Unregister(ctx) })
+			func(ctx context.Context, r *discovery.Registration[json.RawMessage]) error { return r.Close(ctx) })
 		if err != nil {
 			return err
 		}
@@ -99,7 +99,7 @@ func setupRegister(fs *flag.FlagSet, conn *connFlags) runFunc {
 				"ZKR_SERVICE_NODE=" + reg.Node(),
 				"ZKR_SERVICE_ID=" + reg.Instance().ID,
 			},
-			release: reg.Unregister,
+			release: reg.Close,
 		}
 		if child == nil {
 			for _, v := range h.env {

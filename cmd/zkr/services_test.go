@@ -34,7 +34,7 @@ func TestServices_ListsARegisteredInstance(t *testing.T) {
 		RegistrationTimeUTC: time.Date(2026, 11, 26, 23, 0, 0, 0, time.UTC).UnixMilli(),
 	})
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = reg.Unregister(ctxOf(t)) })
+	t.Cleanup(func() { _ = reg.Close(ctxOf(t)) })
 	_, err = d.Register(ctxOf(t), discovery.Instance[json.RawMessage]{Name: "db", ID: "db-1", Address: "db.example"})
 	require.NoError(t, err)
 

@@ -75,7 +75,7 @@ func TestServiceCache_SeesInstancesComeAndGo(t *testing.T) {
 	r := register(t, registry(t, other, base), discovery.Instance[details]{Name: "orders", ID: "x", Payload: details{"x"}})
 	assert.Eventually(t, func() bool { return len(sc.Instances()) == 1 }, 10*time.Second, 10*time.Millisecond)
 	assert.Equal(t, "x", sc.Instances()[0].Payload.Description)
-	require.NoError(t, r.Unregister(zktest.Context(t)))
+	require.NoError(t, r.Close(zktest.Context(t)))
 	assert.Eventually(t, func() bool { return len(sc.Instances()) == 0 }, 10*time.Second, 10*time.Millisecond)
 	assert.NotEmpty(t, changed)
 }

@@ -47,9 +47,11 @@ func (d *Discovery[T]) Path() string { return d.base }
 // servicePath is the path of a service's instances.
 func (d *Discovery[T]) servicePath(name string) string { return zkpath.Join(d.base, name) }
 
-// Registration is an instance registered by this process: kept while the
-// process runs (a Dynamic one is registered again after its session is
-// lost), until Unregister.
+// Registration is an instance registered by this process: kept in the
+// background while the process runs (a Dynamic one is registered again
+// after its session is lost), until Close; Register starts it, and Done
+// and Err say when and why it stopped, as every recipe's that runs in the
+// background.
 type Registration[T any] struct {
 	d    *Discovery[T]
 	node *node.Node
@@ -113,7 +115,7 @@ func (d *Discovery[T]) Register(ctx context.Context, inst Instance[T]) (*Registr
 	if err != nil {
 		return nil, fmt.Errorf("discovery %s: register: %w", d.base, err)
 	}
-	if err := n.Start(context.Background()); err != nil { // lives until Unregister
+	if err := n.Start(context.Background()); err != nil { // lives until Close
 		return nil, err
 	}
 	if err := n.AwaitCreated(ctx); err != nil {
@@ -191,10 +193,20 @@ func (r *Registration[T]) Update(ctx context.Context, inst Instance[T]) error {
 	return nil
 }
 
-// Unregister deletes the instance's node and stops keeping it.
-func (r *Registration[T]) Unregister(ctx context.Context) error {
+// Close unregisters the instance: it deletes the instance's node and
+// stops keeping it, as node.Node.Close does.
+func (r *Registration[T]) Close(ctx context.Context) error {
 	return r.node.Close(ctx)
 }
+
+// Done returns a channel that is closed once the registration has
+// stopped keeping its node.
+func (r *Registration[T]) Done() <-chan struct{} { return r.node.Done() }
+
+// Err returns why the registration stopped on its own (an error wrapping
+// ErrClosed when its client was closed); nil while it keeps its node, and
+// after Close.
+func (r *Registration[T]) Err() error { return r.node.Err() }
 
 // Names returns the names of the services with a node under the base
 // path.

@@ -95,7 +95,7 @@ func TestJavaRegistry_SeesGosInstancesAndGoSeesJavas(t *testing.T) {
 	reg, err := d.Register(ctx, discovery.Instance[*InstanceDetails]{Name: "orders", ID: "go-1", Address: "10.0.0.1",
 		Port: intp(8080), Payload: &InstanceDetails{Description: "go", Weight: 2}})
 	require.NoError(t, err)
-	defer func() { _ = reg.Unregister(context.Background()) }()
+	defer func() { _ = reg.Close(context.Background()) }()
 	sc, err := d.Cache("orders")
 	require.NoError(t, err)
 	require.NoError(t, sc.Start(ctx))

@@ -36,12 +36,14 @@ func register(t *testing.T, d *discovery.Discovery[details], inst discovery.Inst
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_ = r.Unregister(ctx)
+		_ = r.Close(ctx)
 	})
 	return r
 }
 
-func TestDiscovery_RegisterFindAndUnregister(t *testing.T) {
+// A registration is found, updated, and ended by Close, as every recipe
+// that runs in the background is: Done closes, and Err is nil.
+func TestDiscovery_RegisterFindAndClose(t *testing.T) {
 	c := zktest.Connect(t, zktest.Servers(t))
 	ctx := zktest.Context(t)
 	base := zktest.UniquePath(t)
@@ -72,10 +74,13 @@ func TestDiscovery_RegisterFindAndUnregister(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "10.0.0.8", one.Address)
 
-	require.NoError(t, r.Unregister(ctx))
+	assert.NoError(t, r.Err(), "while it is kept")
+	require.NoError(t, r.Close(ctx))
 	all, err = d.Instances(ctx, "orders")
 	require.NoError(t, err)
 	assert.Empty(t, all)
+	zktest.WaitClosed(t, r.Done(), time.Second, "Done after Close")
+	assert.NoError(t, r.Err(), "closed, not stopped on its own")
 }
 
 // A dynamic instance's session expires: it is registered again in the
@@ -272,7 +277,7 @@ func TestDiscovery_ADynamicSequentialInstanceIsNamedAsCuratorNamesIt(t *testing.
 	require.NoError(t, err)
 	require.Len(t, all, 1)
 	assert.Equal(t, "a", all[0].ID)
-	require.NoError(t, r.Unregister(ctx))
+	require.NoError(t, r.Close(ctx))
 	assert.Empty(t, zktest.Children(t, other, base+"/orders"))
 
 	register(t, d, discovery.Instance[details]{Name: "payments", ID: "b", ServiceType: discovery.DynamicSequential})
