@@ -50,8 +50,6 @@ var apiPending = []string{
 	"discovery.WithPayloadClass: returns discovery.CodecOption: a recipe's options are of one type, Option",
 	"discovery.WithStrategy: returns discovery.ProviderOption: a recipe's options are of one type, Option",
 	"leader.ErrStopTimeout: a sentinel is declared in errors.go, not selector.go",
-	"leader.Latch.AddListener: is func(leader.Listener) func(), want func(func(E)) func(): one function of one event, and the remove",
-	"leader.Listener: a listener is a function of one event, not interface{IsLeader(); NotLeader()}",
 	"leader.NewObserver: takes ...leader.ObserverOption: a recipe's call takes its options as ...Option",
 	"leader.ObserverOption: a recipe's package has one option type, Option",
 	"leases.Keeper: runs in the background (it has Done) but has no Close func(context.Context) error",

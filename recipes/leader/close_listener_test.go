@@ -20,13 +20,15 @@ func TestLatch_CloseReturnsAfterTheNotLeaderItCauses(t *testing.T) {
 	l, err := leader.NewLatch(connect(t, zktest.Servers(t)), zktest.UniquePath(t), leader.WithCloseMode(leader.Notify))
 	require.NoError(t, err)
 	rec := newRecorder()
-	l.AddListener(rec)
+	l.AddListener(rec.listen)
 	release := make(chan struct{})
 	var returned atomic.Bool
-	l.AddListener(leader.ListenerFuncs{OnNotLeader: func() {
-		<-release
-		returned.Store(true)
-	}})
+	l.AddListener(func(ev leader.Event) {
+		if ev.Type == leader.NotLeader {
+			<-release
+			returned.Store(true)
+		}
+	})
 	require.NoError(t, l.Start(context.Background()))
 	await(t, l, 10*time.Second, "the latch")
 	rec.waitCalls(t, []string{"is"})
@@ -52,14 +54,17 @@ func TestLatch_ListenerThatClosesItsLatchDoesNotDeadlock(t *testing.T) {
 			require.NoError(t, err)
 			closed, told := make(chan error, 1), make(chan struct{})
 			closeIt := func() { closed <- l.Close(context.Background()) }
-			li := leader.ListenerFuncs{OnIsLeader: closeIt, OnNotLeader: func() { close(told) }}
-			if from == "NotLeader" {
-				li = leader.ListenerFuncs{OnNotLeader: func() {
+			l.AddListener(func(ev leader.Event) {
+				switch {
+				case ev.Type == leader.IsLeader && from == "IsLeader":
+					closeIt()
+				case ev.Type == leader.NotLeader && from == "NotLeader":
 					closeIt()
 					close(told)
-				}}
-			}
-			l.AddListener(li)
+				case ev.Type == leader.NotLeader:
+					close(told)
+				}
+			})
 			require.NoError(t, l.Start(context.Background()))
 			if from == "NotLeader" {
 				await(t, l, 10*time.Second, "the latch")

@@ -10,7 +10,8 @@
 // order, the order Curator sorts by. Await returns the term of leadership,
 // a Leadership: its Lost channel closes when the term ends, and Err says
 // why. Close leaves; Resign gives leadership up and queues again at the
-// tail. Listeners (AddListener) are told IsLeader and NotLeader.
+// tail. Listeners (AddListener, a function of an Event) are told IsLeader
+// and NotLeader, each with its term.
 //
 // The latch is a queue of the library's lock engine (package mutex) under
 // the lock name "latch-": it shares the engine's protected create, its

@@ -152,9 +152,10 @@ func (l *Latch) Done() <-chan struct{} { return l.life.Done() }
 // no retry cures. It is nil while the latch takes part, and after Close.
 func (l *Latch) Err() error { return l.life.Err() }
 
-// AddListener tells l of every later change of leadership (see Listener)
-// until the returned function is called; a call under way may still
-// finish after that.
+// AddListener tells li of every later change of leadership (see
+// Listener) until the returned function is called; a call under way may
+// still finish after that. A listener added while the latch leads is told
+// IsLeader first.
 func (l *Latch) AddListener(li Listener) (remove func()) {
 	return l.notify.add(li)
 }

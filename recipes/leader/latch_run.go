@@ -84,7 +84,7 @@ func (l *Latch) lead(ctx context.Context, hold *mutex.Hold) *mutex.Hold {
 	l.changedLocked()
 	l.mu.Unlock()
 	l.rec.begin(t.lead)
-	l.notify.post(true)
+	l.notify.post(Event{Type: IsLeader, Leadership: t.lead})
 	select {
 	case <-t.lead.Lost():
 	case <-ctx.Done():
@@ -100,7 +100,7 @@ func (l *Latch) lead(ctx context.Context, hold *mutex.Hold) *mutex.Hold {
 	l.mu.Unlock()
 	l.rec.end(t.lead)
 	if !leaving || l.opts.mode == Notify {
-		l.notify.post(false)
+		l.notify.post(Event{Type: NotLeader, Leadership: t.lead})
 	}
 	if errors.Is(cause, ErrLost) {
 		l.log.Info("leader latch: term lost", l.logIDs(), logAttr("node", hold.Node()), errAttr(cause))

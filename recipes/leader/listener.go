@@ -8,6 +8,37 @@ import (
 	"github.com/petermattis/goid"
 )
 
+// EventType says what changed in a latch's leadership.
+type EventType int
+
+const (
+	// IsLeader: the latch has become leader (Curator's isLeader).
+	IsLeader EventType = iota + 1
+	// NotLeader: the latch's term has ended (Curator's notLeader), unless
+	// the latch left silently (see CloseMode).
+	NotLeader
+)
+
+// String returns the event type's name in lower case, as logs print it.
+func (t EventType) String() string {
+	switch t {
+	case IsLeader:
+		return "is leader"
+	case NotLeader:
+		return "not leader"
+	}
+	return "unknown"
+}
+
+// Event is one change of a latch's leadership.
+type Event struct {
+	Type EventType
+	// Leadership is the term that began (IsLeader) or ended (NotLeader):
+	// its Err says why it ended, its Guard and FencingToken serve writes
+	// while it stands.
+	Leadership *Leadership
+}
+
 // Listener is told when its latch becomes leader and when it stops being
 // leader, as Curator's LeaderLatchListener. Its calls are made one at a
 // time, on one goroutine at a time, in the order of the events: IsLeader
@@ -16,33 +47,7 @@ import (
 // of the latch) and, in Notify mode, the return of Close, which waits for
 // the NotLeader it causes; never the latch's own work. A listener may
 // call Close: that call does not wait for the listeners.
-type Listener interface {
-	// IsLeader is called when the latch has become leader.
-	IsLeader()
-	// NotLeader is called when the latch's term has ended, unless the
-	// latch left silently (see CloseMode).
-	NotLeader()
-}
-
-// ListenerFuncs is a Listener made of two functions; a nil one is skipped.
-type ListenerFuncs struct {
-	OnIsLeader  func()
-	OnNotLeader func()
-}
-
-// IsLeader calls OnIsLeader.
-func (f ListenerFuncs) IsLeader() {
-	if f.OnIsLeader != nil {
-		f.OnIsLeader()
-	}
-}
-
-// NotLeader calls OnNotLeader.
-func (f ListenerFuncs) NotLeader() {
-	if f.OnNotLeader != nil {
-		f.OnNotLeader()
-	}
-}
+type Listener func(Event)
 
 // notifier delivers a latch's events to its listeners in order, on one
 // goroutine at a time, started when an event is posted to an idle
@@ -51,8 +56,8 @@ type notifier struct {
 	mu      sync.Mutex // guards the fields below
 	subs    []*subscriber
 	queue   []event
-	running bool // a delivery goroutine is under way
-	leading bool // the last event posted
+	running bool        // a delivery goroutine is under way
+	leading *Leadership // the term of the last event posted, if it began one
 	// deliverer is the id of the delivery goroutine while it runs: a
 	// listener's own call of flush must not wait on itself.
 	deliverer int64
@@ -69,8 +74,8 @@ type subscriber struct {
 
 // event is one change of leadership, for every subscriber or only one.
 type event struct {
-	leader bool
-	only   *subscriber
+	Event
+	only *subscriber
 }
 
 // add subscribes l. A listener added while the latch leads is told
@@ -79,8 +84,8 @@ func (n *notifier) add(l Listener) (remove func()) {
 	s := &subscriber{l: l}
 	n.mu.Lock()
 	n.subs = append(n.subs, s)
-	if n.leading {
-		n.enqueueLocked(event{leader: true, only: s})
+	if n.leading != nil {
+		n.enqueueLocked(event{Event: Event{Type: IsLeader, Leadership: n.leading}, only: s})
 	}
 	n.mu.Unlock()
 	return func() {
@@ -92,11 +97,14 @@ func (n *notifier) add(l Listener) (remove func()) {
 }
 
 // post queues a change of leadership for every listener.
-func (n *notifier) post(leader bool) {
+func (n *notifier) post(ev Event) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.leading = leader
-	n.enqueueLocked(event{leader: leader})
+	n.leading = nil
+	if ev.Type == IsLeader {
+		n.leading = ev.Leadership
+	}
+	n.enqueueLocked(event{Event: ev})
 }
 
 // enqueueLocked queues ev and starts delivery if idle; n.mu is held.
@@ -156,24 +164,21 @@ func (n *notifier) deliver() {
 		}
 		n.mu.Unlock()
 		for _, s := range targets {
-			n.tell(s, ev.leader)
+			n.tell(s, ev.Event)
 		}
 	}
 }
 
 // tell gives s the event, unless s was removed or it would break the
 // alternation (s already told the same).
-func (n *notifier) tell(s *subscriber, leader bool) {
+func (n *notifier) tell(s *subscriber, ev Event) {
 	n.mu.Lock()
 	removed := s.removed
 	n.mu.Unlock()
-	switch {
-	case removed, s.told == leader:
-	case leader:
-		s.told = true
-		s.l.IsLeader()
-	default:
-		s.told = false
-		s.l.NotLeader()
+	leader := ev.Type == IsLeader
+	if removed || s.told == leader {
+		return
 	}
+	s.told = leader
+	s.l(ev)
 }

@@ -46,8 +46,8 @@ func TestLatch_ListenersAlternateUnderRandomFaults(t *testing.T) {
 		// Two listeners on one latch: never called at once either.
 		rec, other := newRecorder(), newRecorder()
 		rec.hold, other.hold, other.busy = time.Millisecond, time.Millisecond, rec.busy
-		l.AddListener(rec)
-		l.AddListener(other)
+		l.AddListener(rec.listen)
+		l.AddListener(other.listen)
 		latches, proxies, recs = append(latches, l), append(proxies, proxy), append(recs, rec, other)
 	}
 	ctx := testContext(t)
@@ -114,8 +114,8 @@ func TestLatch_ListenerAddedWhileLeadingIsToldIsLeaderFirst(t *testing.T) {
 	l := startLatch(t, connect(t, zktest.Servers(t)), zktest.UniquePath(t))
 	await(t, l, 10*time.Second, "the latch")
 	late, removed := newRecorder(), newRecorder()
-	l.AddListener(late)
-	remove := l.AddListener(removed)
+	l.AddListener(late.listen)
+	remove := l.AddListener(removed.listen)
 	late.waitCalls(t, []string{"is"})
 	removed.waitCalls(t, []string{"is"})
 	remove()

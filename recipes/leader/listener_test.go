@@ -6,10 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/leader"
 )
 
-// recorder is a Listener that records its calls and checks, as they come,
+// recorder is a listener (its listen) that records its calls and checks, as they come,
 // that they never overlap and strictly alternate from IsLeader.
 type recorder struct {
 	mu     sync.Mutex
@@ -24,8 +28,19 @@ func newRecorder() *recorder {
 	return &recorder{ch: make(chan struct{}, 1000), busy: new(atomic.Int32)}
 }
 
-func (r *recorder) IsLeader()  { r.call("is") }
-func (r *recorder) NotLeader() { r.call("not") }
+// listen is the recorder's leader.Listener.
+func (r *recorder) listen(ev leader.Event) {
+	if ev.Leadership == nil {
+		r.mu.Lock()
+		r.faults = append(r.faults, ev.Type.String()+" without its term")
+		r.mu.Unlock()
+	}
+	if ev.Type == leader.IsLeader {
+		r.call("is")
+	} else {
+		r.call("not")
+	}
+}
 
 func (r *recorder) call(what string) {
 	overlap := r.busy.Add(1) != 1
@@ -68,4 +83,22 @@ func (r *recorder) waitCalls(t testing.TB, want []string) {
 	calls, faults := r.seen()
 	require.Empty(t, faults)
 	require.Equal(t, want, calls[:len(want)], "calls %v", calls)
+}
+
+// A listener is a function of one event, which carries the term: the one
+// that began with IsLeader, the same one, ended and saying why, with
+// NotLeader.
+func TestLatch_ListenersAreToldTheTermThatBeganAndEnded(t *testing.T) {
+	l := startLatch(t, connect(t, zktest.Servers(t)), zktest.UniquePath(t))
+	events := make(chan leader.Event, 4)
+	l.AddListener(func(ev leader.Event) { events <- ev })
+	lead := await(t, l, 10*time.Second, "the latch")
+	began := <-events
+	assert.Equal(t, leader.IsLeader, began.Type)
+	assert.Same(t, lead, began.Leadership)
+	require.NoError(t, l.Resign(testContext(t)))
+	ended := <-events
+	assert.Equal(t, leader.NotLeader, ended.Type)
+	assert.Same(t, lead, ended.Leadership)
+	require.ErrorIs(t, ended.Leadership.Err(), leader.ErrResigned)
 }

@@ -55,7 +55,7 @@ func TestLatch_EveryLossEndsTheTermAndTheLatchLeadsAgain(t *testing.T) {
 			p := zktest.UniquePath(t)
 			l := startLatch(t, c, p, leader.WithErrorPolicy(tc.policy), leader.WithID("only"))
 			rec := newRecorder()
-			l.AddListener(rec)
+			l.AddListener(rec.listen)
 			lead := await(t, l, 10*time.Second, "the latch")
 			rec.waitCalls(t, []string{"is"})
 
@@ -117,7 +117,7 @@ func TestLatch_CloseModeDecidesWhetherLeavingTellsNotLeader(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			require.NoError(t, l.Start(ctx))
 			rec := newRecorder()
-			l.AddListener(rec)
+			l.AddListener(rec.listen)
 			lead := await(t, l, 10*time.Second, "the latch")
 			rec.waitCalls(t, []string{"is"})
 			if byContext {
