@@ -61,23 +61,44 @@ func TestProvider_StrategiesAndTheDownInstancePolicy(t *testing.T) {
 	assert.ErrorIs(t, err, discovery.ErrNoInstance)
 }
 
-func TestServiceCache_SeesInstancesComeAndGo(t *testing.T) {
+// A service cache sees instances come, change and go, and tells its
+// listeners each change as an event of the instance, after applying it.
+func TestServiceCache_SeesInstancesComeChangeAndGo(t *testing.T) {
 	c := zktest.Connect(t, zktest.Servers(t))
 	other := zktest.Connect(t, zktest.Servers(t))
+	ctx := zktest.Context(t)
 	base := zktest.UniquePath(t)
 	sc, err := registry(t, c, base).Cache("orders")
 	require.NoError(t, err)
-	changed := make(chan struct{}, 16)
-	sc.AddListener(func() { changed <- struct{}{} })
+	events := make(chan discovery.Event[details], 16)
+	sc.AddListener(func(ev discovery.Event[details]) {
+		if ev.Type != discovery.Initialized { // one instance, x, comes and goes
+			assert.Equal(t, ev.Type != discovery.Unregistered, len(sc.Instances()) == 1, "%v: applied first", ev.Type)
+		}
+		events <- ev
+	})
 	require.NoError(t, sc.Start(context.Background()))
 	defer sc.Close(context.Background())
-	require.NoError(t, sc.AwaitInitialized(zktest.Context(t)))
+	require.NoError(t, sc.AwaitInitialized(ctx))
+	assert.Equal(t, discovery.Event[details]{Type: discovery.Initialized}, <-events)
+
 	r := register(t, registry(t, other, base), discovery.Instance[details]{Name: "orders", ID: "x", Payload: details{"x"}})
-	assert.Eventually(t, func() bool { return len(sc.Instances()) == 1 }, 10*time.Second, 10*time.Millisecond)
+	ev := <-events
+	assert.Equal(t, discovery.Registered, ev.Type)
+	assert.Equal(t, "x", ev.ID)
+	assert.Equal(t, "x", ev.Instance.Payload.Description)
 	assert.Equal(t, "x", sc.Instances()[0].Payload.Description)
-	require.NoError(t, r.Close(zktest.Context(t)))
-	assert.Eventually(t, func() bool { return len(sc.Instances()) == 0 }, 10*time.Second, 10*time.Millisecond)
-	assert.NotEmpty(t, changed)
+
+	inst := r.Instance()
+	inst.Payload.Description = "y"
+	require.NoError(t, r.Update(ctx, inst))
+	ev = <-events
+	assert.Equal(t, discovery.Updated, ev.Type)
+	assert.Equal(t, "y", ev.Instance.Payload.Description)
+
+	require.NoError(t, r.Close(ctx))
+	assert.Equal(t, discovery.Event[details]{Type: discovery.Unregistered, ID: "x"}, <-events)
+	assert.Empty(t, sc.Instances())
 }
 
 // BenchmarkProvider_Instance: a lookup from a warm provider, no request.

@@ -22,7 +22,7 @@ type ServiceCache[T any] struct {
 	cache     *cache.Cache
 	closed    atomic.Bool // Close was called
 	codec     *Codec[T]
-	listeners recipe.Listeners[struct{}]
+	listeners recipe.Listeners[Event[T]]
 
 	mu     sync.Mutex
 	byID   map[string]Instance[T]
@@ -41,10 +41,11 @@ func (d *Discovery[T]) Cache(name string) (*ServiceCache[T], error) {
 	return sc, nil
 }
 
-// hear applies a change of an instance's node, on the cache's goroutine.
+// hear applies a change of an instance's node, on the cache's goroutine,
+// and tells the listeners of a change of the instances.
 func (sc *ServiceCache[T]) hear(ev cache.Event) {
 	if ev.Type == cache.Initialized {
-		sc.listeners.Emit(struct{}{})
+		sc.listeners.Emit(Event[T]{Type: Initialized})
 		return
 	}
 	if ev.Path == sc.cache.Path() {
@@ -52,25 +53,41 @@ func (sc *ServiceCache[T]) hear(ev cache.Event) {
 	}
 	id := ev.Path[len(sc.cache.Path())+1:]
 	sc.mu.Lock()
-	switch ev.Type {
-	case cache.Deleted:
-		delete(sc.byID, id)
-	default:
-		inst, err := sc.codec.Unmarshal(ev.Entry.Data)
-		if err != nil {
-			delete(sc.byID, id) // not an instance: left out (Curator's cache keeps what it read before)
-		} else {
-			sc.byID[id] = *inst
-		}
+	_, had := sc.byID[id]
+	var inst *Instance[T]
+	if ev.Type != cache.Deleted {
+		// Not an instance: left out (Curator's cache keeps what it read
+		// before).
+		inst, _ = sc.codec.Unmarshal(ev.Entry.Data)
 	}
+	out := Event[T]{ID: id}
+	switch {
+	case inst != nil:
+		sc.byID[id] = *inst
+		out.Type, out.Instance = Registered, *inst
+		if had {
+			out.Type = Updated
+		}
+	case had:
+		delete(sc.byID, id)
+		out.Type = Unregistered
+	default:
+		sc.mu.Unlock()
+		return // nothing the instances show changed
+	}
+	sc.sortLocked()
+	sc.mu.Unlock()
+	sc.listeners.Emit(out)
+}
+
+// sortLocked publishes byID, sorted by id, for Instances; sc.mu is held.
+func (sc *ServiceCache[T]) sortLocked() {
 	sorted := make([]Instance[T], 0, len(sc.byID))
 	for _, inst := range sc.byID {
 		sorted = append(sorted, inst)
 	}
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
 	sc.sorted.Store(&sorted)
-	sc.mu.Unlock()
-	sc.listeners.Emit(struct{}{})
 }
 
 // Start starts the cache in the background, until ctx ends or Close, as
@@ -119,9 +136,10 @@ func (sc *ServiceCache[T]) Instances() []Instance[T] {
 	return append([]Instance[T](nil), *sc.sorted.Load()...)
 }
 
-// AddListener calls fn after each change of the service's instances and
-// once initialized (Curator's ServiceCacheListener.cacheChanged), on the
-// cache's goroutine.
-func (sc *ServiceCache[T]) AddListener(fn func()) (remove func()) {
-	return sc.listeners.Add(func(struct{}) { fn() })
+// AddListener calls l with each change of the service's instances and
+// once initialized (Curator's ServiceCacheListener.cacheChanged, which
+// carries no event), one at a time and in order, on the cache's
+// goroutine, until the returned function is called.
+func (sc *ServiceCache[T]) AddListener(l func(Event[T])) (remove func()) {
+	return sc.listeners.Add(l)
 }
