@@ -48,8 +48,6 @@ var apiPending = []string{
 	"discovery.WithPayloadClass: returns discovery.CodecOption: a recipe's options are of one type, Option",
 	"discovery.WithStrategy: returns discovery.ProviderOption: a recipe's options are of one type, Option",
 	"leader.ErrStopTimeout: a sentinel is declared in errors.go, not selector.go",
-	"leader.NewObserver: takes ...leader.ObserverOption: a recipe's call takes its options as ...Option",
-	"leader.ObserverOption: a recipe's package has one option type, Option",
 	"leases.Keeper: runs in the background (it has Done) but has no Close func(context.Context) error",
 	"leases.New: is func(*framework.Client, framework.Node, []byte, ...leases.Option) (*leases.Lease, error): a constructor is New(client, path, ...) (*T, error)",
 	"leases.NewTTL: is func(*framework.Client, framework.Node, int32, []byte, time.Duration, time.Time, ...leases.Option) (*leases.Lease, error): a constructor is New(client, path, ...) (*T, error)",

@@ -37,6 +37,7 @@ func TestLatch_BadInputIsRefusedBeforeAnyWrite(t *testing.T) {
 		{"node over the server's limit", c, good, []leader.Option{leader.WithID(strings.Repeat("x", framework.MaxRequestSize-20))}},
 		{"a selector's auto-requeue", c, good, []leader.Option{leader.WithAutoRequeue()}},
 		{"a selector's stop timeout", c, good, []leader.Option{leader.WithStopTimeout(time.Second)}},
+		{"an observer's election of selectors", c, good, []leader.Option{leader.ObserveSelector()}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l, err := leader.NewLatch(tc.client, tc.path, tc.opts...)

@@ -30,6 +30,7 @@ func (c *SteppingClock) wall() time.Time {
 func WithClock(c *SteppingClock) Option {
 	return func(o *options) error {
 		o.clock = c
+		o.configured("WithClock", participant...)
 		return nil
 	}
 }

@@ -15,33 +15,30 @@ type Observer struct {
 	e election
 }
 
-// ObserverOption configures an Observer.
-type ObserverOption func(*observerOptions) error
-
-type observerOptions struct {
-	lockName string
-}
-
 // ObserveSelector makes the Observer read the election of Selectors (and
 // of Curator LeaderSelectors): a mutex at the path, whose nodes are
 // _c_<uuid>-lock-<seq>, ordered as Curator's LeaderSelector orders them.
 // Default: the election of Latches (and of Curator LeaderLatches), whose
 // nodes are _c_<uuid>-latch-<seq>, ordered as Curator's LeaderLatch
-// orders them.
-func ObserveSelector() ObserverOption {
-	return func(o *observerOptions) error {
+// orders them. An observer's option only.
+func ObserveSelector() Option {
+	return func(o *options) error {
 		o.lockName = selectorLockName
+		o.configured("ObserveSelector", observerKind)
 		return nil
 	}
 }
 
 // NewObserver returns an Observer of the election at path. It checks its
 // arguments, with errors wrapping ErrInvalidArgument, and does no I/O.
-func NewObserver(client *framework.Client, path string, opts ...ObserverOption) (*Observer, error) {
+func NewObserver(client *framework.Client, path string, opts ...Option) (*Observer, error) {
 	if err := recipe.CheckPath(client, path, ErrInvalidArgument); err != nil {
 		return nil, fmt.Errorf("leader: observer: %w", err)
 	}
 	o, err := recipe.Options(opts, ErrInvalidArgument)
+	if err == nil {
+		err = o.refuse(observerKind)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("leader: observer: %w", err)
 	}

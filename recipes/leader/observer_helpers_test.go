@@ -10,7 +10,7 @@ import (
 )
 
 // newObserver is NewObserver that must succeed.
-func newObserver(t testing.TB, c *framework.Client, path string, opts ...leader.ObserverOption) *leader.Observer {
+func newObserver(t testing.TB, c *framework.Client, path string, opts ...leader.Option) *leader.Observer {
 	t.Helper()
 	o, err := leader.NewObserver(c, path, opts...)
 	require.NoError(t, err)

@@ -131,12 +131,15 @@ func TestNewObserver_RejectsBadInput(t *testing.T) {
 	for name, tc := range map[string]struct {
 		c    *framework.Client
 		path string
-		opts []leader.ObserverOption
+		opts []leader.Option
 	}{
 		"nil client":    {nil, "/e", nil},
 		"root":          {c, "/", nil},
 		"relative path": {c, "e", nil},
-		"nil option":    {c, "/e", []leader.ObserverOption{nil}},
+		"nil option":    {c, "/e", []leader.Option{nil}},
+		"an id":         {c, "/e", []leader.Option{leader.WithID("a")}},
+		"auto-requeue":  {c, "/e", []leader.Option{leader.WithAutoRequeue()}},
+		"a close mode":  {c, "/e", []leader.Option{leader.WithCloseMode(leader.Notify)}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := leader.NewObserver(tc.c, tc.path, tc.opts...)
@@ -156,7 +159,7 @@ func TestObserver_ObserveNamesAJavaLeaderByItsID(t *testing.T) {
 	require.NoError(t, curator.LeaderSelectorStart(ctx, "sel", selPath, "java-selector"))
 	require.NoError(t, curator.LatchStart(ctx, "latch", latchPath, "java-latch"))
 	for path, want := range map[string]string{selPath: "java-selector", latchPath: "java-latch"} {
-		var opts []leader.ObserverOption
+		var opts []leader.Option
 		if path == selPath {
 			opts = append(opts, leader.ObserveSelector())
 		}

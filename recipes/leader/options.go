@@ -3,6 +3,8 @@ package leader
 import (
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -10,9 +12,11 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 )
 
-// Option configures a participant of an election: a Latch or a Selector.
-// WithCloseMode is a latch's only; WithAutoRequeue and WithStopTimeout a
-// selector's only; the other constructor refuses them.
+// Option configures a participant of an election (a Latch or a Selector)
+// or an Observer of one. Each option's doc says whom it configures, and
+// the other constructors refuse it: WithCloseMode is a latch's only,
+// WithAutoRequeue and WithStopTimeout a selector's only, ObserveSelector
+// an observer's only, and the rest a participant's.
 type Option func(*options) error
 
 type options struct {
@@ -22,10 +26,53 @@ type options struct {
 	mode        CloseMode    // a latch's
 	autoRequeue bool         // a selector's
 	stopTimeout time.Duration
-	clock       clock // nil until config: the process's; a test's seam (export_test.go)
-	// latchOnly and selectorOnly name the options given that the other
-	// kind of participant refuses.
-	latchOnly, selectorOnly []string
+	clock       clock  // nil until config: the process's; a test's seam (export_test.go)
+	lockName    string // an observer's: the election's (ObserveSelector)
+	// only names each option given and whom it configures, so that the
+	// others refuse it.
+	only []configures
+}
+
+// configures is an option given and the kinds (latch, selector,
+// observer) it configures.
+type configures struct {
+	option string
+	kinds  []string
+}
+
+// The kinds of what an Option configures.
+const (
+	latchKind    = "latch"
+	selectorKind = "selector"
+	observerKind = "observer"
+)
+
+// participant is what an option of every participant configures.
+var participant = []string{latchKind, selectorKind}
+
+// configured notes that the option name, given, configures only kinds.
+func (o *options) configured(name string, kinds ...string) {
+	o.only = append(o.only, configures{option: name, kinds: kinds})
+}
+
+// refuse returns an error wrapping ErrInvalidArgument for the first
+// option given that does not configure kind.
+func (o *options) refuse(kind string) error {
+	for _, c := range o.only {
+		if !slices.Contains(c.kinds, kind) {
+			return fmt.Errorf("%w: %s configures %s, not %s", ErrInvalidArgument, c.option, articled(c.kinds), articled([]string{kind}))
+		}
+	}
+	return nil
+}
+
+// articled names kinds as a sentence does: "a Latch or a Selector".
+func articled(kinds []string) string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = map[string]string{latchKind: "a Latch", selectorKind: "a Selector", observerKind: "an Observer"}[k]
+	}
+	return strings.Join(names, " or ")
 }
 
 // defaultStopTimeout is how long a Selector waits for its function to
@@ -34,17 +81,14 @@ type options struct {
 const defaultStopTimeout = 10 * time.Second
 
 // config applies opts over the defaults for a participant of kind
-// ("latch" or "selector"), refusing the options of the other kind.
+// (latchKind or selectorKind), refusing the options of the other kinds.
 func config(client *framework.Client, kind string, opts []Option) (options, error) {
 	o, err := recipe.Options(opts, ErrInvalidArgument)
 	if err != nil {
 		return o, err
 	}
-	switch {
-	case kind == "latch" && len(o.selectorOnly) > 0:
-		return o, fmt.Errorf("%w: %s configures a Selector, not a Latch", ErrInvalidArgument, o.selectorOnly[0])
-	case kind == "selector" && len(o.latchOnly) > 0:
-		return o, fmt.Errorf("%w: %s configures a Latch, not a Selector", ErrInvalidArgument, o.latchOnly[0])
+	if err := o.refuse(kind); err != nil {
+		return o, err
 	}
 	if o.logger == nil {
 		o.logger = client.Hooks().Logger("leader")
@@ -102,7 +146,8 @@ func (m CloseMode) String() string {
 // small enough for the node's create (path, name and id) to fit the
 // server's limit: NewLatch and NewSelector refuse it otherwise. Log lines
 // carry only its first bytes.
-// Default: "", written as no data, as Curator's default id.
+// A participant's option. Default: "", written as no data, as Curator's
+// default id.
 func WithID(id string) Option {
 	return func(o *options) error {
 		switch {
@@ -112,6 +157,7 @@ func WithID(id string) Option {
 			return fmt.Errorf("%w: a participant id of %d bytes is over the server's limit", ErrInvalidArgument, len(id))
 		}
 		o.id = id
+		o.configured("WithID", participant...)
 		return nil
 	}
 }
@@ -120,7 +166,7 @@ func WithID(id string) Option {
 // (framework.StandardErrorPolicy, as Curator's default) or only at Lost
 // (framework.SessionErrorPolicy). Under either, a term ends at the latest
 // when its session's lease runs out, before the server can expire the
-// session and let a successor lead. Default:
+// session and let a successor lead. A participant's option. Default:
 // framework.StandardErrorPolicy.
 func WithErrorPolicy(p framework.ErrorPolicy) Option {
 	return func(o *options) error {
@@ -128,13 +174,14 @@ func WithErrorPolicy(p framework.ErrorPolicy) Option {
 			return err
 		}
 		o.policy = p
+		o.configured("WithErrorPolicy", participant...)
 		return nil
 	}
 }
 
 // WithLogger sets the logger of the participant's own messages: a lost
-// term, a join tried again, a function slow to stop. Default: the
-// client's logger with the component zkrecipes/leader
+// term, a join tried again, a function slow to stop. A participant's
+// option. Default: the client's logger with the component zkrecipes/leader
 // (framework.Hooks.Logger).
 func WithLogger(l *slog.Logger) Option {
 	return func(o *options) error {
@@ -142,6 +189,7 @@ func WithLogger(l *slog.Logger) Option {
 			return fmt.Errorf("%w: nil logger", ErrInvalidArgument)
 		}
 		o.logger = l
+		o.configured("WithLogger", participant...)
 		return nil
 	}
 }
@@ -154,7 +202,7 @@ func WithCloseMode(mode CloseMode) Option {
 			return fmt.Errorf("%w: close mode %v", ErrInvalidArgument, mode)
 		}
 		o.mode = mode
-		o.latchOnly = append(o.latchOnly, "WithCloseMode")
+		o.configured("WithCloseMode", latchKind)
 		return nil
 	}
 }
@@ -174,7 +222,7 @@ func WithCloseMode(mode CloseMode) Option {
 func WithAutoRequeue() Option {
 	return func(o *options) error {
 		o.autoRequeue = true
-		o.selectorOnly = append(o.selectorOnly, "WithAutoRequeue")
+		o.configured("WithAutoRequeue", selectorKind)
 		return nil
 	}
 }
@@ -192,7 +240,7 @@ func WithStopTimeout(d time.Duration) Option {
 			return fmt.Errorf("%w: stop timeout %v must be positive", ErrInvalidArgument, d)
 		}
 		o.stopTimeout = d
-		o.selectorOnly = append(o.selectorOnly, "WithStopTimeout")
+		o.configured("WithStopTimeout", selectorKind)
 		return nil
 	}
 }

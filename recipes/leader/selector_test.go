@@ -207,6 +207,7 @@ func TestNewSelector_RejectsBadInput(t *testing.T) {
 		"nil logger":            {c, "/e", []leader.Option{leader.WithLogger(nil)}},
 		"negative stop timeout": {c, "/e", []leader.Option{leader.WithStopTimeout(-time.Second)}},
 		"a latch's close mode":  {c, "/e", []leader.Option{leader.WithCloseMode(leader.Notify)}},
+		"an observer's option":  {c, "/e", []leader.Option{leader.ObserveSelector()}},
 		// The id alone is under the limit; the node's create, with the
 		// path and the protected name, would be over it.
 		"node over the server's limit": {c, "/e", []leader.Option{leader.WithID(strings.Repeat("x", framework.MaxRequestSize-20))}},
