@@ -8,51 +8,7 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
 )
-
-// CodecOption configures a Codec.
-type CodecOption func(*codecOptions) error
-
-type codecOptions struct {
-	payloadClass string
-	enabledField bool
-}
-
-// WithPayloadClass sets the Java class name written for a payload, as
-// Curator writes its payload's class: "com.example.Payload" for a payload
-// that encodes as a JSON object gives {"@class":"com.example.Payload",...};
-// for one that encodes otherwise, the wrapper array
-// ["com.example.Payload",value], except that a java.lang.String,
-// java.lang.Integer, java.lang.Double or java.lang.Boolean of its own JSON
-// type is written bare, as Jackson does. An instance read with a class
-// keeps its own, and one read with a bare string, number or boolean keeps
-// a natural type. An empty or blank name is ErrInvalidArgument. Default:
-// the class Jackson reads the JSON value as (java.util.LinkedHashMap for
-// an object, java.util.ArrayList for an array, java.lang.Long for an
-// integer beyond Java's int), so that a Curator reader with an Object or
-// Map payload class reads what Go writes.
-func WithPayloadClass(name string) CodecOption {
-	return func(o *codecOptions) error {
-		if strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t\r\n\"") {
-			return fmt.Errorf("%w: discovery: payload class %q", ErrInvalidArgument, name)
-		}
-		o.payloadClass = name
-		return nil
-	}
-}
-
-// WithEnabledField makes the Codec write the enabled field, as Curator's
-// JsonInstanceSerializer(payloadClass, false) does; readers older than
-// Curator 2.9.1 (CURATOR-275) may fail on it. Default: Curator's
-// compatible mode, JsonInstanceSerializer(payloadClass)'s, which leaves
-// enabled out, so that every instance written is read as enabled.
-func WithEnabledField() CodecOption {
-	return func(o *codecOptions) error {
-		o.enabledField = true
-		return nil
-	}
-}
 
 // Codec reads and writes Instances with payloads of type T in the JSON of
 // Curator's JsonInstanceSerializer. It is safe for concurrent use.
@@ -60,19 +16,14 @@ type Codec[T any] struct {
 	opts codecOptions
 }
 
-// NewCodec returns a Codec configured by opts; a bad option is
-// ErrInvalidArgument.
-func NewCodec[T any](opts ...CodecOption) (*Codec[T], error) {
-	c := &Codec[T]{}
-	for _, o := range opts {
-		if o == nil {
-			return nil, fmt.Errorf("%w: discovery: nil option", ErrInvalidArgument)
-		}
-		if err := o(&c.opts); err != nil {
-			return nil, err
-		}
+// NewCodec returns a Codec configured by opts; a bad option, or a
+// provider's, is ErrInvalidArgument.
+func NewCodec[T any](opts ...Option) (*Codec[T], error) {
+	o, err := configure(opts, codecPart)
+	if err != nil {
+		return nil, fmt.Errorf("discovery: codec: %w", err)
 	}
-	return c, nil
+	return &Codec[T]{opts: o.codec}, nil
 }
 
 // Marshal writes inst as Curator's JsonInstanceSerializer.serialize does:

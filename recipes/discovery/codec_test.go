@@ -10,7 +10,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/discovery"
 )
 
-func marshal[T any](t *testing.T, inst *discovery.Instance[T], opts ...discovery.CodecOption) string {
+func marshal[T any](t *testing.T, inst *discovery.Instance[T], opts ...discovery.Option) string {
 	t.Helper()
 	c, err := discovery.NewCodec[T](opts...)
 	require.NoError(t, err)
@@ -84,7 +84,7 @@ func TestCodec_NewInstancesAreWrittenAsCuratorWritesThem(t *testing.T) {
 // their own JSON type, an "@class" property for an object, a wrapper
 // array otherwise.
 func TestCodec_PayloadTypeInformationFollowsJackson(t *testing.T) {
-	payload := func(v any, opts ...discovery.CodecOption) string {
+	payload := func(v any, opts ...discovery.Option) string {
 		out := marshal(t, &discovery.Instance[any]{Payload: v}, opts...)
 		var doc struct{ Payload json.RawMessage }
 		require.NoError(t, json.Unmarshal([]byte(out), &doc))

@@ -29,7 +29,7 @@ func fuzzSeeds(f *testing.F) {
 // refuses data with ErrMalformedInstance or reads an instance that Marshal
 // writes, that what it writes reads back, and that writing that again
 // gives the same bytes.
-func fuzzUnmarshal[T any](t *testing.T, data []byte, opts ...discovery.CodecOption) {
+func fuzzUnmarshal[T any](t *testing.T, data []byte, opts ...discovery.Option) {
 	c, err := discovery.NewCodec[T](opts...)
 	require.NoError(t, err)
 	inst, err := c.Unmarshal(data)

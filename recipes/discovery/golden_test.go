@@ -58,7 +58,7 @@ type goldenCase struct {
 
 // roundTrip decodes data with a codec of opts, checks every exported field
 // against want and the payload's class, and returns the re-encoding.
-func roundTrip[T any](want discovery.Instance[T], class string, unknown []string, opts ...discovery.CodecOption) func(*testing.T, []byte, bool) []byte {
+func roundTrip[T any](want discovery.Instance[T], class string, unknown []string, opts ...discovery.Option) func(*testing.T, []byte, bool) []byte {
 	return func(t *testing.T, data []byte, check bool) []byte {
 		c, err := discovery.NewCodec[T](opts...)
 		require.NoError(t, err)

@@ -63,7 +63,7 @@ type peerCase struct {
 
 // written is a peerCase for an instance made in Go, which Java writes
 // back as Go wrote it.
-func written[T any](t *testing.T, name string, inst discovery.Instance[T], cast, javaClass string, opts ...discovery.CodecOption) peerCase {
+func written[T any](t *testing.T, name string, inst discovery.Instance[T], cast, javaClass string, opts ...discovery.Option) peerCase {
 	c, err := discovery.NewCodec[T](opts...)
 	require.NoError(t, err)
 	data, err := c.Marshal(&inst)

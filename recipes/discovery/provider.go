@@ -27,40 +27,6 @@ const (
 	Sticky
 )
 
-// ProviderOption configures a Provider.
-type ProviderOption func(*providerOptions) error
-
-type providerOptions struct {
-	strategy  Strategy
-	downFor   time.Duration
-	threshold int
-}
-
-// WithStrategy sets how the provider picks an instance. Default:
-// RoundRobin.
-func WithStrategy(s Strategy) ProviderOption {
-	return func(o *providerOptions) error {
-		if s < RoundRobin || s > Sticky {
-			return fmt.Errorf("%w: strategy %d", ErrInvalidArgument, s)
-		}
-		o.strategy = s
-		return nil
-	}
-}
-
-// WithDownInstancePolicy skips, for downFor, an instance that NoteError
-// was told of threshold times (Curator's DownInstancePolicy). Default:
-// 30 seconds after 2 errors, as Curator's.
-func WithDownInstancePolicy(downFor time.Duration, threshold int) ProviderOption {
-	return func(o *providerOptions) error {
-		if downFor <= 0 || threshold < 1 {
-			return fmt.Errorf("%w: down instance policy %v after %d errors", ErrInvalidArgument, downFor, threshold)
-		}
-		o.downFor, o.threshold = downFor, threshold
-		return nil
-	}
-}
-
 // Provider picks an instance of a service from a ServiceCache, without a
 // request: curator-x-discovery's ServiceProvider. Make it with
 // Discovery.Provider and Start it.
@@ -80,17 +46,14 @@ type downState struct {
 	until time.Time
 }
 
-// Provider returns a provider of the service name.
-func (d *Discovery[T]) Provider(name string, opts ...ProviderOption) (*Provider[T], error) {
-	o := providerOptions{strategy: RoundRobin, downFor: 30 * time.Second, threshold: 2}
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, fmt.Errorf("discovery provider %s: %w: nil option", name, ErrInvalidArgument)
-		}
-		if err := opt(&o); err != nil {
-			return nil, fmt.Errorf("discovery provider %s: %w", name, err)
-		}
+// Provider returns a provider of the service name; a bad option, or a
+// codec's, is ErrInvalidArgument.
+func (d *Discovery[T]) Provider(name string, opts ...Option) (*Provider[T], error) {
+	all, err := configure(opts, providerPart)
+	if err != nil {
+		return nil, fmt.Errorf("discovery provider %s: %w", name, err)
 	}
+	o := all.provider
 	sc, err := d.Cache(name)
 	if err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/discovery"
 )
 
-func startedProvider(t testing.TB, d *discovery.Discovery[details], name string, opts ...discovery.ProviderOption) *discovery.Provider[details] {
+func startedProvider(t testing.TB, d *discovery.Discovery[details], name string, opts ...discovery.Option) *discovery.Provider[details] {
 	t.Helper()
 	p, err := d.Provider(name, opts...)
 	require.NoError(t, err)
@@ -145,4 +145,18 @@ func TestServiceCache_DoneClosesOnceStoppedAndErrSaysWhy(t *testing.T) {
 	cancel()
 	zktest.WaitClosed(t, ended.Done(), 10*time.Second, "Done after the end of Start's ctx")
 	require.ErrorIs(t, ended.Err(), context.Canceled)
+}
+
+// The registry has one option type: a codec's option given to a provider,
+// or a provider's to the registry's codec, is refused, before any request.
+func TestDiscovery_AnOptionOfAnotherPartIsRefused(t *testing.T) {
+	c := zktest.Connect(t, zktest.Servers(t))
+	_, err := discovery.New[details](c, "/services", discovery.WithStrategy(discovery.Random))
+	require.ErrorIs(t, err, discovery.ErrInvalidArgument)
+	_, err = discovery.NewCodec[details](discovery.WithDownInstancePolicy(time.Second, 1))
+	require.ErrorIs(t, err, discovery.ErrInvalidArgument)
+	_, err = registry(t, c, "/services").Provider("orders", discovery.WithEnabledField())
+	require.ErrorIs(t, err, discovery.ErrInvalidArgument)
+	_, err = registry(t, c, "/services").Provider("orders", nil)
+	require.ErrorIs(t, err, discovery.ErrInvalidArgument)
 }

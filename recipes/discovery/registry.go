@@ -26,8 +26,9 @@ type Discovery[T any] struct {
 }
 
 // New returns the registry under basePath, its instances read and
-// written with a Codec made of opts. It validates and does no I/O.
-func New[T any](client *framework.Client, basePath string, opts ...CodecOption) (*Discovery[T], error) {
+// written with a Codec made of opts (a provider's option is
+// ErrInvalidArgument). It validates and does no I/O.
+func New[T any](client *framework.Client, basePath string, opts ...Option) (*Discovery[T], error) {
 	if client == nil {
 		return nil, fmt.Errorf("discovery: %w: nil client", ErrInvalidArgument)
 	}
