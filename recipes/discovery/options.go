@@ -18,11 +18,8 @@ type Option func(*options) error
 type options struct {
 	codec    codecOptions
 	provider providerOptions
-	given    []givenOption
+	parts    recipe.Parts
 }
-
-// givenOption is an option given and the part it configures.
-type givenOption struct{ name, part string }
 
 // The parts an Option configures.
 const (
@@ -30,21 +27,14 @@ const (
 	providerPart = "a provider"
 )
 
-// configured notes that the option name, given, configures part.
-func (o *options) configured(name, part string) {
-	o.given = append(o.given, givenOption{name, part})
-}
-
 // configure applies opts for part, refusing the options of the other.
 func configure(opts []Option, part string) (options, error) {
 	o, err := recipe.Options(opts, ErrInvalidArgument)
 	if err != nil {
 		return o, err
 	}
-	for _, g := range o.given {
-		if g.part != part {
-			return o, fmt.Errorf("%w: %s configures %s, not %s", ErrInvalidArgument, g.name, g.part, part)
-		}
+	if err := o.parts.Refuse(part, ErrInvalidArgument); err != nil {
+		return o, err
 	}
 	if o.provider.threshold == 0 { // not given: Curator's policy
 		o.provider.downFor, o.provider.threshold = 30*time.Second, 2
@@ -77,7 +67,7 @@ func WithPayloadClass(name string) Option {
 			return fmt.Errorf("%w: discovery: payload class %q", ErrInvalidArgument, name)
 		}
 		o.codec.payloadClass = name
-		o.configured("WithPayloadClass", codecPart)
+		o.parts.Configures("WithPayloadClass", codecPart)
 		return nil
 	}
 }
@@ -91,7 +81,7 @@ func WithPayloadClass(name string) Option {
 func WithEnabledField() Option {
 	return func(o *options) error {
 		o.codec.enabledField = true
-		o.configured("WithEnabledField", codecPart)
+		o.parts.Configures("WithEnabledField", codecPart)
 		return nil
 	}
 }
@@ -110,7 +100,7 @@ func WithStrategy(s Strategy) Option {
 			return fmt.Errorf("%w: strategy %d", ErrInvalidArgument, s)
 		}
 		o.provider.strategy = s
-		o.configured("WithStrategy", providerPart)
+		o.parts.Configures("WithStrategy", providerPart)
 		return nil
 	}
 }
@@ -124,7 +114,7 @@ func WithDownInstancePolicy(downFor time.Duration, threshold int) Option {
 			return fmt.Errorf("%w: down instance policy %v after %d errors", ErrInvalidArgument, downFor, threshold)
 		}
 		o.provider.downFor, o.provider.threshold = downFor, threshold
-		o.configured("WithDownInstancePolicy", providerPart)
+		o.parts.Configures("WithDownInstancePolicy", providerPart)
 		return nil
 	}
 }

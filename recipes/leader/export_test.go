@@ -30,7 +30,7 @@ func (c *SteppingClock) wall() time.Time {
 func WithClock(c *SteppingClock) Option {
 	return func(o *options) error {
 		o.clock = c
-		o.configured("WithClock", participant...)
+		o.parts.Configures("WithClock", latchPart, selectorPart)
 		return nil
 	}
 }

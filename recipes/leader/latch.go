@@ -73,7 +73,7 @@ func NewLatch(client *framework.Client, path string, opts ...Option) (*Latch, er
 	if err := recipe.CheckPath(client, path, ErrInvalidArgument); err != nil {
 		return nil, err
 	}
-	o, err := config(client, latchKind, opts)
+	o, err := config(client, latchPart, opts)
 	if err != nil {
 		return nil, err
 	}

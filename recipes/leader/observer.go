@@ -24,7 +24,7 @@ type Observer struct {
 func ObserveSelector() Option {
 	return func(o *options) error {
 		o.lockName = selectorLockName
-		o.configured("ObserveSelector", observerKind)
+		o.parts.Configures("ObserveSelector", observerPart)
 		return nil
 	}
 }
@@ -37,7 +37,7 @@ func NewObserver(client *framework.Client, path string, opts ...Option) (*Observ
 	}
 	o, err := recipe.Options(opts, ErrInvalidArgument)
 	if err == nil {
-		err = o.refuse(observerKind)
+		err = o.parts.Refuse(observerPart, ErrInvalidArgument)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("leader: observer: %w", err)

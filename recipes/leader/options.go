@@ -3,8 +3,6 @@ package leader
 import (
 	"fmt"
 	"log/slog"
-	"slices"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -26,54 +24,17 @@ type options struct {
 	mode        CloseMode    // a latch's
 	autoRequeue bool         // a selector's
 	stopTimeout time.Duration
-	clock       clock  // nil until config: the process's; a test's seam (export_test.go)
-	lockName    string // an observer's: the election's (ObserveSelector)
-	// only names each option given and whom it configures, so that the
-	// others refuse it.
-	only []configures
+	clock       clock        // nil until config: the process's; a test's seam (export_test.go)
+	lockName    string       // an observer's: the election's (ObserveSelector)
+	parts       recipe.Parts // whom each option given configures
 }
 
-// configures is an option given and the kinds (latch, selector,
-// observer) it configures.
-type configures struct {
-	option string
-	kinds  []string
-}
-
-// The kinds of what an Option configures.
+// What an Option configures.
 const (
-	latchKind    = "latch"
-	selectorKind = "selector"
-	observerKind = "observer"
+	latchPart    = "a Latch"
+	selectorPart = "a Selector"
+	observerPart = "an Observer"
 )
-
-// participant is what an option of every participant configures.
-var participant = []string{latchKind, selectorKind}
-
-// configured notes that the option name, given, configures only kinds.
-func (o *options) configured(name string, kinds ...string) {
-	o.only = append(o.only, configures{option: name, kinds: kinds})
-}
-
-// refuse returns an error wrapping ErrInvalidArgument for the first
-// option given that does not configure kind.
-func (o *options) refuse(kind string) error {
-	for _, c := range o.only {
-		if !slices.Contains(c.kinds, kind) {
-			return fmt.Errorf("%w: %s configures %s, not %s", ErrInvalidArgument, c.option, articled(c.kinds), articled([]string{kind}))
-		}
-	}
-	return nil
-}
-
-// articled names kinds as a sentence does: "a Latch or a Selector".
-func articled(kinds []string) string {
-	names := make([]string, len(kinds))
-	for i, k := range kinds {
-		names[i] = map[string]string{latchKind: "a Latch", selectorKind: "a Selector", observerKind: "an Observer"}[k]
-	}
-	return strings.Join(names, " or ")
-}
 
 // defaultStopTimeout is how long a Selector waits for its function to
 // return after cancelling its context, before it says so in the log and
@@ -81,13 +42,13 @@ func articled(kinds []string) string {
 const defaultStopTimeout = 10 * time.Second
 
 // config applies opts over the defaults for a participant of kind
-// (latchKind or selectorKind), refusing the options of the other kinds.
+// (latchPart or selectorPart), refusing the options of the others.
 func config(client *framework.Client, kind string, opts []Option) (options, error) {
 	o, err := recipe.Options(opts, ErrInvalidArgument)
 	if err != nil {
 		return o, err
 	}
-	if err := o.refuse(kind); err != nil {
+	if err := o.parts.Refuse(kind, ErrInvalidArgument); err != nil {
 		return o, err
 	}
 	if o.logger == nil {
@@ -157,7 +118,7 @@ func WithID(id string) Option {
 			return fmt.Errorf("%w: a participant id of %d bytes is over the server's limit", ErrInvalidArgument, len(id))
 		}
 		o.id = id
-		o.configured("WithID", participant...)
+		o.parts.Configures("WithID", latchPart, selectorPart)
 		return nil
 	}
 }
@@ -174,7 +135,7 @@ func WithErrorPolicy(p framework.ErrorPolicy) Option {
 			return err
 		}
 		o.policy = p
-		o.configured("WithErrorPolicy", participant...)
+		o.parts.Configures("WithErrorPolicy", latchPart, selectorPart)
 		return nil
 	}
 }
@@ -189,7 +150,7 @@ func WithLogger(l *slog.Logger) Option {
 			return fmt.Errorf("%w: nil logger", ErrInvalidArgument)
 		}
 		o.logger = l
-		o.configured("WithLogger", participant...)
+		o.parts.Configures("WithLogger", latchPart, selectorPart)
 		return nil
 	}
 }
@@ -202,7 +163,7 @@ func WithCloseMode(mode CloseMode) Option {
 			return fmt.Errorf("%w: close mode %v", ErrInvalidArgument, mode)
 		}
 		o.mode = mode
-		o.configured("WithCloseMode", latchKind)
+		o.parts.Configures("WithCloseMode", latchPart)
 		return nil
 	}
 }
@@ -222,7 +183,7 @@ func WithCloseMode(mode CloseMode) Option {
 func WithAutoRequeue() Option {
 	return func(o *options) error {
 		o.autoRequeue = true
-		o.configured("WithAutoRequeue", selectorKind)
+		o.parts.Configures("WithAutoRequeue", selectorPart)
 		return nil
 	}
 }
@@ -240,7 +201,7 @@ func WithStopTimeout(d time.Duration) Option {
 			return fmt.Errorf("%w: stop timeout %v must be positive", ErrInvalidArgument, d)
 		}
 		o.stopTimeout = d
-		o.configured("WithStopTimeout", selectorKind)
+		o.parts.Configures("WithStopTimeout", selectorPart)
 		return nil
 	}
 }

@@ -67,7 +67,7 @@ func NewSelector(client *framework.Client, path string, fn func(ctx context.Cont
 	if fn == nil {
 		return nil, fmt.Errorf("leader: selector %s: %w: nil function", path, ErrInvalidArgument)
 	}
-	o, err := config(client, selectorKind, opts)
+	o, err := config(client, selectorPart, opts)
 	if err != nil {
 		return nil, fmt.Errorf("leader: selector %s: %w", path, err)
 	}

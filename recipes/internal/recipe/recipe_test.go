@@ -42,3 +42,16 @@ func TestCheckErrorPolicy(t *testing.T) {
 	assert.NoError(t, CheckErrorPolicy(framework.SessionErrorPolicy, errInvalid))
 	assert.ErrorIs(t, CheckErrorPolicy(framework.ErrorPolicy(9), errInvalid), errInvalid)
 }
+
+// An option of one part is refused by another's constructor; one of two
+// parts by neither of them.
+func TestParts_RefuseAnOptionOfAnotherPart(t *testing.T) {
+	var p Parts
+	require.NoError(t, p.Refuse("a Latch", errInvalid), "nothing given")
+	p.Configures("WithID", "a Latch", "a Selector")
+	require.NoError(t, p.Refuse("a Latch", errInvalid))
+	require.NoError(t, p.Refuse("a Selector", errInvalid))
+	require.ErrorIs(t, p.Refuse("an Observer", errInvalid), errInvalid)
+	p.Configures("WithCloseMode", "a Latch")
+	require.ErrorIs(t, p.Refuse("a Selector", errInvalid), errInvalid)
+}
