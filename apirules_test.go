@@ -45,18 +45,6 @@ var apiPending = []string{
 	"leases.WithKind: takes (string) where mutex.WithKind takes (string, string)",
 	"mutex.WithOwner: returns context.Context: a With... returns the package's option",
 	"node.Event.Node: an event's path is its field Path",
-	"queue.ConsumerOption: a recipe's package has one option type, Option",
-	"queue.DelayQueue.NewConsumer: takes ...queue.ConsumerOption: a recipe's call takes its options as ...Option",
-	"queue.DelayQueue.NewTxConsumer: takes ...queue.ConsumerOption: a recipe's call takes its options as ...Option",
-	"queue.IDQueue.NewConsumer: takes ...queue.ConsumerOption: a recipe's call takes its options as ...Option",
-	"queue.IDQueue.NewTxConsumer: takes ...queue.ConsumerOption: a recipe's call takes its options as ...Option",
-	"queue.PriorityQueue.NewConsumer: takes ...queue.ConsumerOption: a recipe's call takes its options as ...Option",
-	"queue.PriorityQueue.NewTxConsumer: takes ...queue.ConsumerOption: a recipe's call takes its options as ...Option",
-	"queue.Queue.NewConsumer: takes ...queue.ConsumerOption: a recipe's call takes its options as ...Option",
-	"queue.Queue.NewTxConsumer: takes ...queue.ConsumerOption: a recipe's call takes its options as ...Option",
-	"queue.WithConcurrency: returns queue.ConsumerOption: a recipe's options are of one type, Option",
-	"queue.WithErrorMode: returns queue.ConsumerOption: a recipe's options are of one type, Option",
-	"queue.WithMinItemsBeforeRefresh: returns queue.ConsumerOption: a recipe's options are of one type, Option",
 	"rwlock.WithOwner: returns context.Context: a With... returns the package's option",
 }
 

@@ -51,11 +51,15 @@ type Consumer[T any] struct {
 	workers sync.Map
 }
 
-func newConsumer[T any](b base[T], fn Func[T], tx TxFunc[T], opts []ConsumerOption) (*Consumer[T], error) {
-	o, err := recipe.Options(opts, ErrInvalidArgument)
+func newConsumer[T any](b base[T], fn Func[T], tx TxFunc[T], opts []Option) (*Consumer[T], error) {
+	all, err := recipe.Options(opts, ErrInvalidArgument)
+	if err == nil {
+		err = all.parts.Refuse(consumerPart, ErrInvalidArgument)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: consumer: %w", b.c.what, err)
 	}
+	o := all.consumer
 	if o.concurrency == 0 {
 		o.concurrency = 1
 	}

@@ -325,6 +325,7 @@ func TestQueue_BadInputIsAClearErrorAndWritesNothing(t *testing.T) {
 		"lock path inside": {queue.WithLockPath(path + "/locks")},
 		"nil logger":       {queue.WithLogger(nil)},
 		"nil option":       {nil},
+		"a consumer's":     {queue.WithConcurrency(2)},
 	} {
 		_, err := queue.New(c, path, queue.StringCodec{}, opts...)
 		assert.ErrorIs(t, err, queue.ErrInvalidArgument, name)
@@ -339,7 +340,8 @@ func TestQueue_BadInputIsAClearErrorAndWritesNothing(t *testing.T) {
 	assert.ErrorIs(t, err, queue.ErrInvalidArgument, "nil codec")
 
 	q := newQueue(t, c, path)
-	for name, opts := range map[string][]queue.ConsumerOption{
+	for name, opts := range map[string][]queue.Option{
+		"a queue's":         {queue.WithMaxItems(3)},
 		"zero concurrency":  {queue.WithConcurrency(0)},
 		"negative refresh":  {queue.WithMinItemsBeforeRefresh(-1)},
 		"unknown errormode": {queue.WithErrorMode(7)},

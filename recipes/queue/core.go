@@ -30,6 +30,9 @@ func newCore(client *framework.Client, path string, k kind, opts []Option) (*cor
 		return nil, fmt.Errorf("queue %s: %w", path, err)
 	}
 	o, err := recipe.Options(opts, ErrInvalidArgument)
+	if err == nil {
+		err = o.parts.Refuse(queuePart, ErrInvalidArgument)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("queue %s: %w", path, err)
 	}

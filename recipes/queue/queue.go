@@ -37,7 +37,7 @@ func (b base[T]) Close(ctx context.Context) error { return b.c.prod.close(ctx) }
 // default); with one it holds the item's lock node while fn runs and
 // deletes the item after fn has returned nil (lock-safe, at least once).
 // Start it to begin.
-func (b base[T]) NewConsumer(fn Func[T], opts ...ConsumerOption) (*Consumer[T], error) {
+func (b base[T]) NewConsumer(fn Func[T], opts ...Option) (*Consumer[T], error) {
 	if fn == nil {
 		return nil, fmt.Errorf("%s: %w: nil consumer function", b.c.what, ErrInvalidArgument)
 	}
@@ -55,7 +55,7 @@ func (b base[T]) NewConsumer(fn Func[T], opts ...ConsumerOption) (*Consumer[T], 
 // A queue node that holds several items (PutMulti) runs them all in one
 // transaction. With Curator's lock-safe consumers on the same queue, give
 // the queue their lock path.
-func (b base[T]) NewTxConsumer(fn TxFunc[T], opts ...ConsumerOption) (*Consumer[T], error) {
+func (b base[T]) NewTxConsumer(fn TxFunc[T], opts ...Option) (*Consumer[T], error) {
 	if fn == nil {
 		return nil, fmt.Errorf("%s: %w: nil consumer function", b.c.what, ErrInvalidArgument)
 	}

@@ -36,6 +36,9 @@ func NewSimple(client *framework.Client, path string, opts ...Option) (*Simple, 
 		return nil, fmt.Errorf("simple queue %s: %w", path, err)
 	}
 	o, err := recipe.Options(opts, ErrInvalidArgument)
+	if err == nil {
+		err = o.parts.Refuse(queuePart, ErrInvalidArgument)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("simple queue %s: %w", path, err)
 	}

@@ -81,6 +81,8 @@ func TestSimple_BadInputIsAClearErrorAndWritesNothing(t *testing.T) {
 	assert.ErrorIs(t, err, queue.ErrInvalidArgument, "a simple queue has no lock path")
 	_, err = queue.NewSimple(c, path, queue.WithMaxItems(3))
 	assert.ErrorIs(t, err, queue.ErrInvalidArgument, "nor a maximum")
+	_, err = queue.NewSimple(c, path, queue.WithConcurrency(2))
+	assert.ErrorIs(t, err, queue.ErrInvalidArgument, "nor a consumer")
 	s := newSimple(t, c, path)
 	assert.ErrorIs(t, s.Offer(ctx, make([]byte, framework.MaxRequestSize)), queue.ErrInvalidArgument)
 	_, err = s.Poll(ctx, -time.Second)
