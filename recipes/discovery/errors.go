@@ -15,6 +15,9 @@ var (
 	// payload that does not decode into the Instance's payload type. A
 	// reader of many instances (a service cache) skips such a node.
 	ErrMalformedInstance = errors.New("discovery: malformed service instance")
+	// ErrNoInstance is returned by Provider.Instance when the service has
+	// no instance that is up.
+	ErrNoInstance = errors.New("discovery: no instance of the service")
 	// ErrInvalidArgument is returned for a bad option, a bad uri spec, or
 	// an instance that Curator could not read (a port outside Java's int).
 	ErrInvalidArgument = zkrecipes.ErrInvalidArgument

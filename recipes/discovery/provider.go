@@ -1,16 +1,11 @@
 package discovery
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
 	"time"
 )
-
-// ErrNoInstance is returned by Provider.Instance when the service has no
-// instance that is up.
-var ErrNoInstance = errors.New("discovery: no instance of the service")
 
 // Strategy is how a Provider picks an instance, as curator-x-discovery's
 // ProviderStrategy.

@@ -33,6 +33,10 @@ var (
 	ErrUnhealthy = errors.New("leader: participant unhealthy")
 	// ErrResigned is the cause (Err) of a term ended by Resign.
 	ErrResigned = errors.New("leader: leadership resigned")
+	// ErrStopTimeout is returned by Selector.Close when a function it
+	// stopped has not returned within the stop timeout (WithStopTimeout).
+	// Its node stays, and no successor leads, until it does.
+	ErrStopTimeout = errors.New("leader: the function did not return within the stop timeout")
 )
 
 // Errors of a participant's life.

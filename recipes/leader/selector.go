@@ -12,11 +12,6 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 )
 
-// ErrStopTimeout is returned by Selector.Close when a function it stopped
-// has not returned within the stop timeout (WithStopTimeout). Its node
-// stays, and no successor leads, until it does.
-var ErrStopTimeout = errors.New("leader: the function did not return within the stop timeout")
-
 // Selector runs a function while it leads an election, as Curator's
 // LeaderSelector: it queues as a mutex at the election's path, in
 // Curator's wire format (<path>/_c_<uuid>-lock-<seq>, the participant id
