@@ -42,7 +42,6 @@ var apiPending = []string{
 	"leases.NewTTL: is func(*framework.Client, framework.Node, int32, []byte, time.Duration, time.Time, ...leases.Option) (*leases.Lease, error): a constructor is New(client, path, ...) (*T, error)",
 	"leases.WithKind: takes (string) where mutex.WithKind takes (string, string)",
 	"mutex.WithOwner: returns context.Context: a With... returns the package's option",
-	"node.Event.Node: an event's path is its field Path",
 	"rwlock.WithOwner: returns context.Context: a With... returns the package's option",
 }
 

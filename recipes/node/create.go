@@ -104,7 +104,7 @@ func (n *Node) taken(ctx context.Context, session *framework.Session, data []byt
 		}
 		return nil, false // and create again at once
 	}
-	n.emit(Event{Type: Failed, Node: n.path, Err: fmt.Errorf("node %s: %w: held by session 0x%x", n.path, zk.ErrNodeExists, stat.EphemeralOwner)})
+	n.emit(Event{Type: Failed, Path: n.path, Err: fmt.Errorf("node %s: %w: held by session 0x%x", n.path, zk.ErrNodeExists, stat.EphemeralOwner)})
 	return watch, false // waits for it to go
 }
 
@@ -125,7 +125,7 @@ func (n *Node) made(node string, owner int64, gen uint64, known bool) (<-chan zk
 	}
 	n.mu.Unlock()
 	n.unsureWrites = nil // the node is known: what they made is this node, or was looked for
-	n.emit(Event{Type: Created, Node: node})
+	n.emit(Event{Type: Created, Path: node})
 	return nil, false
 }
 

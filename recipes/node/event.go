@@ -5,8 +5,8 @@ type EventType int
 
 const (
 	// Created: the node was created, the first time or again (after its
-	// session was lost, or after someone deleted it). Event.Node is its
-	// path.
+	// session was lost, or after someone deleted it). Event.Path is its
+	// path: a sequential node's, with its sequence.
 	Created EventType = iota + 1
 	// Failed: a create failed in a way that trying again will not cure
 	// by itself (no permission, a bad ACL, a node of another owner in
@@ -29,7 +29,7 @@ func (t EventType) String() string {
 // Event is one thing that happened to a Node's node.
 type Event struct {
 	Type EventType
-	Node string // the node's path, relative to the client's namespace
+	Path string // the node's path, relative to the client's namespace
 	Err  error  // for Failed
 }
 

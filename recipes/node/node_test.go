@@ -20,7 +20,7 @@ func TestNode_CreatesItsNodeAndDeletesItAtClose(t *testing.T) {
 	path := zktest.UniquePath(t) + "/member"
 	n, evs := started(t, c, path, framework.Ephemeral, "hello")
 	assert.Equal(t, path, n.Node())
-	assert.Equal(t, path, evs.next(t, node.Created).Node)
+	assert.Equal(t, path, evs.next(t, node.Created).Path)
 	data, stat, err := c.Get(ctx, path)
 	require.NoError(t, err)
 	assert.Equal(t, "hello", string(data))

@@ -122,7 +122,7 @@ func (n *Node) failed(err error) bool {
 		return false
 	}
 	if !retryable(err) {
-		n.emit(Event{Type: Failed, Node: n.path, Err: err})
+		n.emit(Event{Type: Failed, Path: n.path, Err: err})
 	}
 	n.log().Debug("node: create failed; trying again", "path", n.path, "err", err)
 	return true

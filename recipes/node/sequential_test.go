@@ -30,7 +30,7 @@ func TestNode_WithoutProtectionALostAnswerLeavesOneNode(t *testing.T) {
 	require.Len(t, names, 1, "one node")
 	assert.Regexp(t, `^member-[0-9]{10}$`, names[0])
 	assert.Equal(t, dir+"/"+names[0], n.Node())
-	assert.Equal(t, n.Node(), created.Node)
+	assert.Equal(t, n.Node(), created.Path)
 	select {
 	case ev := <-evs:
 		t.Fatalf("a second event: %+v", ev)
