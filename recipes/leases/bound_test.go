@@ -187,6 +187,21 @@ func TestKeeper_StopsWhenTheLeaseIsLost(t *testing.T) {
 	require.ErrorIs(t, k.Err(), leases.ErrLost)
 }
 
+// Close ends a keeper as the end of its ctx would: the permit is given
+// back, and Close returns once it is, with how that went.
+func TestKeeper_CloseGivesThePermitBackAndReturnsOnceItIs(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	l := newLease(t, c, zktest.UniquePath(t), leases.WithMaxHold(time.Minute))
+	k, err := leases.Keep(context.Background(), l, l.Release)
+	require.NoError(t, err)
+	require.NoError(t, k.Close(ctx))
+	waitClosed(t, k.Done(), time.Second, "Done once Close returned")
+	require.ErrorIs(t, l.Err(), leases.ErrReleased, "the keeper released the lease")
+	require.NoError(t, k.Err())
+	require.NoError(t, k.Close(ctx), "a second Close")
+}
+
 // Bad input gives typed errors, before anything is sent.
 func TestBound_BadInput(t *testing.T) {
 	c := connect(t, zktest.Servers(t))

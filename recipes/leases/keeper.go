@@ -25,8 +25,10 @@ type Renewer interface {
 // that context instead of the work's, and a holder whose process hangs as
 // a whole, or that stops the keeper, loses it within its bound.
 type Keeper struct {
-	done chan struct{}
-	err  error // set before done is closed
+	stop     context.CancelFunc // ends the keeper as the end of Keep's ctx does
+	done     chan struct{}
+	err      error // set before done is closed
+	released bool  // the keeper gave the permit back; set before done is closed
 }
 
 // Keep starts a keeper that renews r every third of its bound (and, after
@@ -36,7 +38,8 @@ type Keeper struct {
 // Hold.Release), under a context of its own bounded by 5 s; when the
 // permit ends otherwise, it stops. r must have a bound (ErrInvalidArgument
 // otherwise, and for a nil r or release). The keeper is one goroutine;
-// Done tells when it has finished.
+// Close ends it as the end of ctx does, and Done tells when it has
+// finished.
 //
 // A keeper only proves that its goroutine runs and the server answers: let
 // ctx end when the work it guards is stuck, or renew from the work itself
@@ -48,10 +51,30 @@ func Keep(ctx context.Context, r Renewer, release func(context.Context) error) (
 	case r.MaxHold() <= 0:
 		return nil, fmt.Errorf("%w: keep: the permit has no bound to renew", ErrInvalidArgument)
 	}
-	k := &Keeper{done: make(chan struct{})}
-	// Ends when ctx ends (after the release) or the permit ends.
+	ctx, stop := context.WithCancel(ctx)
+	k := &Keeper{stop: stop, done: make(chan struct{})}
+	// Ends when ctx ends or Close is called (after the release), or the
+	// permit ends.
 	go k.run(ctx, r, release)
 	return k, nil
+}
+
+// Close ends the keeper as the end of Keep's ctx would: it stops renewing
+// and gives the permit back with release. It returns once that is done,
+// with the release's error, or when ctx ends first, with ctx's error (the
+// release goes on). A keeper that had stopped already, its permit ended,
+// gives nothing back, and Close returns nil.
+func (k *Keeper) Close(ctx context.Context) error {
+	k.stop()
+	select {
+	case <-k.done:
+	case <-ctx.Done():
+		return fmt.Errorf("leases: keeper: close: %w", ctx.Err())
+	}
+	if k.released {
+		return k.err
+	}
+	return nil
 }
 
 // Done returns a channel that is closed when the keeper has stopped: after
@@ -59,7 +82,8 @@ func Keep(ctx context.Context, r Renewer, release func(context.Context) error) (
 func (k *Keeper) Done() <-chan struct{} { return k.done }
 
 // Err returns, once Done is closed, why the keeper stopped: nil if ctx
-// ended and the permit was given back, the release's error if that failed,
+// ended (or Close was called) and the permit was given back, the release's
+// error if that failed,
 // or the error of the renewal that found the permit ended (wrapping
 // ErrLost, ErrExpired or ErrReleased). Before that it returns nil.
 func (k *Keeper) Err() error {
@@ -73,6 +97,7 @@ func (k *Keeper) Err() error {
 
 func (k *Keeper) run(ctx context.Context, r Renewer, release func(context.Context) error) {
 	defer close(k.done)
+	defer k.stop() // frees ctx
 	bound := r.MaxHold()
 	every, again := bound/3, bound/10
 	lost := r.Lost()
@@ -82,7 +107,7 @@ func (k *Keeper) run(ctx context.Context, r Renewer, release func(context.Contex
 		select {
 		case <-ctx.Done():
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recipe.CleanupTimeout)
-			k.err = release(rctx)
+			k.err, k.released = release(rctx), true
 			cancel()
 			return
 		case <-lost:
