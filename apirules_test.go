@@ -40,8 +40,6 @@ var apiPending = []string{
 	"leases.New: is func(*framework.Client, framework.Node, []byte, ...leases.Option) (*leases.Lease, error): a constructor is New(client, path, ...) (*T, error)",
 	"leases.NewTTL: is func(*framework.Client, framework.Node, int32, []byte, time.Duration, time.Time, ...leases.Option) (*leases.Lease, error): a constructor is New(client, path, ...) (*T, error)",
 	"leases.WithKind: takes (string) where mutex.WithKind takes (string, string)",
-	"mutex.WithOwner: returns context.Context: a With... returns the package's option",
-	"rwlock.WithOwner: returns context.Context: a With... returns the package's option",
 }
 
 // checkAPI returns the drifts of pkg from the table's rules, and the

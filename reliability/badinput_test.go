@@ -228,13 +228,13 @@ func methodCases(t *testing.T, c *framework.Client, root string) []badCase {
 		// A zero or negative timeout is one attempt, not bad input.
 		{"Mutex.Acquire, owner pointing to a zero-size value", func() error {
 			type request struct{}
-			return errOf(m.Acquire(mutex.WithOwner(ctx, &request{})))
+			return errOf(m.Acquire(mutex.ContextWithOwner(ctx, &request{})))
 		}, invalid},
 		{"Mutex.Acquire, owner not comparable", func() error {
-			return errOf(m.Acquire(mutex.WithOwner(ctx, []int{1})))
+			return errOf(m.Acquire(mutex.ContextWithOwner(ctx, []int{1})))
 		}, invalid},
 		{"Mutex.Release, nothing held", func() error { return m.Release(ctx) }, notOwner},
-		{"Mutex.Release, another owner's hold", func() error { return m.Release(mutex.WithOwner(ctx, "nobody")) }, notOwner},
+		{"Mutex.Release, another owner's hold", func() error { return m.Release(mutex.ContextWithOwner(ctx, "nobody")) }, notOwner},
 		{"Semaphore.AcquireN, 0 leases", func() error { return errOf(s.AcquireN(ctx, 0)) }, invalid},
 		{"Semaphore.AcquireN, negative", func() error { return errOf(s.AcquireN(ctx, -1)) }, invalid},
 		{"Semaphore.AcquireN, more than the maximum", func() error { return errOf(s.AcquireN(ctx, 3)) }, invalid},
@@ -243,10 +243,10 @@ func methodCases(t *testing.T, c *framework.Client, root string) []badCase {
 		{"semaphore.Mutex.Release, nothing held", func() error { return sm.Release(ctx) }, notOwner},
 		{"mutex.Revoke, bad path", func() error { return mutex.Revoke(ctx, c, "/a//b") }, invalid},
 		{"rwlock.Lock.Acquire, owner not comparable", func() error {
-			return errOf(rw.WriteLock().Acquire(rwlock.WithOwner(ctx, []int{1})))
+			return errOf(rw.WriteLock().Acquire(rwlock.ContextWithOwner(ctx, []int{1})))
 		}, invalid},
 		{"rwlock.Lock.Release, nothing held", func() error { return rw.ReadLock().Release(ctx) }, notOwner},
-		{"rwlock.Lock.Release, another owner's hold", func() error { return rw.WriteLock().Release(rwlock.WithOwner(ctx, "nobody")) }, notOwner},
+		{"rwlock.Lock.Release, another owner's hold", func() error { return rw.WriteLock().Release(rwlock.ContextWithOwner(ctx, "nobody")) }, notOwner},
 		{"multilock.New, no parts", func() error { return errOf(multilock.New()) }, invalid},
 		{"multilock.New, nil part", func() error { return errOf(multilock.New(multilock.Mutex(m), nil)) }, invalid},
 		{"multilock.NewSorted, two parts on one path", func() error {
@@ -257,7 +257,7 @@ func methodCases(t *testing.T, c *framework.Client, root string) []badCase {
 			if err != nil {
 				return err
 			}
-			return errOf(l.Acquire(mutex.WithOwner(ctx, []int{1})))
+			return errOf(l.Acquire(mutex.ContextWithOwner(ctx, []int{1})))
 		}, invalid},
 	}
 	cases = append(cases, atomicValueAndBarrierCalls(t, c, root)...)

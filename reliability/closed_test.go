@@ -60,7 +60,7 @@ func closedCases(t *testing.T, c *framework.Client, root string) []closedCase {
 	errOf := func(_ any, err error) error { return err }
 	m, err := mutex.New(c, root+"/mutex")
 	require.NoError(t, err)
-	h, err := m.Acquire(mutex.WithOwner(ctx, "before"))
+	h, err := m.Acquire(mutex.ContextWithOwner(ctx, "before"))
 	require.NoError(t, err)
 	rw, err := rwlock.New(c, root+"/rwlock")
 	require.NoError(t, err)

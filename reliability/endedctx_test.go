@@ -80,7 +80,7 @@ func endedCalls() []endedCall {
 			return func(ctx context.Context) error { return errOf(m.AcquireTimeout(ctx, time.Minute)) }
 		}},
 		{"mutex.Revoke", func(t *testing.T, c *framework.Client, root string) func(context.Context) error {
-			h, err := newMutex(t, c, root).Acquire(mutex.WithOwner(zktest.Context(t), "holder"))
+			h, err := newMutex(t, c, root).Acquire(mutex.ContextWithOwner(zktest.Context(t), "holder"))
 			require.NoError(t, err)
 			return func(ctx context.Context) error { return mutex.Revoke(ctx, c, h.Node()) }
 		}},
@@ -328,16 +328,16 @@ func givingBacks() []givingBack {
 		{"mutex.Mutex.Release", false, func(t *testing.T, c *framework.Client, root string) (giveBack, []string) {
 			m, err := mutex.New(c, root+"/mutex")
 			require.NoError(t, err)
-			h, err := m.Acquire(mutex.WithOwner(zktest.Context(t), "owner"))
+			h, err := m.Acquire(mutex.ContextWithOwner(zktest.Context(t), "owner"))
 			require.NoError(t, err)
-			return func(ctx context.Context) error { return m.Release(mutex.WithOwner(ctx, "owner")) }, []string{h.Node()}
+			return func(ctx context.Context) error { return m.Release(mutex.ContextWithOwner(ctx, "owner")) }, []string{h.Node()}
 		}},
 		{"rwlock write Lock.Release", false, func(t *testing.T, c *framework.Client, root string) (giveBack, []string) {
 			rw, err := rwlock.New(c, root+"/rwlock")
 			require.NoError(t, err)
-			h, err := rw.WriteLock().Acquire(rwlock.WithOwner(zktest.Context(t), "owner"))
+			h, err := rw.WriteLock().Acquire(rwlock.ContextWithOwner(zktest.Context(t), "owner"))
 			require.NoError(t, err)
-			return func(ctx context.Context) error { return rw.WriteLock().Release(rwlock.WithOwner(ctx, "owner")) }, []string{h.Node()}
+			return func(ctx context.Context) error { return rw.WriteLock().Release(rwlock.ContextWithOwner(ctx, "owner")) }, []string{h.Node()}
 		}},
 		{"multilock.Hold.Release", false, func(t *testing.T, c *framework.Client, root string) (giveBack, []string) {
 			m, err := mutex.New(c, root+"/mutex")

@@ -88,7 +88,7 @@ func TestBadInput_SecondReleaseChangesNothing(t *testing.T) {
 	h, err := m.Acquire(ctx)
 	require.NoError(t, err)
 	require.NoError(t, h.Release(ctx))
-	next, err := m.Acquire(mutex.WithOwner(ctx, "next"))
+	next, err := m.Acquire(mutex.ContextWithOwner(ctx, "next"))
 	require.NoError(t, err)
 	err = h.Release(ctx)
 	assert.True(t, isAny(err, []error{zkrecipes.ErrReleased, zkrecipes.ErrNotOwner}), "mutex: %v", err)

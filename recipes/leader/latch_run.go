@@ -35,7 +35,7 @@ type term struct {
 // after each term, or a failed join, queues again.
 func (l *Latch) run(ctx context.Context) {
 	defer l.leaving(ctx)
-	owner := mutex.WithOwner(ctx, l) // the latch is its lock's one owner
+	owner := mutex.ContextWithOwner(ctx, l) // the latch is its lock's one owner
 	for attempt := 0; l.takingPart(ctx); {
 		hold, err := l.lock.Acquire(owner)
 		switch {

@@ -205,14 +205,14 @@ func TestObserver_ObserveConvergesOverAThousandHandOffs(t *testing.T) {
 	}()
 
 	ledger := make(map[string]int) // node -> its place in the order of holders
-	hold, err := locks[0].Acquire(mutex.WithOwner(ctx, "turn-0"))
+	hold, err := locks[0].Acquire(mutex.ContextWithOwner(ctx, "turn-0"))
 	require.NoError(t, err)
 	ledger[hold.Node()] = 0
 	for i := 1; i <= handOffs; i++ {
 		next := make(chan *mutex.Hold, 1)
 		// Ends when the next holder holds, or fails with the test's ctx.
 		go func() {
-			h, err := locks[i%holders].Acquire(mutex.WithOwner(ctx, fmt.Sprintf("turn-%d", i)))
+			h, err := locks[i%holders].Acquire(mutex.ContextWithOwner(ctx, fmt.Sprintf("turn-%d", i)))
 			assert.NoError(t, err)
 			next <- h
 		}()

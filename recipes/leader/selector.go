@@ -182,7 +182,7 @@ func (s *Selector) stopped(ctx context.Context) error {
 // auto-requeue a failed queueing is tried again once connected, so that a
 // participant whose session is up always leads or waits.
 func (s *Selector) acquire(ctx context.Context, owner *runOwner, kept *mutex.Hold) (*mutex.Hold, error) {
-	actx, cancel := context.WithCancel(mutex.WithOwner(ctx, owner))
+	actx, cancel := context.WithCancel(mutex.ContextWithOwner(ctx, owner))
 	defer cancel()
 	stop := context.AfterFunc(s.closing, cancel)
 	defer stop()

@@ -30,7 +30,7 @@
 //     part's node deleted by someone else meanwhile shows in Hold.Lost,
 //     which watches the nodes.
 //   - Ownership and reentrancy are the parts': a mutex, read or write part
-//     belongs to the owner in ctx (mutex.WithOwner) or to the calling
+//     belongs to the owner in ctx (mutex.ContextWithOwner) or to the calling
 //     goroutine, and the same owner acquiring again counts up on it, even
 //     from two goroutines at once; a semaphore mutex part is not reentrant.
 //     Each acquire returns a Hold of its own, released once (ErrReleased

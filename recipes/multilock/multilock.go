@@ -73,7 +73,7 @@ func (l *Lock) Paths() []string {
 	return paths
 }
 
-// Acquire blocks until the owner in ctx (mutex.WithOwner, or else the
+// Acquire blocks until the owner in ctx (mutex.ContextWithOwner, or else the
 // calling goroutine) holds every part, taken in order, and returns the
 // hold. If ctx ends or a part fails first, the parts taken so far are
 // released, in reverse order, and nothing is left behind; the error wraps

@@ -47,7 +47,7 @@ func TestMultiLock_BadOwnerFailsBeforeAnyRequest(t *testing.T) {
 	ml := newLocks(t, c, zktest.UniquePath(t)).multi(t)
 	before := requests()
 	for _, owner := range []any{[]int{1}, &struct{}{}} {
-		_, err := ml.Acquire(mutex.WithOwner(testContext(t), owner))
+		_, err := ml.Acquire(mutex.ContextWithOwner(testContext(t), owner))
 		assert.ErrorIs(t, err, multilock.ErrInvalidArgument, "owner %T", owner)
 	}
 	assert.Equal(t, before, requests(), "a bad owner was refused after a request")

@@ -66,7 +66,7 @@ func TestMultiLock_ConcurrentAcquiresByOneExplicitOwnerShareTheParts(t *testing.
 	base := zktest.UniquePath(t)
 	ml := reentrant(t, newLocks(t, c, base))
 	owner := &struct{ name string }{"worker"}
-	ctx := mutex.WithOwner(testContext(t), owner)
+	ctx := mutex.ContextWithOwner(testContext(t), owner)
 	release := holdPart(t, newLocks(t, connect(t, zktest.Servers(t)), base), 1)
 
 	holds := make(chan *multilock.Hold, 2)

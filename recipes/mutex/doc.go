@@ -40,12 +40,12 @@
 // Guarantees:
 //
 //   - Ownership: a hold belongs to an owner, the calling goroutine unless
-//     the context names one (WithOwner). The same owner acquiring again
+//     the context names one (ContextWithOwner). The same owner acquiring again
 //     counts up without a server call, and concurrent acquires by one
 //     owner share one hold; goroutines sharing a Mutex exclude each other.
 //     Only the owner can release (ErrNotOwner otherwise; ErrReleased for a
 //     Hold released already). Owners that could not exclude each other are
-//     refused (see WithOwner).
+//     refused (see ContextWithOwner).
 //   - Nothing left behind: an acquire that times out, is cancelled, or
 //     fails deletes its node, under a context of its own; a node whose
 //     delete fails is deleted in the background once connected.

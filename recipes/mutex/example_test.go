@@ -51,7 +51,7 @@ func ExampleMutex() {
 
 // A hold can be handed from the goroutine that took it to another one,
 // by naming its owner.
-func ExampleWithOwner() {
+func ExampleContextWithOwner() {
 	ctx := context.Background()
 	client, err := framework.Connect(ctx, strings.Split(os.Getenv("ZK_SERVERS"), ","))
 	if err != nil {
@@ -64,7 +64,7 @@ func ExampleWithOwner() {
 		fmt.Println(err)
 		return
 	}
-	job := mutex.WithOwner(ctx, "job-42")
+	job := mutex.ContextWithOwner(ctx, "job-42")
 	if _, err := lock.Acquire(job); err != nil {
 		fmt.Println(err)
 		return

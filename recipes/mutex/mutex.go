@@ -16,7 +16,7 @@ import (
 
 // Mutex is an inter-process lock on one ZooKeeper path, compatible with
 // Curator's InterProcessMutex. It is reentrant per owner (by default the
-// calling goroutine; see WithOwner) and safe for concurrent use: goroutines
+// calling goroutine; see ContextWithOwner) and safe for concurrent use: goroutines
 // sharing one Mutex exclude each other as separate processes do.
 type Mutex struct {
 	client *framework.Client

@@ -44,7 +44,7 @@ func TestNew_RejectsBadInput(t *testing.T) {
 		})
 	}
 	m := newMutex(t, c, zktest.UniquePath(t))
-	_, err := m.Acquire(mutex.WithOwner(testContext(t), []int{1}))
+	_, err := m.Acquire(mutex.ContextWithOwner(testContext(t), []int{1}))
 	require.ErrorIs(t, err, mutex.ErrInvalidArgument, "owners must be comparable")
 	require.ErrorIs(t, m.Release(testContext(t)), mutex.ErrNotOwner, "release without a hold")
 	assert.Equal(t, before, requests(), "nothing reached the server")
@@ -114,7 +114,7 @@ func TestMutex_SecondOwnerWaitsUntilRelease(t *testing.T) {
 		t.Fatalf("a second goroutine acquired a held mutex: %v", err)
 	case <-time.After(300 * time.Millisecond):
 	}
-	require.ErrorIs(t, m.Release(mutex.WithOwner(ctx, "someone else")), mutex.ErrNotOwner)
+	require.ErrorIs(t, m.Release(mutex.ContextWithOwner(ctx, "someone else")), mutex.ErrNotOwner)
 	otherGoroutine := make(chan error)
 	go func() { otherGoroutine <- m.Release(ctx) }()
 	require.ErrorIs(t, <-otherGoroutine, mutex.ErrNotOwner, "another goroutine cannot release")
@@ -126,7 +126,7 @@ func TestMutex_ExplicitOwnerHandsAHoldAcrossGoroutines(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	path := zktest.UniquePath(t)
 	m := newMutex(t, c, path)
-	ctx := mutex.WithOwner(testContext(t), "job-7")
+	ctx := mutex.ContextWithOwner(testContext(t), "job-7")
 	_, err := m.Acquire(ctx)
 	require.NoError(t, err)
 	released := make(chan error)

@@ -8,12 +8,12 @@ import (
 	"github.com/petermattis/goid"
 )
 
-// ownerKey is the context key of WithOwner.
+// ownerKey is the context key of ContextWithOwner.
 type ownerKey struct{}
 
-// WithOwner returns a context whose acquires and releases act for owner
-// instead of the calling goroutine, so that a hold can be taken in one
-// goroutine and released in another. Two contexts with equal owners share
+// ContextWithOwner returns a context whose acquires and releases act for
+// owner instead of the calling goroutine, so that a hold can be taken in
+// one goroutine and released in another. Two contexts with equal owners share
 // holds and count as one owner, so owner must be a value that is equal
 // only to itself where that matters: a pointer to a struct with at least
 // one field, a string or number of your own, or a comparable struct.
@@ -23,7 +23,7 @@ type ownerKey struct{}
 // or a struct or interface holding one), and a pointer to a zero-size type
 // (such as &struct{}{}): Go may give all such pointers one address, so two
 // requests would share one hold without excluding each other.
-func WithOwner(ctx context.Context, owner any) context.Context {
+func ContextWithOwner(ctx context.Context, owner any) context.Context {
 	return context.WithValue(ctx, ownerKey{}, owner)
 }
 
@@ -31,9 +31,10 @@ func WithOwner(ctx context.Context, owner any) context.Context {
 type goroutineOwner int64
 
 // OwnerOf returns the owner that an acquire or release with ctx acts for:
-// the owner given to WithOwner, checked as Acquire checks it, or else the
-// calling goroutine (a value equal only to what OwnerOf returns on the same
-// goroutine). It is for recipes built on Mutex that keep state per owner.
+// the owner given to ContextWithOwner, checked as Acquire checks it, or
+// else the calling goroutine (a value equal only to what OwnerOf returns
+// on the same goroutine). It is for recipes built on Mutex that keep state
+// per owner.
 func OwnerOf(ctx context.Context) (any, error) { return ownerOf(ctx) }
 
 // ownerOf returns the explicit owner in ctx, checked, or the calling

@@ -59,12 +59,12 @@ func TestOwnerOf_RejectsOwnersThatCannotExclude(t *testing.T) {
 		"func":                            func() {},
 	}
 	for name, owner := range bad {
-		_, err := ownerOf(WithOwner(context.Background(), owner))
+		_, err := ownerOf(ContextWithOwner(context.Background(), owner))
 		assert.ErrorIs(t, err, ErrInvalidArgument, name)
 	}
 	good := []any{&sized{n: 1}, "job-7", 42, wrapper{v: "x"}, struct{}{}}
 	for _, owner := range good {
-		got, err := ownerOf(WithOwner(context.Background(), owner))
+		got, err := ownerOf(ContextWithOwner(context.Background(), owner))
 		assert.NoError(t, err, "%#v", owner)
 		assert.Equal(t, owner, got)
 	}

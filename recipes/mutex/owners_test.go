@@ -24,7 +24,7 @@ func TestMutex_ConcurrentAcquiresByOneOwnerShareOneHold(t *testing.T) {
 	path := zktest.UniquePath(t)
 	m, err := mutex.NewWithDriver(c, path, "lock-", lockdriver.StandardDriver(2))
 	require.NoError(t, err)
-	owner := mutex.WithOwner(ctx, "job-1")
+	owner := mutex.ContextWithOwner(ctx, "job-1")
 
 	const n = 8
 	holds := make(chan *mutex.Hold, n)
@@ -64,7 +64,7 @@ func TestMutex_SecondAcquireOfAWaitingOwnerEndsWithItsContext(t *testing.T) {
 	require.NoError(t, err)
 
 	m := newMutex(t, c, path)
-	owner := mutex.WithOwner(ctx, "job-2")
+	owner := mutex.ContextWithOwner(ctx, "job-2")
 	first := make(chan error, 1)
 	go func() {
 		_, err := m.Acquire(owner)
@@ -96,9 +96,9 @@ func TestMutex_RefusesOwnersThatCannotExclude(t *testing.T) {
 		"pointer to zero-size": &request{},
 		"slice inside":         holder{v: []byte("x")},
 	} {
-		_, err := m.Acquire(mutex.WithOwner(ctx, owner))
+		_, err := m.Acquire(mutex.ContextWithOwner(ctx, owner))
 		require.ErrorIs(t, err, mutex.ErrInvalidArgument, name)
-		require.ErrorIs(t, m.Release(mutex.WithOwner(ctx, owner)), mutex.ErrInvalidArgument, name)
+		require.ErrorIs(t, m.Release(mutex.ContextWithOwner(ctx, owner)), mutex.ErrInvalidArgument, name)
 	}
 	assert.Equal(t, before, requests(), "nothing reached the server")
 }

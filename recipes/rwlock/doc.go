@@ -26,7 +26,7 @@
 //     node at its place. Deeper waiters watch the two nearest nodes in
 //     their way and look again before their turn.
 //   - Ownership and reentrancy: as mutex.Mutex, per owner, the calling
-//     goroutine unless the context names one (WithOwner); each lock
+//     goroutine unless the context names one (ContextWithOwner); each lock
 //     counts its own re-entries, with no server call. A reader that holds
 //     the read lock re-enters it even while a writer is queued. An owner's
 //     acquires and releases take turns (an explicit owner may call from

@@ -64,7 +64,7 @@ func TestDowngrade_ConcurrentReleaseByTheSameOwner(t *testing.T) {
 	for i := range 20 {
 		path := zktest.UniquePath(t) + "-" + string(rune('a'+i))
 		rw := newRW(t, c, path)
-		job := rwlock.WithOwner(ctx, "job")
+		job := rwlock.ContextWithOwner(ctx, "job")
 		w, err := rw.WriteLock().Acquire(job)
 		require.NoError(t, err)
 		writer := start(newRW(t, connect(t, servers), path).WriteLock())
@@ -177,7 +177,7 @@ func TestDowngrade_ReleaseBesideTheOwnersWaitingAcquireGoesOn(t *testing.T) {
 	blocker := start(newRW(t, connect(t, servers), path).WriteLock())
 	blocker.held(t, "the writer that makes the owner wait")
 	rw := newRW(t, c, path)
-	job := rwlock.WithOwner(ctx, "job-11")
+	job := rwlock.ContextWithOwner(ctx, "job-11")
 	write := make(chan result, 1)
 	go func() { // ends when the write acquire does, at the latest with ctx
 		h, err := rw.WriteLock().Acquire(job)
@@ -210,7 +210,7 @@ func TestDowngrade_LostAnswerThenTheWriteNodeGoes(t *testing.T) {
 	proxy := zktest.NewProxy(t, servers)
 	c := connect(t, proxy.Addr())
 	observer := connect(t, servers)
-	ctx := rwlock.WithOwner(testContext(t), "job-12") // one owner in two goroutines
+	ctx := rwlock.ContextWithOwner(testContext(t), "job-12") // one owner in two goroutines
 	path := zktest.UniquePath(t)
 	rw := newRW(t, c, path, rwlock.WithErrorPolicy(framework.SessionErrorPolicy))
 	w, err := rw.WriteLock().Acquire(ctx)

@@ -1,7 +1,6 @@
 package rwlock
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 
@@ -51,14 +50,6 @@ func (o options) mutexOptions() []mutex.Option {
 		opts = append(opts, mutex.WithLogger(o.logger))
 	}
 	return opts
-}
-
-// WithOwner returns a context whose acquires and releases act for owner
-// instead of the calling goroutine, on both locks, so that a hold can be
-// taken in one goroutine and released in another. owner must be
-// comparable. It is mutex.WithOwner: an owner is the same on every lock.
-func WithOwner(ctx context.Context, owner any) context.Context {
-	return mutex.WithOwner(ctx, owner)
 }
 
 // WithLogger sets the logger of the read/write lock's own messages (a hold lost, a

@@ -41,9 +41,9 @@ func TestNew_RejectsBadInput(t *testing.T) {
 	ctx := testContext(t)
 	for _, l := range []*rwlock.Lock{rw.ReadLock(), rw.WriteLock()} {
 		type request struct{}
-		_, err := l.AcquireTimeout(rwlock.WithOwner(ctx, &request{}), time.Second)
+		_, err := l.AcquireTimeout(rwlock.ContextWithOwner(ctx, &request{}), time.Second)
 		require.ErrorIs(t, err, rwlock.ErrInvalidArgument, "owners must not point to zero-size values")
-		_, err = l.Acquire(rwlock.WithOwner(ctx, []int{1}))
+		_, err = l.Acquire(rwlock.ContextWithOwner(ctx, []int{1}))
 		require.ErrorIs(t, err, rwlock.ErrInvalidArgument, "owners must be comparable")
 		require.ErrorIs(t, l.Release(ctx), rwlock.ErrNotOwner, "release without a hold")
 	}
@@ -191,7 +191,7 @@ func TestRWLock_UpgradeIsRefusedAtOnce(t *testing.T) {
 	assert.Equal(t, before, requests(), "nothing reached the server")
 
 	// Another owner may still ask for the write lock, and waits.
-	other := rwlock.WithOwner(ctx, "other")
+	other := rwlock.ContextWithOwner(ctx, "other")
 	_, err = rw.WriteLock().AcquireTimeout(other, 100*time.Millisecond)
 	require.ErrorIs(t, err, rwlock.ErrNotAcquired)
 	require.NoError(t, r.Release(ctx))
@@ -233,7 +233,7 @@ func TestRWLock_DowngradeKeepsTheWritersPlace(t *testing.T) {
 
 	// A reader of another owner that arrives now queues behind the
 	// contending writer, as any reader would.
-	_, err = rw.ReadLock().TryAcquire(rwlock.WithOwner(ctx, "late reader"))
+	_, err = rw.ReadLock().TryAcquire(rwlock.ContextWithOwner(ctx, "late reader"))
 	require.ErrorIs(t, err, rwlock.ErrNotAcquired)
 	_, err = rw.WriteLock().Acquire(ctx)
 	require.ErrorIs(t, err, rwlock.ErrUpgrade, "once downgraded, no way back")
@@ -367,7 +367,7 @@ func TestRWLock_OwnersConcurrentAcquiresNeverQueueBehindThemselves(t *testing.T)
 			blocker.held(t, "the writer that makes the owner wait")
 
 			rw := newRW(t, c, path)
-			job := rwlock.WithOwner(ctx, "job-7")
+			job := rwlock.ContextWithOwner(ctx, "job-7")
 			firstDone := make(chan result, 1)
 			go func() { // ends when the acquire does, at the latest with ctx
 				h, err := tc.first(rw).Acquire(job)
@@ -406,7 +406,7 @@ func TestRWLock_TryAcquireBesideTheOwnersAcquireUnderWay(t *testing.T) {
 	blocker := start(newRW(t, connect(t, servers), path).WriteLock())
 	blocker.held(t, "the writer that makes the owner wait")
 	rw := newRW(t, c, path)
-	job := rwlock.WithOwner(ctx, "job-9")
+	job := rwlock.ContextWithOwner(ctx, "job-9")
 	read := make(chan result, 1)
 	go func() { // ends when the read acquire does, at the latest with ctx
 		h, err := rw.ReadLock().Acquire(job)

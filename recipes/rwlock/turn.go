@@ -23,8 +23,8 @@ import (
 // the check and queues behind its own read node, and a read acquire beside
 // the same owner's write acquire queues behind its own writer instead of
 // downgrading; either waits for the owner itself. A goroutine is one
-// owner, so only explicit owners (WithOwner) used from two goroutines ever
-// wait here.
+// owner, so only explicit owners (ContextWithOwner) used from two
+// goroutines ever wait here.
 func (rw *ReadWriteLock) takeTurn(ctx context.Context, what string, bound time.Duration) (func(), error) {
 	owner, err := mutex.OwnerOf(ctx)
 	if err != nil {

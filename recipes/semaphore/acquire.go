@@ -76,7 +76,7 @@ func (s *Semaphore) stillHeld(nodes []framework.Node) error {
 // takeGuard acquires the guard mutex for one acquire, or with once makes
 // one attempt at it.
 func (s *Semaphore) takeGuard(ctx context.Context, once bool) (*mutex.Hold, error) {
-	ctx = mutex.WithOwner(ctx, &guardOwner{})
+	ctx = mutex.ContextWithOwner(ctx, &guardOwner{})
 	if once {
 		return s.guard.TryAcquire(ctx)
 	}

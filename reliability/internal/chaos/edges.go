@@ -51,7 +51,7 @@ func (d *Downgrade) as(ctx context.Context) context.Context {
 	if d.owner == nil {
 		return ctx
 	}
-	return rwlock.WithOwner(ctx, d.owner)
+	return rwlock.ContextWithOwner(ctx, d.owner)
 }
 
 // Acquire takes the write lock for the owner.
@@ -151,7 +151,7 @@ func (o *OwnedMutex) Acquire(ctx context.Context) (Held, error) {
 	got := make(chan result, 1)
 	// Ends when the acquire returns, which ctx bounds.
 	go func() {
-		h, err := o.m.Acquire(mutex.WithOwner(ctx, o.owner))
+		h, err := o.m.Acquire(mutex.ContextWithOwner(ctx, o.owner))
 		got <- result{h, err}
 	}()
 	r := <-got
@@ -170,6 +170,6 @@ type ownedHeld struct {
 func (h ownedHeld) Release(ctx context.Context) error {
 	done := make(chan error, 1)
 	// Ends when the release returns, which ctx bounds.
-	go func() { done <- h.o.m.Release(mutex.WithOwner(ctx, h.o.owner)) }()
+	go func() { done <- h.o.m.Release(mutex.ContextWithOwner(ctx, h.o.owner)) }()
 	return <-done
 }
