@@ -13,9 +13,11 @@ var (
 	// not reach the server returns ErrUnreachable instead.
 	ErrNotAcquired = errors.New("zkrecipes: not acquired")
 	// ErrUnreachable is returned by a timed acquire whose time ran out while
-	// the client could not reach the server, for all or the end of the wait:
-	// nobody can say whether the lock was free. The error also wraps the
-	// connection's last failure. framework.Connect returns it too, when no
+	// the client could not reach the server, for all or the end of the wait,
+	// or before the server's answer came: nobody can say whether the lock
+	// was free. The error also wraps the connection's last failure, or, when
+	// the connection stood and the deadline was shorter than the answer,
+	// says so in words rather than "server unreachable". framework.Connect returns it too, when no
 	// session was made before its deadline.
 	ErrUnreachable = errors.New("zkrecipes: server unreachable")
 	// ErrNotOwner is returned by a release from anyone but the owner of a

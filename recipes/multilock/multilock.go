@@ -101,9 +101,9 @@ func (l *Lock) TryAcquire(ctx context.Context) (*Hold, error) {
 // are released and nothing is left behind. A zero or negative timeout
 // makes one attempt on each part, as TryAcquire does. A part reached with
 // less time left than its server takes to answer runs out before the
-// answer, and reports ErrUnreachable ("no answer in time"), as its own
-// AcquireTimeout does with so short a timeout: give the timeout room for
-// one answer per part.
+// answer, and reports ErrUnreachable ("the deadline ran out before the
+// server answered"), as its own AcquireTimeout does with so short a
+// timeout: give the timeout room for one answer per part.
 func (l *Lock) AcquireTimeout(ctx context.Context, timeout time.Duration) (*Hold, error) {
 	return l.acquire(ctx, max(timeout, 0))
 }

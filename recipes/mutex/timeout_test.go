@@ -36,6 +36,10 @@ func TestMutex_AcquireTimeoutHoldsWhenTheListingIsNotAnswered(t *testing.T) {
 	case err := <-done:
 		require.ErrorIs(t, err, mutex.ErrUnreachable, "no answer is not contention")
 		assert.NotErrorIs(t, err, mutex.ErrNotAcquired)
+		// The server was reachable: the log should say the deadline was
+		// short, not that the server was unreachable.
+		assert.Contains(t, err.Error(), "the deadline ran out before the server answered")
+		assert.NotContains(t, err.Error(), "unreachable")
 	case <-time.After(10 * time.Second): // the session's own timeout is 60 s
 		t.Fatal("AcquireTimeout(300ms) ignored its deadline")
 	}
