@@ -145,3 +145,58 @@ func TestAPI_APlantedDriftIsFound(t *testing.T) {
 	assert.Equal(t, []string{"apidrift.WithLogger: takes (string) where mutex.WithLogger takes (*slog.Logger)"},
 		checkWithAcross([]*types.Package{mutex, pkg}))
 }
+
+// A sentinel in the library's words ("zkrecipes: ...") is defined once,
+// in the root package's errors.go, and re-exported by identity wherever
+// else it is returned: never made again beside it.
+func TestAPI_TheLibrarysSentinelsAreDefinedOnlyInTheRoot(t *testing.T) {
+	fset := token.NewFileSet()
+	var found []string
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != ".":
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || path == "errors.go":
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING && strings.HasPrefix(lit.Value, `"zkrecipes: `) {
+				if call, ok := parentCall(f, lit); ok && isErrorsNew(call) {
+					found = append(found, fset.Position(lit.Pos()).String())
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Empty(t, found, "errors.New in the library's words outside the root's errors.go")
+}
+
+// parentCall returns the call whose argument lit is.
+func parentCall(f *ast.File, lit *ast.BasicLit) (*ast.CallExpr, bool) {
+	var call *ast.CallExpr
+	ast.Inspect(f, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok && len(c.Args) == 1 && c.Args[0] == ast.Expr(lit) {
+			call = c
+		}
+		return call == nil
+	})
+	return call, call != nil
+}
+
+// isErrorsNew tells whether call is errors.New(...).
+func isErrorsNew(call *ast.CallExpr) bool {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && pkg.Name == "errors" && sel.Sel.Name == "New"
+}

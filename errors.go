@@ -51,6 +51,11 @@ var (
 	// once or not at all, never twice; read to learn which. The error also
 	// wraps the cause (the connection's failure, or the end of the ctx).
 	ErrOutcomeUnknown = errors.New("zkrecipes: outcome of the write unknown")
+	// ErrNodeMissing is wrapped by the error of a wait whose own node (a
+	// lock's, a lease's) vanished while it waited: deleted by someone else.
+	// A recipe queues again when it sees it, as often as the client's
+	// retry policy allows, and then fails with it.
+	ErrNodeMissing = errors.New("zkrecipes: own node is missing")
 	// ErrStarted is returned by a second Start of a recipe that runs in
 	// the background (a leader latch or selector, a cache).
 	ErrStarted = errors.New("zkrecipes: started already")

@@ -118,7 +118,7 @@ func (s *Semaphore) createAndWait(ctx context.Context, n int, once bool) ([]fram
 			return nodes, grant, nil
 		}
 		s.discard(nodes)
-		if !errors.Is(err, errNodeMissing) || ctx.Err() != nil {
+		if !errors.Is(err, ErrNodeMissing) || ctx.Err() != nil {
 			return nil, 0, err
 		}
 	}
@@ -196,7 +196,7 @@ func (s *Semaphore) waitForRoom(ctx context.Context, nodes []framework.Node, see
 			watch = nil
 		case <-changed: // nil, never ready, for a fixed maximum
 		case <-session.Lost():
-			return 0, recipe.WaitError(framework.ErrSessionChanged, session, errNodeMissing)
+			return 0, recipe.WaitError(framework.ErrSessionChanged, session, ErrNodeMissing)
 		case <-ctx.Done():
 			return 0, recipe.SeenHeld(ctx)
 		}
@@ -210,7 +210,7 @@ func (s *Semaphore) listLeases(bound context.Context, nodes []framework.Node) (l
 	session := nodes[0].Session
 	children, stat, watch, err := s.client.ChildrenW(bound, s.leases)
 	if err != nil {
-		return listing{}, nil, recipe.WaitError(err, session, errNodeMissing)
+		return listing{}, nil, recipe.WaitError(err, session, ErrNodeMissing)
 	}
 	strays, err := tally(children, nodes)
 	if err != nil {
@@ -240,7 +240,7 @@ func tally(children []string, nodes []framework.Node) ([]string, error) {
 		}
 	}
 	if found != len(nodes) {
-		return nil, fmt.Errorf("%w: a lease node of this acquire vanished", errNodeMissing)
+		return nil, fmt.Errorf("%w: a lease node of this acquire vanished", ErrNodeMissing)
 	}
 	return strays, nil
 }

@@ -30,6 +30,10 @@ var (
 	// ErrClosed is wrapped by the error of a call made on a closed client,
 	// or waiting when the client was closed.
 	ErrClosed = zkrecipes.ErrClosed
+	// ErrNodeMissing is wrapped by the error of an acquire one of whose own
+	// lease nodes vanished while it counted (the acquire creates it again,
+	// as Curator does, until its ctx ends).
+	ErrNodeMissing = zkrecipes.ErrNodeMissing
 	// ErrMalformedCount is wrapped by the error of a counted acquire whose
 	// count node does not hold a 4-byte count.
 	ErrMalformedCount = sharedcount.ErrMalformedCount
@@ -37,7 +41,3 @@ var (
 	// shared count is negative, which no maximum can be.
 	ErrInvalidMaximum = errors.New("semaphore: shared count is negative, not a maximum")
 )
-
-// errNodeMissing says that one of the acquirer's own lease nodes vanished
-// while it counted: it is created again, as Curator does.
-var errNodeMissing = errors.New("semaphore: own lease node is missing")

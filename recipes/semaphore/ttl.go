@@ -49,7 +49,7 @@ func (s *Semaphore) createTTLAndWait(ctx context.Context, session *framework.Ses
 		stop()
 		for _, l := range ls {
 			if err == nil && l.Err() != nil {
-				err = fmt.Errorf("%w: %w", errNodeMissing, l.Err())
+				err = fmt.Errorf("%w: %w", ErrNodeMissing, l.Err())
 			}
 			if err == nil {
 				err = l.Grant(grant) // see waitForRoom
@@ -59,7 +59,7 @@ func (s *Semaphore) createTTLAndWait(ctx context.Context, session *framework.Ses
 			return ls, nil
 		}
 		s.releaseTTL(ls)
-		if !errors.Is(err, errNodeMissing) || ctx.Err() != nil {
+		if !errors.Is(err, ErrNodeMissing) || ctx.Err() != nil {
 			return nil, err
 		}
 	}
