@@ -209,7 +209,11 @@ func (c *Client) Logger() *slog.Logger { return c.log }
 
 // Close ends the session, stops every goroutine the client started and
 // waits for them. Listeners get nothing more. Holders learn of the end
-// through their Session's Lost channel. Close is idempotent.
+// through their Session's Lost channel. Close is idempotent. Unlike a
+// recipe's Close(ctx), it takes no ctx: it sends nothing it waits for
+// beyond the connection's own bound, then waits only for the client's
+// goroutines, which end with it (a listener's call under way finishes
+// first), and it must work under a plain defer at the end of main.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	if c.closed {

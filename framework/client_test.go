@@ -48,6 +48,10 @@ func TestNew_RejectsBadInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := framework.New(tt.servers, tt.opts...)
 			require.ErrorIs(t, err, tt.want)
+			if errors.Is(tt.want, framework.ErrInvalidOption) {
+				// One sentinel for bad input in the whole library.
+				assert.ErrorIs(t, err, framework.ErrInvalidArgument)
+			}
 			assert.Nil(t, c)
 		})
 	}

@@ -26,7 +26,9 @@ var (
 	// ErrInvalidPath is returned for a path that ZooKeeper would reject.
 	ErrInvalidPath = zkpath.ErrInvalidPath
 	// ErrInvalidOption is returned by New for an option with a bad value.
-	ErrInvalidOption = errors.New("framework: invalid option")
+	// It is ErrInvalidArgument, the library's one sentinel for bad input,
+	// under the name it had before: errors.Is matches either.
+	ErrInvalidOption = zkrecipes.ErrInvalidArgument
 	// ErrNoServers is returned by New for an empty server list.
 	ErrNoServers = errors.New("framework: no servers given")
 	// ErrInvalidAddress is returned by New and ParseConnectString for a
