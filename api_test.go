@@ -125,6 +125,7 @@ func TestAPI_APlantedDriftIsFound(t *testing.T) {
 		"apidrift.Listener: a listener is a function of one event, not interface{OnEvent()}",
 		"apidrift.New: is func(*framework.Client, string) *apidrift.Thing: a constructor is New(client, path, ...) (*T, error)",
 		"apidrift.OtherOption: a recipe's package has one option type, Option",
+		"apidrift.Runner: runs in the background (it has Run) but has no Done func() <-chan struct{}",
 		"apidrift.Thing: runs in the background (it has Start) but has no Done func() <-chan struct{}",
 		"apidrift.Thing.AddListener: is func(func()) func(), want func(func(E)) func(): one function of one event, and the remove",
 		"apidrift.Thing.Close: is func() error, want func(context.Context) error",

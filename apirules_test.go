@@ -162,13 +162,30 @@ func (c *apiChecker) checkType(tn *types.TypeName) {
 	switch {
 	case hold:
 		c.checkHold(name, ms)
-	case ms["Start"] != nil || ms["Done"] != nil:
+	case background(ms) != "":
 		c.checkLifecycle(name, ms)
 	}
 }
 
-// checkLifecycle: a type with Start or Done (and no Lost: not a hold)
-// runs in the background, and has all four of the lifecycle's methods.
+// background returns the method by which a type shows that it runs in
+// the background (Start, Done, Run, or an Await...), or "".
+func background(ms map[string]*types.Func) string {
+	for _, n := range []string{"Start", "Done", "Run"} {
+		if ms[n] != nil {
+			return n
+		}
+	}
+	for n := range ms {
+		if strings.HasPrefix(n, "Await") {
+			return n
+		}
+	}
+	return ""
+}
+
+// checkLifecycle: a type with Start, Done, Run or an Await... (and no
+// Lost: not a hold) runs in the background, and has all four of the
+// lifecycle's methods.
 func (c *apiChecker) checkLifecycle(name string, ms map[string]*types.Func) {
 	for _, want := range []struct{ m, sig string }{
 		{"Start", sigStart}, {"Close", sigClose}, {"Done", sigDone}, {"Err", sigErr},
@@ -179,22 +196,13 @@ func (c *apiChecker) checkLifecycle(name string, ms map[string]*types.Func) {
 			// Started by what made it (a discovery registration); the rest
 			// of the lifecycle stands.
 		case m == nil:
-			c.driftf(name, "runs in the background (it has %s) but has no %s %s", presentOf(ms, "Start", "Done"), want.m, want.sig)
+			c.driftf(name, "runs in the background (it has %s) but has no %s %s", background(ms), want.m, want.sig)
 		case want.m == "Close":
 			// Its shape is every Close's (checkType).
 		case sigString(m) != want.sig:
 			c.driftf(name+"."+want.m, "is %s, want %s", sigString(m), want.sig)
 		}
 	}
-}
-
-func presentOf(ms map[string]*types.Func, names ...string) string {
-	for _, n := range names {
-		if ms[n] != nil {
-			return n
-		}
-	}
-	return ""
 }
 
 // checkHold: a type with Lost is a hold, lease or term, and has the

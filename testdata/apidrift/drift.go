@@ -75,6 +75,18 @@ func (t *Thing) Wait(n int, ctx context.Context) error { return nil }
 // Configure takes the second option type.
 func (t *Thing) Configure(opts ...OtherOption) {}
 
+// Runner runs in the background by Run, with no Done.
+type Runner struct{}
+
+// Run runs it until ctx ends.
+func (r *Runner) Run(ctx context.Context) error { return nil }
+
+// Close ends it.
+func (r *Runner) Close(ctx context.Context) error { return nil }
+
+// Err says why it stopped.
+func (r *Runner) Err() error { return nil }
+
 // Hold is a hold without Guard, with a Name.
 type Hold struct{}
 
