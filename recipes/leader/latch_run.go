@@ -80,10 +80,12 @@ func (l *Latch) lead(ctx context.Context, hold *mutex.Hold) *mutex.Hold {
 		l.deleted(l.release(t))
 		return nil
 	}
+	// Recorded before it is published: an Await that returns the term
+	// finds it in Stats.
+	l.rec.begin(t.lead)
 	l.current = t
 	l.changedLocked()
 	l.mu.Unlock()
-	l.rec.begin(t.lead)
 	l.notify.post(Event{Type: IsLeader, Leadership: t.lead})
 	select {
 	case <-t.lead.Lost():
