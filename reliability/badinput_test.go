@@ -499,7 +499,7 @@ func queueCalls(t *testing.T, c *framework.Client, root string) []badCase {
 	require.NoError(t, err)
 	huge := strings.Repeat("x", framework.MaxRequestSize)
 	fn := func(context.Context, string) error { return nil }
-	consumer := func(opts ...queue.ConsumerOption) error { return errOf(q.NewConsumer(fn, opts...)) }
+	consumer := func(opts ...queue.Option) error { return errOf(q.NewConsumer(fn, opts...)) }
 	return []badCase{
 		{"queue.Queue.NewConsumer, nil function", func() error { return errOf(q.NewConsumer(nil)) }, invalid},
 		{"queue.Queue.NewTxConsumer, nil function", func() error { return errOf(q.NewTxConsumer(nil)) }, invalid},

@@ -302,7 +302,7 @@ func (f *queueFlags) open(client *framework.Client, path string, logger *slog.Lo
 
 // typed returns one of the typed queues as an openQueue.
 func typed(path string, q interface{ Close(context.Context) error },
-	newConsumer func(queue.Func[[]byte], ...queue.ConsumerOption) (*queue.Consumer[[]byte], error),
+	newConsumer func(queue.Func[[]byte], ...queue.Option) (*queue.Consumer[[]byte], error),
 	put func(ctx context.Context, items [][]byte) error) *openQueue {
 	return &openQueue{
 		path: path, put: put,
