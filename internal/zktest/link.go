@@ -119,7 +119,8 @@ func (p *Proxy) acceptLoop() {
 		}
 		p.wg.Add(1)
 		// Ends when the client's first bytes are read and its link is
-		// started, or the four-letter word is answered.
+		// started, or the four-letter word is answered, or (a stalled
+		// connection) when the proxy closes.
 		go p.serve(client)
 	}
 }
@@ -132,6 +133,11 @@ func (p *Proxy) serve(client net.Conn) {
 	fromClient := bufio.NewReader(client)
 	if first, err := fromClient.Peek(4); err == nil && isFourLetterWord(first) {
 		p.answerWord(client, fromClient, string(first))
+		return
+	}
+	if p.takeStall() {
+		<-p.done
+		_ = client.Close()
 		return
 	}
 	server, err := net.DialTimeout("tcp", p.target, dialTimeout)

@@ -41,6 +41,8 @@ type Proxy struct {
 	droppedBy sync.Map               // opcode (int32) -> *atomic.Int64: replies swallowed by DropNextReply
 	requests  sync.Map               // opcode (int32) -> *atomic.Int64: requests seen
 	notified  atomic.Int64           // watch notifications (xid -1) forwarded to clients
+	stalls    atomic.Int64           // connections still to be stalled (StallNextConnection)
+	stalled   atomic.Int64           // connections stalled
 }
 
 // Request types that tests count with Requests.
@@ -239,6 +241,30 @@ func (p *Proxy) repliesHeld() <-chan struct{} {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.held
+}
+
+// StallNextConnection makes the proxy accept the next connection a client
+// opens and leave it open and unanswered until the proxy is closed, as
+// ZooKeeper 3.8.0 standalone does to a connection that arrives while it
+// starts (ZOOKEEPER-5051): the client's handshake gets no answer, and no
+// end either. Cut leaves it be. Each call stalls one more connection.
+func (p *Proxy) StallNextConnection() { p.stalls.Add(1) }
+
+// Stalled returns how many connections StallNextConnection has stalled.
+func (p *Proxy) Stalled() int64 { return p.stalled.Load() }
+
+// takeStall consumes one armed StallNextConnection, if any.
+func (p *Proxy) takeStall() bool {
+	for {
+		n := p.stalls.Load()
+		if n == 0 {
+			return false
+		}
+		if p.stalls.CompareAndSwap(n, n-1) {
+			p.stalled.Add(1)
+			return true
+		}
+	}
 }
 
 // Cut closes every current connection at once; new ones are accepted.

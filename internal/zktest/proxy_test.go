@@ -3,6 +3,8 @@ package zktest
 import (
 	"context"
 	"fmt"
+	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -344,4 +346,23 @@ func TestProxy_SetAsideNextReplyLetsLaterAnswersPass(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the answer set aside did not come after ReleaseReplies")
 	}
+}
+
+func TestProxy_StallNextConnectionLeavesOneHandshakeOpenAndUnanswered(t *testing.T) {
+	p := NewProxy(t, sharedAddr(t))
+	p.StallNextConnection()
+	stalled, err := net.Dial("tcp", p.Addr())
+	require.NoError(t, err)
+	defer stalled.Close()
+	// A connect request's head: its length, then the protocol version.
+	_, err = stalled.Write([]byte{0, 0, 0, 44, 0, 0, 0, 0})
+	require.NoError(t, err)
+	require.NoError(t, stalled.SetReadDeadline(time.Now().Add(300*time.Millisecond)))
+	_, err = stalled.Read(make([]byte, 1))
+	require.ErrorIs(t, err, os.ErrDeadlineExceeded, "no answer, and no end either")
+	assert.Equal(t, int64(1), p.Stalled())
+
+	s := connect(t, p.Addr(), 10*time.Second)
+	_, _, err = s.Exists("/")
+	assert.NoError(t, err, "the next connection goes through")
 }
