@@ -79,11 +79,14 @@ func (c *Client) dial() error {
 		}
 		c.events.push(e)
 	}
+	handshake := newHandshakeBound(c.cfg.sessionTimeout)
 	hooks := &wireHooks{
-		tap:     c.tap,
-		book:    c.leases,
-		carrier: c.carrier,
+		tap:       c.tap,
+		book:      c.leases,
+		carrier:   c.carrier,
+		handshake: handshake,
 		connected: func(r connectReply) {
+			handshake.granted(r.timeout)
 			c.events.push(connEvent{gen: gen, granted: r.timeout})
 			c.restoreWatches(r.sessionID, func() *zk.Conn { <-ready; return conn })
 		},

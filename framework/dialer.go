@@ -62,6 +62,7 @@ type wireHooks struct {
 	book      *leaseBook // nil: no lease
 	carrier   *carrier
 	connected func(connectReply) // each connect response, before go-zookeeper announces the session
+	handshake *handshakeBound    // bounds the wait for each connect response; nil: go-zookeeper's
 	notify    func(body []byte) error
 	zxid      func(int64) // the zxid of each reply
 }

@@ -91,6 +91,11 @@
 // The client follows the frames of connections made by a dialer of the
 // caller's own (zk.WithDialer in [WithZKOptions]) too: it wraps each one,
 // so a TLS connection is wrapped from outside and read in the clear.
+// A connection whose handshake gets no answer within a third of the
+// session timeout is given up and another dialed, where go-zookeeper alone
+// would wait 20/3 of it: ZooKeeper 3.8.0 standalone leaves a connection
+// that arrives while it starts open and unanswered (ZOOKEEPER-5051), and a
+// client reconnecting to a restarted server met one and lost its session.
 //
 // # The wire, and ZooKeeper 3.6+
 //

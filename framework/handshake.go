@@ -1,0 +1,63 @@
+package framework
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// handshakeShare is the part of the session timeout that a connection may
+// wait for the answer to its connect request: a third, so that a client
+// that gives a handshake up has time to connect again, maybe twice, before
+// the session expires.
+//
+// go-zookeeper alone waits ten receive timeouts (20/3 of the session
+// timeout). A server that never answers is not hypothetical: ZooKeeper
+// 3.8.0 standalone leaves a connection that arrives while it starts open
+// and unanswered (ZOOKEEPER-5051), and a client reconnecting to a
+// restarted server meets it; it then lost a session that the restart had
+// kept.
+const handshakeShare = 3
+
+// handshakeBound is the longest wait for a connect response on the
+// connections of one go-zookeeper connection: a share of the session
+// timeout in force, the one asked for until the server grants one.
+type handshakeBound struct {
+	timeout atomic.Int64 // time.Duration
+}
+
+func newHandshakeBound(asked time.Duration) *handshakeBound {
+	b := &handshakeBound{}
+	b.timeout.Store(int64(asked))
+	return b
+}
+
+// granted records the session timeout a connect response granted.
+func (b *handshakeBound) granted(d time.Duration) {
+	if d > 0 {
+		b.timeout.Store(int64(d))
+	}
+}
+
+// wait returns how long a handshake may wait for its answer.
+func (b *handshakeBound) wait() time.Duration {
+	return time.Duration(b.timeout.Load()) / handshakeShare
+}
+
+// SetReadDeadline sets the deadline of the reads to come; until the connect
+// response has begun, no later than the handshake's bound. go-zookeeper
+// sets it before it reads the connect response and before each read after,
+// on the goroutine that reads.
+func (c *tappedConn) SetReadDeadline(t time.Time) error {
+	if c.packets == 0 && !t.IsZero() && c.wire.handshake != nil {
+		t = earliest(t, time.Now().Add(c.wire.handshake.wait()))
+	}
+	return c.Conn.SetReadDeadline(t)
+}
+
+// earliest returns the earlier of two times.
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
