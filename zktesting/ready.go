@@ -16,8 +16,12 @@ const (
 	defaultStartTimeout = 60 * time.Second
 	// probeInterval is the pause between two readiness probes.
 	probeInterval = 50 * time.Millisecond
-	// probeTimeout bounds one readiness probe.
+	// probeTimeout bounds one readiness probe; the first get less (see
+	// probeOnce).
 	probeTimeout = 3 * time.Second
+	// firstProbeTimeout bounds the first readiness probe; each probe that
+	// runs out of time doubles the bound of the next, up to probeTimeout.
+	firstProbeTimeout = 250 * time.Millisecond
 	// probeSessionTimeout is the session timeout the readiness probe asks for.
 	probeSessionTimeout = 4 * time.Second
 )
@@ -32,8 +36,12 @@ func awaitReady(ctx context.Context, addr string, p *process, logPath string, lo
 	}
 	ticker := time.NewTicker(probeInterval)
 	defer ticker.Stop()
+	bound := firstProbeTimeout
 	for {
-		err := probeOnce(ctx, addr, log)
+		timedOut, err := probeOnce(ctx, addr, bound, log)
+		if timedOut {
+			bound = min(2*bound, probeTimeout)
+		}
 		if err == nil && p.exited() {
 			// Whoever answered, it was not this process.
 			err = fmt.Errorf("answered after pid %d exited", p.pid())
@@ -55,16 +63,21 @@ func awaitReady(ctx context.Context, addr string, p *process, logPath string, lo
 	}
 }
 
-// probeOnce checks that the server at addr is ready, within probeTimeout.
+// probeOnce checks that the server at addr is ready, within bound, and
+// tells whether it ran out of time.
 //
-// The bound matters: ZooKeeper 3.8.0 standalone may leave a connection that
-// arrives just as it starts open and unanswered forever (closing it throws a
-// NullPointerException before the socket is closed), so a probe must give
-// up and try again on a new connection.
-func probeOnce(ctx context.Context, addr string, log *slog.Logger) error {
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+// The bound matters: ZooKeeper 3.8.0 standalone leaves a connection that
+// arrives while it starts open and unanswered forever (closing it throws a
+// NullPointerException before the socket is closed: ZOOKEEPER-5051), so a
+// probe must give up and try again on a new connection. A short bound
+// first, since under load most starts met such a connection and each cost
+// the start a whole probeTimeout; a longer one after each time out, for a
+// server that is only slow to answer.
+func probeOnce(ctx context.Context, addr string, bound time.Duration, log *slog.Logger) (timedOut bool, err error) {
+	pctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	return probe(ctx, addr, log)
+	err = probe(pctx, addr, log)
+	return err != nil && pctx.Err() != nil && ctx.Err() == nil, err
 }
 
 // probe checks once that the server at addr is ready.
