@@ -59,7 +59,12 @@ func (s *Server) Stop() error {
 
 // Restart stops the server if it runs and starts it again on the same port
 // with the same data, returning once it is ready. Sessions whose timeout has
-// not run out in between survive, as do their ephemeral nodes.
+// not run out in between survive, as do their ephemeral nodes, provided
+// their clients reconnect in time: ZooKeeper 3.8.0 leaves a connection that
+// arrives while it starts open and unanswered (ZOOKEEPER-5051), so a client
+// must give such a handshake up and dial again, as framework's client does
+// after a third of the session timeout; go-zookeeper alone waits 20/3 of
+// it, past the session's expiry.
 func (s *Server) Restart(ctx context.Context) error {
 	if err := s.Stop(); err != nil {
 		return err
