@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -99,8 +100,14 @@ func retrySteps[T any](ctx context.Context, c *Client, op, path string, try func
 		if err == nil {
 			return v, nil
 		}
-		if !IsRetryable(err) || ctx.Err() != nil {
+		if !IsRetryable(err) {
 			return v, opError(op, path, err) // v: a failed Multi's results
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			// The call ends for ctx's sake, which it says: it would try
+			// again otherwise. A try that waited for the connection may
+			// end with ctx's deadline, and fail as it does.
+			return v, opError(op, path, fmt.Errorf("%w: %w", cerr, err))
 		}
 		var zero T
 		switch werr := c.retryWait(ctx, n, start); {
