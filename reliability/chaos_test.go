@@ -173,13 +173,32 @@ func goWorkers(t *testing.T, root string, clients []*framework.Client, ledger *c
 	return workers
 }
 
-// runChaos runs the schedule and the workers for duration, the Curator
-// workers for its middle half, and returns once all have stopped and every
+// runChaos runs the schedule and the workers for duration, and on until
+// every kind of fault has been injected, the Curator workers for the
+// duration's middle half, and returns once all have stopped and every
 // fault is undone.
 func runChaos(duration time.Duration, schedule *chaos.Schedule, workers []runner, curatorWorkers []*chaos.Worker) error {
-	runCtx, stop := context.WithTimeout(context.Background(), duration)
+	runCtx, stop := context.WithCancel(context.Background())
 	defer stop()
 	var wg sync.WaitGroup
+	// Ends the run once it has lasted duration and every kind of fault has
+	// been injected: a loaded machine restarts members slowly, and a round
+	// of faults outlasted two minutes there. Ends with the run otherwise.
+	wg.Go(func() {
+		timer := time.NewTimer(duration)
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+		case <-runCtx.Done():
+			return
+		}
+		select {
+		case <-schedule.FirstRound():
+		case <-runCtx.Done():
+			return
+		}
+		stop()
+	})
 	for _, w := range workers {
 		wg.Go(func() { w.Run(runCtx) }) // ends when the run does
 	}

@@ -28,7 +28,9 @@
 //     session it left, and the next waiter acquires at that session's
 //     expiry while Curator still holds.
 //     CHAOS_DURATION
-//     sets the run's length (default 2m), CHAOS_SEED replays a schedule,
+//     sets the run's length (default 2m; a run lasts until every kind of
+//     fault has been injected once, longer on a busy machine),
+//     CHAOS_SEED replays a schedule,
 //     CHAOS_REPORT names the JSON report's file; `make chaos
 //     DURATION=30m` runs it alone.
 //   - oneway_test.go and follower_test.go: the session lease tells a

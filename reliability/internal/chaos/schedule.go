@@ -103,9 +103,10 @@ type Schedule struct {
 
 	shrunk int // the member+1 whose limit FaultShrinkGrant lowered; 0: none
 
-	mu       sync.Mutex
-	counts   map[string]int
-	expiries []Expiry
+	mu         sync.Mutex
+	counts     map[string]int
+	expiries   []Expiry
+	firstRound chan struct{} // closed once every kind has been injected; made on first use
 }
 
 // Expiry is a partition of one client longer than its session timeout.
@@ -141,7 +142,27 @@ func (s *Schedule) Run(ctx context.Context) error {
 				return fmt.Errorf("chaos: %s: %w", kind, err)
 			}
 		}
+		s.mu.Lock()
+		if first := s.firstRoundLocked(); !isClosed(first) {
+			close(first)
+		}
+		s.mu.Unlock()
 	}
+}
+
+// FirstRound returns a channel closed once every kind of fault has been
+// injected, and undone, at least once.
+func (s *Schedule) FirstRound() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.firstRoundLocked()
+}
+
+func (s *Schedule) firstRoundLocked() chan struct{} {
+	if s.firstRound == nil {
+		s.firstRound = make(chan struct{})
+	}
+	return s.firstRound
 }
 
 // Counts returns how many faults of each kind were injected.
