@@ -17,6 +17,10 @@ ZK_IMAGE ?= zkrecipes/zookeeper:3.8
 RUN ?= .
 # Length of the chaos run (make chaos DURATION=30m); make test runs the default 2m.
 DURATION ?= 2m
+# Packages of the root module that make test runs at a time, and parallel
+# tests of a package (see .ci/test.sh).
+TEST_P ?= 6
+TEST_PARALLEL ?= 4
 # Where the chaos run writes its JSON report.
 CHAOS_REPORT ?= $(CURDIR)/.run/chaos-report.json
 export CHAOS_REPORT
@@ -43,9 +47,10 @@ deps:
 build:
 	$(call each,$(GO) build)
 
-## test: every test, with the race detector, against local servers (the chaos run for 2m)
+## test: every test, with the race detector, against local servers (the chaos run for 2m,
+## beside the rest); TEST_P packages at a time; ends with each package's time, slowest first
 test: deps
-	$(call each,$(GO) test -race -count=1 -timeout 20m)
+	GO=$(GO) TEST_P=$(TEST_P) TEST_PARALLEL=$(TEST_PARALLEL) ./.ci/test.sh
 
 ## chaos: the chaos run alone, for DURATION (make chaos DURATION=30m); report in CHAOS_REPORT;
 ## fails on a broken promise, and from 2m on when no fault interrupted a hold, dropped an answer or expired a holder
