@@ -147,6 +147,7 @@ func TestRetry_WaitsForTheConnectionInsteadOfSpendingRetries(t *testing.T) {
 	require.NoError(t, c.EnsurePath(ctx, path))
 
 	proxy.Pause()
+	proxy.Cut() // suspended at once, not a receive timeout later
 	require.Equal(t, framework.Suspended, states.next(t, 15*time.Second).State)
 	done := make(chan error, 1)
 	go func() {
@@ -183,6 +184,7 @@ func TestRetry_AWaitThatBeganDisconnectedEndsAtTheReconnect(t *testing.T) {
 	require.NoError(t, c.EnsurePath(ctx, path))
 
 	proxy.Pause()
+	proxy.Cut() // suspended at once, not a receive timeout later
 	require.Equal(t, framework.Suspended, states.next(t, 15*time.Second).State)
 	done := make(chan error, 1)
 	go func() { // ends when the call returns
@@ -205,6 +207,7 @@ func TestRetry_ContextEndsAWaitingCall(t *testing.T) {
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
 	states := recordStates(c)
 	proxy.Pause()
+	proxy.Cut() // suspended at once, not a receive timeout later
 	require.Equal(t, framework.Suspended, states.next(t, 15*time.Second).State)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
@@ -220,6 +223,7 @@ func TestRetry_ExhaustedRetriesReportTheConnectionError(t *testing.T) {
 		framework.WithRetryPolicy(framework.RetryNTimes(2, 10*time.Millisecond)))
 	states := recordStates(c)
 	proxy.Pause()
+	proxy.Cut() // suspended at once, not a receive timeout later
 	require.Equal(t, framework.Suspended, states.next(t, 15*time.Second).State)
 	_, _, err := c.Get(testContext(t), "/")
 	require.ErrorIs(t, err, framework.ErrNotConnected)
