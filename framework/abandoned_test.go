@@ -25,6 +25,7 @@ import (
 // transaction reported failed while its job was taken, and sets fared
 // worse.
 func TestLostAnswer_AWriteEndedByItsCtxIsNeverReportedFailedIfApplied(t *testing.T) {
+	t.Parallel()
 	// nth is the path of the i-th node a create makes under dir.
 	nth := func(dir string, i int) string { return fmt.Sprintf("%s/n%d", dir, i) }
 	exists := func(c *framework.Client, dir string, i int) bool {

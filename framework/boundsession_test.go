@@ -65,6 +65,7 @@ func (c *stallingConn) Write(p []byte) (int, error) {
 // must not create nodes there: it fails with ErrSessionChanged and leaves
 // nothing (hardening item 2: a semaphore permit leaked this way).
 func TestMulti_QueuedIntoANewSessionFailsAndLeavesNothing(t *testing.T) {
+	t.Parallel()
 	queueIntoANewSession(t, false, func(ctx context.Context, parent string) error {
 		_, err := newClientOf(ctx).Multi(ctx, framework.CreateOp(parent+"/lease-", nil, framework.EphemeralSequential))
 		return err
@@ -73,6 +74,7 @@ func TestMulti_QueuedIntoANewSessionFailsAndLeavesNothing(t *testing.T) {
 
 // So must a plain create bound to a session (issue 20, item 4).
 func TestCreate_BoundAndQueuedIntoANewSessionFailsAndLeavesNothing(t *testing.T) {
+	t.Parallel()
 	queueIntoANewSession(t, false, func(ctx context.Context, parent string) error {
 		_, err := newClientOf(ctx).Create(ctx, parent+"/lease-", nil, framework.EphemeralSequential)
 		return err
@@ -83,6 +85,7 @@ func TestCreate_BoundAndQueuedIntoANewSessionFailsAndLeavesNothing(t *testing.T)
 // when it runs, in the new session, and what it made there is deleted
 // (issue 20, item 5).
 func TestMulti_BoundAndAbandonedWhileQueuedLeavesNothing(t *testing.T) {
+	t.Parallel()
 	queueIntoANewSession(t, true, func(ctx context.Context, parent string) error {
 		_, err := newClientOf(ctx).Multi(ctx, framework.CreateOp(parent+"/lease-", nil, framework.EphemeralSequential))
 		return err
@@ -167,6 +170,7 @@ func queueIntoANewSession(t *testing.T, abandon bool, call func(ctx context.Cont
 // item 8). The background deletes are held back until every create has
 // returned, so a delete queued for an adopted node would come after.
 func TestCreateProtected_NodeOfTheCurrentSessionIsAdoptedNotDeleted(t *testing.T) {
+	t.Parallel()
 	servers := zktest.Servers(t)
 	d := newStallingDialer()
 	c, err := framework.Connect(testContext(t), []string{servers, servers},

@@ -20,6 +20,7 @@ import (
 // answer to its own request (each node's data names the node), and the
 // watch keeps delivering after each reconnect. Run with -race.
 func TestCarrier_EveryAnswerReachesItsCallerThroughCutsAndAnExpiry(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("cuts a connection for several seconds")
 	}

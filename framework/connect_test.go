@@ -18,6 +18,7 @@ import (
 // A Connect that runs out says whose time ran out and why the server
 // could not be reached, for each of the two deadlines that can end it.
 func TestConnect_RunningOutIsUnreachableAndSaysWhoseDeadline(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		ctx   func() (context.Context, context.CancelFunc)

@@ -27,6 +27,7 @@ func (l *countingLogger) Printf(string, ...any) { l.lines.Add(1) }
 // server granted (asked 12 s, granted 3 s), for the first session and for
 // the next one after a Lost.
 func TestGranted_LostAfterTheGrantedTimeoutWhateverGoZookeeperLogs(t *testing.T) {
+	t.Parallel()
 	const asked, granted = 12 * time.Second, 3 * time.Second
 	server := zktest.NewServer(t, zktesting.WithMaxSessionTimeout(granted))
 	users := new(countingLogger)
@@ -38,6 +39,7 @@ func TestGranted_LostAfterTheGrantedTimeoutWhateverGoZookeeperLogs(t *testing.T)
 		{"the user's logger", []func(*zk.Conn){zk.WithLogger(users)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			proxy := zktest.NewProxy(t, server.Addr())
 			c := connect(t, proxy.Addr(), framework.WithSessionTimeout(asked), framework.WithZKOptions(tc.opts...))
 			require.Equal(t, granted, c.SessionTimeout(), "known once connected")
@@ -69,6 +71,7 @@ func TestGranted_LostAfterTheGrantedTimeoutWhateverGoZookeeperLogs(t *testing.T)
 // A dialer of the caller's own is wrapped, not replaced: the client still
 // reads the grant.
 func TestGranted_OwnDialerIsWrappedAndTheGrantRead(t *testing.T) {
+	t.Parallel()
 	const asked = 12 * time.Second
 	server := zktest.NewServer(t, zktesting.WithMaxSessionTimeout(3*time.Second))
 	var dials atomic.Int32

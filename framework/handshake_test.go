@@ -18,6 +18,7 @@ import (
 // client gives such a handshake up in time to connect again within the
 // session timeout, and keeps its session.
 func TestConnect_AnUnansweredHandshakeIsGivenUpInTimeToKeepTheSession(t *testing.T) {
+	t.Parallel()
 	const timeout = 6 * time.Second
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(timeout))

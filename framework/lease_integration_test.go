@@ -40,6 +40,7 @@ func TestLease_PingsKeepTheLeaseAhead(t *testing.T) {
 // go-zookeeper still reports a connection, and every hold of the session
 // ends under the session policy long before the client declares Lost.
 func TestLease_UnansweredRequestsLetTheLeaseRunOut(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(leaseSession))
 	s := c.Session()
@@ -79,6 +80,7 @@ func TestLease_ReconnectToTheSameSessionContinuesTheLease(t *testing.T) {
 
 // A new session starts a lease of its own at its connect response.
 func TestLease_NewSessionStartsAFreshLease(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(leaseSession))
 	old := c.Session()
@@ -101,6 +103,7 @@ func TestLease_NewSessionStartsAFreshLease(t *testing.T) {
 // keeps its lease, which runs out before the server can expire the
 // session.
 func TestLease_OwnDialerKeepsTheLease(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	var dials atomic.Int32
 	dialer := func(network, address string, timeout time.Duration) (net.Conn, error) {
@@ -180,6 +183,7 @@ func TestLease_ServerLagShortensTheLease(t *testing.T) {
 // restart on a loaded machine (CI runs packages side by side) took more
 // than 30 s once, and the client rightly gave the session up.
 func TestLease_AShorterGrantOnReconnectMovesTheLeaseBack(t *testing.T) {
+	t.Parallel()
 	const first = 60 * time.Second
 	srv := zktest.NewServer(t, zktesting.WithMaxSessionTimeout(first))
 	c := connect(t, srv.Addr(), framework.WithSessionTimeout(first))

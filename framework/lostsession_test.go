@@ -46,6 +46,7 @@ func lostMulti(t *testing.T, proxy *zktest.Proxy, c, observer *framework.Client,
 // session, the guard would fail it and Multi would report ErrLost ("wrote
 // nothing") for a transaction the server applied (issue 27, row 2).
 func TestMulti_LostAnswerWhoseSessionExpiredIsOfUnknownOutcome(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(2*time.Second))
 	observer := connect(t, zktest.Servers(t))

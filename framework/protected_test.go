@@ -35,6 +35,7 @@ func TestCreateProtected_NamesNodesInCuratorsFormat(t *testing.T) {
 // the reply and cuts the connection. Each call must still return exactly
 // one node, owned by the caller, and the parent must hold nothing else.
 func TestCreateProtected_LostAnswersNeverDuplicateNorOrphan(t *testing.T) {
+	t.Parallel()
 	injections := 200
 	if testing.Short() {
 		injections = 20
@@ -82,6 +83,7 @@ func countOrphans(children []string, returned map[string]bool) int {
 // The caller gives up while the create's answer is still on its way: the
 // node reaches the server, and the client must delete it once it can.
 func TestCreateProtected_CancelledWhileTheAnswerIsOutstandingLeavesNoNode(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		fault func(p *zktest.Proxy)
@@ -120,6 +122,7 @@ func TestCreateProtected_CancelledWhileTheAnswerIsOutstandingLeavesNoNode(t *tes
 // A node found by its protection id but owned by an older session is not
 // taken: it is deleted, and a new node is made in the current session.
 func TestCreateProtected_AbandonedCreateOfAnExpiredSessionIsNotAdopted(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(shortSession),
 		framework.WithRetryPolicy(framework.RetryForever(20*time.Millisecond)))

@@ -18,6 +18,7 @@ import (
 // A server restart within the session timeout is a suspension, not a loss:
 // the session and its ephemeral nodes survive.
 func TestServers_RestartWithinTheSessionTimeoutKeepsTheSession(t *testing.T) {
+	t.Parallel()
 	server := zktest.NewServer(t)
 	c := connect(t, server.Addr(), framework.WithSessionTimeout(20*time.Second))
 	states := recordStates(c)
@@ -44,6 +45,7 @@ func TestServers_RestartWithinTheSessionTimeoutKeepsTheSession(t *testing.T) {
 // Stopping the ensemble member the client is connected to, the leader
 // included, moves the client to another member in the same session.
 func TestServers_StoppingAMemberMovesTheClientToAnother(t *testing.T) {
+	t.Parallel()
 	ensemble := zktest.NewEnsemble(t, 3)
 	c, err := framework.Connect(testContext(t), ensemble.Addrs(), framework.WithSessionTimeout(20*time.Second))
 	require.NoError(t, err)

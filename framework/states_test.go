@@ -44,6 +44,7 @@ func TestStates_CutGivesSuspendedThenReconnectedInTheSameSession(t *testing.T) {
 // after that: the client counts Lost from the timeout granted, not the one
 // it asked for (a default server grants 40 s to a client asking for 60 s).
 func TestStates_LostAfterTheSessionTimeoutTheServerGranted(t *testing.T) {
+	t.Parallel()
 	const granted = 3 * time.Second
 	server := zktest.NewServer(t, zktesting.WithMaxSessionTimeout(granted))
 	proxy := zktest.NewProxy(t, server.Addr())
@@ -62,6 +63,7 @@ func TestStates_LostAfterTheSessionTimeoutTheServerGranted(t *testing.T) {
 }
 
 func TestStates_PauseLongerThanTheSessionGivesLostThenANewSession(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	states := recordStates(c)
@@ -139,6 +141,7 @@ func TestStates_ListenersGetEveryTransitionInOrder(t *testing.T) {
 }
 
 func TestRetry_WaitsForTheConnectionInsteadOfSpendingRetries(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second), framework.WithRetryPolicy(framework.NoRetry()))
 	states := recordStates(c)
@@ -175,6 +178,7 @@ func TestRetry_WaitsForTheConnectionInsteadOfSpendingRetries(t *testing.T) {
 // background retry the same way, so a cancelled waiter's node no longer
 // outlives the reconnect by a backoff.
 func TestRetry_AWaitThatBeganDisconnectedEndsAtTheReconnect(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second),
 		framework.WithConnectionTimeout(300*time.Millisecond), framework.WithRetryPolicy(framework.RetryNTimes(3, time.Minute)))
@@ -203,6 +207,7 @@ func TestRetry_AWaitThatBeganDisconnectedEndsAtTheReconnect(t *testing.T) {
 }
 
 func TestRetry_ContextEndsAWaitingCall(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
 	states := recordStates(c)
@@ -217,6 +222,7 @@ func TestRetry_ContextEndsAWaitingCall(t *testing.T) {
 }
 
 func TestRetry_ExhaustedRetriesReportTheConnectionError(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second),
 		framework.WithConnectionTimeout(100*time.Millisecond),

@@ -17,6 +17,7 @@ import (
 // back is still Lost a session timeout after Suspended. The wall clock
 // only shows in StateChange.At.
 func TestStates_WallClockStepsDecideNothing(t *testing.T) {
+	t.Parallel()
 	clk := framework.NewSteppingClock()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(shortSession), framework.WithClock(clk))
