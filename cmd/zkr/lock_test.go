@@ -30,7 +30,7 @@ func TestLock_ExcludesAnotherZkrAndAGoMutex(t *testing.T) {
 	require.NoError(t, err, "ZKR_FENCING_TOKEN is a number")
 	assert.Positive(t, token)
 
-	code, _, stderr := runZkr(t, lockArgs(t, path, []string{"--timeout", "300ms"}, "true")...)
+	code, _, stderr := runZkr(t, lockArgs(t, path, []string{"--timeout", heldTimeout}, "true")...)
 	assert.Equal(t, exitNotAcquired, code, stderr)
 	m, err := mutex.New(client(t), path)
 	require.NoError(t, err)
@@ -41,7 +41,7 @@ func TestLock_ExcludesAnotherZkrAndAGoMutex(t *testing.T) {
 	assert.Equal(t, 0, first.wait(t, time.Minute), first.stderr.String())
 	hold, err := m.AcquireTimeout(ctxOf(t), 30*time.Second)
 	require.NoError(t, err, "zkr released the lock when its command ended")
-	code, _, stderr = runZkr(t, lockArgs(t, path, []string{"--timeout", "300ms"}, "true")...)
+	code, _, stderr = runZkr(t, lockArgs(t, path, []string{"--timeout", heldTimeout}, "true")...)
 	assert.Equal(t, exitNotAcquired, code, "zkr got a lock a Go mutex holds: %s", stderr)
 	require.NoError(t, hold.Release(ctxOf(t)))
 }
@@ -53,7 +53,7 @@ func TestLock_CuratorAndZkrExcludeEachOther(t *testing.T) {
 	ok, err := c.MutexAcquire(ctxOf(t), "a", path, -1)
 	require.NoError(t, err)
 	require.True(t, ok)
-	code, _, stderr := runZkr(t, lockArgs(t, path, []string{"--timeout", "300ms"}, "true")...)
+	code, _, stderr := runZkr(t, lockArgs(t, path, []string{"--timeout", heldTimeout}, "true")...)
 	assert.Equal(t, exitNotAcquired, code, "zkr got a lock Curator holds: %s", stderr)
 	require.NoError(t, c.MutexRelease(ctxOf(t), "a"))
 
@@ -186,7 +186,7 @@ func TestSemaphore_HoldsOneLeaseOfN(t *testing.T) {
 	p2 := startZkr(t, nil, semArgs(nil, g2.argv("exit 4")...)...)
 	require.Eventually(t, func() bool { return g1.started() && g2.started() }, time.Minute, 20*time.Millisecond,
 		"two holders of two leases")
-	code, _, stderr := runZkr(t, semArgs([]string{"--timeout", "300ms"}, "true")...)
+	code, _, stderr := runZkr(t, semArgs([]string{"--timeout", heldTimeout}, "true")...)
 	assert.Equal(t, exitNotAcquired, code, "a third lease of two: %s", stderr)
 	g1.open(t)
 	g2.open(t)
@@ -209,7 +209,7 @@ func TestSemaphore_CountPathGivesTheMaximum(t *testing.T) {
 	g := newGate(t)
 	p := startZkr(t, nil, semArgs(nil, g.argv("exit 0")...)...)
 	require.Eventually(t, g.started, time.Minute, 20*time.Millisecond)
-	code, _, stderr := runZkr(t, semArgs([]string{"--timeout", "300ms"}, "true")...)
+	code, _, stderr := runZkr(t, semArgs([]string{"--timeout", heldTimeout}, "true")...)
 	assert.Equal(t, exitNotAcquired, code, "a second lease of a count of 1: %s", stderr)
 	r := inspectJSON(t, path, "--count-path", countPath)
 	assert.Equal(t, 1, r.Max)

@@ -28,7 +28,7 @@ func TestRWLock_ReadersShareAndWritersAreAlone(t *testing.T) {
 
 	code, _, stderr := runZkr(t, rwlockArgs(t, "read", path, []string{"--timeout", "10s"}, "true")...)
 	assert.Equal(t, 0, code, "a second reader shares the lock: %s", stderr)
-	code, _, stderr = runZkr(t, rwlockArgs(t, "write", path, []string{"--timeout", "300ms"}, "true")...)
+	code, _, stderr = runZkr(t, rwlockArgs(t, "write", path, []string{"--timeout", heldTimeout}, "true")...)
 	assert.Equal(t, exitNotAcquired, code, "a writer got in beside a reader: %s", stderr)
 	g.open(t)
 	assert.Equal(t, 0, reader.wait(t, time.Minute), reader.stderr.String())
