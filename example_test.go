@@ -55,9 +55,9 @@ func Example() {
 	// ...so another process gives up on both after a short wait, with the
 	// same error.
 	other, _ := mutex.New(second, "/app/lock")
-	_, lockErr := other.AcquireTimeout(ctx, 100*time.Millisecond)
+	_, lockErr := other.AcquireTimeout(ctx, time.Second)
 	otherSem, _ := semaphore.New(second, "/app/slots", 1)
-	_, semErr := otherSem.AcquireTimeout(ctx, 100*time.Millisecond)
+	_, semErr := otherSem.AcquireTimeout(ctx, time.Second)
 	fmt.Println(errors.Is(lockErr, zkrecipes.ErrNotAcquired), errors.Is(semErr, zkrecipes.ErrNotAcquired))
 	// Output: true true
 }

@@ -28,7 +28,7 @@ func TestInterop_CuratorMultiLockExcludesGoAndGoExcludesIt(t *testing.T) {
 	require.True(t, ok)
 	theirs := nodes(t, c, base)
 	require.Len(t, theirs, 3, "Curator's multi-lock holds a node in each part")
-	_, err = ml.AcquireTimeout(ctx, 300*time.Millisecond)
+	_, err = ml.AcquireTimeout(ctx, heldTimeout)
 	require.ErrorIs(t, err, multilock.ErrNotAcquired, "Go took a multi-lock that Curator holds")
 	assert.Equal(t, theirs, nodes(t, c, base), "Go's timed-out acquire left nodes behind")
 

@@ -120,7 +120,7 @@ func TestMultiLock_PartHeldElsewhereTimesTheWholeOutAndLeavesNothing(t *testing.
 	for i := range 3 {
 		release := holdPart(t, other, i)
 		theirs := nodes(t, c, base)
-		_, err := ml.AcquireTimeout(ctx, 300*time.Millisecond)
+		_, err := ml.AcquireTimeout(ctx, heldTimeout)
 		require.ErrorIs(t, err, multilock.ErrNotAcquired, "part %d held elsewhere", i)
 		assert.Equal(t, theirs, nodes(t, c, base), "a timed-out acquire left nodes behind (part %d held elsewhere)", i)
 		_, err = ml.TryAcquire(ctx)

@@ -39,7 +39,7 @@ func TestInterop_CuratorHolderBlocksGo(t *testing.T) {
 	require.True(t, ok)
 
 	m := newMutex(t, connect(t, zktest.Servers(t)), path)
-	_, err = m.AcquireTimeout(ctx, 300*time.Millisecond)
+	_, err = m.AcquireTimeout(ctx, heldTimeout)
 	require.ErrorIs(t, err, mutex.ErrNotAcquired, "Go acquired a lock held by Curator")
 	acquired := make(chan error, 1)
 	go func() {

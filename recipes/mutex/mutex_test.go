@@ -147,7 +147,7 @@ func TestMutex_TryAndTimedAcquireLeaveNothingWhenNotAcquired(t *testing.T) {
 	m := newMutex(t, other, path)
 	_, err = m.TryAcquire(ctx)
 	require.ErrorIs(t, err, mutex.ErrNotAcquired)
-	_, err = m.AcquireTimeout(ctx, 200*time.Millisecond)
+	_, err = m.AcquireTimeout(ctx, heldTimeout)
 	require.ErrorIs(t, err, mutex.ErrNotAcquired)
 	assert.NotErrorIs(t, err, context.DeadlineExceeded, "running out of time is not a failure")
 	cctx, cancel := context.WithCancel(ctx)

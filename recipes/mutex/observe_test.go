@@ -97,7 +97,7 @@ func TestMutex_ObserverSeesATimedOutAcquireAsNotAcquired(t *testing.T) {
 	require.NoError(t, err)
 	defer holder.Release(ctx)
 
-	_, err = newMutex(t, connect(t, servers, framework.WithObserver(rec)), path).AcquireTimeout(ctx, 200*time.Millisecond)
+	_, err = newMutex(t, connect(t, servers, framework.WithObserver(rec)), path).AcquireTimeout(ctx, heldTimeout)
 	require.ErrorIs(t, err, mutex.ErrNotAcquired)
 	acquires := rec.Acquires()
 	require.Len(t, acquires, 2)

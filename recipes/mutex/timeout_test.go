@@ -73,7 +73,7 @@ func TestMutex_HeldLockRunsOutAsNotAcquired(t *testing.T) {
 	path := zktest.UniquePath(t)
 	h, err := newMutex(t, c, path).Acquire(ctx)
 	require.NoError(t, err)
-	_, err = newMutex(t, connect(t, zktest.Servers(t)), path).AcquireTimeout(ctx, 200*time.Millisecond)
+	_, err = newMutex(t, connect(t, zktest.Servers(t)), path).AcquireTimeout(ctx, heldTimeout)
 	require.ErrorIs(t, err, mutex.ErrNotAcquired)
 	assert.NotErrorIs(t, err, mutex.ErrUnreachable)
 	assert.NotErrorIs(t, err, context.DeadlineExceeded)

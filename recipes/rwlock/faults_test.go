@@ -83,7 +83,7 @@ func TestFault_CancelledAndTimedWaitersLeaveNoNode(t *testing.T) {
 	require.NoError(t, err)
 	rw := newRW(t, connect(t, servers), path)
 	for _, l := range []*rwlock.Lock{rw.ReadLock(), rw.WriteLock()} {
-		_, err := l.AcquireTimeout(ctx, 100*time.Millisecond)
+		_, err := l.AcquireTimeout(ctx, heldTimeout)
 		require.ErrorIs(t, err, rwlock.ErrNotAcquired)
 		cctx, cancel := context.WithCancel(ctx)
 		time.AfterFunc(100*time.Millisecond, cancel)

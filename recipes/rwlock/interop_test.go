@@ -42,7 +42,7 @@ func TestInterop_CuratorWriterExcludesGo(t *testing.T) {
 
 	rw := newRW(t, connect(t, zktest.Servers(t)), path)
 	for _, l := range []*rwlock.Lock{rw.ReadLock(), rw.WriteLock()} {
-		_, err = l.AcquireTimeout(ctx, 300*time.Millisecond)
+		_, err = l.AcquireTimeout(ctx, heldTimeout)
 		require.ErrorIs(t, err, rwlock.ErrNotAcquired, "Go acquired a lock a Curator writer holds")
 	}
 	reader := start(rw.ReadLock())

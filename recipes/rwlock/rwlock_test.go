@@ -69,7 +69,7 @@ func TestRWLock_ReadersShareAndAWriterExcludesThem(t *testing.T) {
 	other := newRW(t, connect(t, servers), path)
 	_, err = other.WriteLock().TryAcquire(ctx)
 	require.ErrorIs(t, err, rwlock.ErrNotAcquired)
-	_, err = other.WriteLock().AcquireTimeout(ctx, 200*time.Millisecond)
+	_, err = other.WriteLock().AcquireTimeout(ctx, heldTimeout)
 	require.ErrorIs(t, err, rwlock.ErrNotAcquired)
 	writer := start(other.WriteLock())
 	queued(t, c, path, 3)
@@ -192,7 +192,7 @@ func TestRWLock_UpgradeIsRefusedAtOnce(t *testing.T) {
 
 	// Another owner may still ask for the write lock, and waits.
 	other := rwlock.ContextWithOwner(ctx, "other")
-	_, err = rw.WriteLock().AcquireTimeout(other, 100*time.Millisecond)
+	_, err = rw.WriteLock().AcquireTimeout(other, heldTimeout)
 	require.ErrorIs(t, err, rwlock.ErrNotAcquired)
 	require.NoError(t, r.Release(ctx))
 	w, err := rw.WriteLock().Acquire(ctx)

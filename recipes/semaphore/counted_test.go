@@ -98,7 +98,7 @@ func TestCounted_LoweringTheCountHoldsBackNewcomers(t *testing.T) {
 	assert.NoError(t, ls[0].Err(), "held leases stay held")
 
 	require.NoError(t, ls[0].Release(ctx))
-	_, err = s.AcquireTimeout(ctx, 200*time.Millisecond)
+	_, err = s.AcquireTimeout(ctx, heldTimeout)
 	require.ErrorIs(t, err, semaphore.ErrNotAcquired, "one lease held, count 1")
 	require.NoError(t, ls[1].Release(ctx))
 	l, err := s.AcquireTimeout(ctx, 5*time.Second)

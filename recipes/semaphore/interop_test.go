@@ -35,7 +35,7 @@ func TestCurator_SharesTheLeasesAndSeesEachOthersParticipants(t *testing.T) {
 	}
 	mine, err := s.AcquireTimeout(ctx, 10*time.Second)
 	require.NoError(t, err, "the third of three leases")
-	_, err = s.AcquireTimeout(ctx, 200*time.Millisecond)
+	_, err = s.AcquireTimeout(ctx, heldTimeout)
 	require.ErrorIs(t, err, semaphore.ErrNotAcquired, "Go does not take a fourth")
 	_, ok, err := cur.SemAcquire(ctx, "c", path, 3, 1, 300*time.Millisecond)
 	require.NoError(t, err)

@@ -111,10 +111,10 @@ func TestSemaphore_TimedOutAcquireIsNotAcquiredAndLeavesNothing(t *testing.T) {
 
 	s := newSemaphore(t, other, path, 1)
 	start := time.Now()
-	l, err := s.AcquireTimeout(ctx, 300*time.Millisecond)
+	l, err := s.AcquireTimeout(ctx, heldTimeout)
 	require.ErrorIs(t, err, semaphore.ErrNotAcquired)
 	assert.Nil(t, l)
-	assert.GreaterOrEqual(t, time.Since(start), 300*time.Millisecond)
+	assert.GreaterOrEqual(t, time.Since(start), heldTimeout)
 	_, err = s.AcquireNTimeout(ctx, 1, 0)
 	require.ErrorIs(t, err, semaphore.ErrNotAcquired, "a zero timeout is an immediate try")
 	require.Eventually(t, func() bool {
@@ -217,7 +217,7 @@ func TestMutex_NotReentrantAndReleasableByAnyGoroutine(t *testing.T) {
 	assert.Regexp(t, leaseNode, zkpath.Base(l.Node()))
 	assert.Equal(t, path+"/leases", zkpath.Parent(l.Node()))
 
-	_, err = m.AcquireTimeout(ctx, 200*time.Millisecond)
+	_, err = m.AcquireTimeout(ctx, heldTimeout)
 	require.ErrorIs(t, err, semaphore.ErrNotAcquired, "not reentrant: the same goroutine waits")
 
 	released := make(chan error, 1)
@@ -249,7 +249,7 @@ func TestSemaphore_CountsByListingWhereTheDirectoryIsReadOnly(t *testing.T) {
 	for range 3 {
 		l, err := s.AcquireTimeout(ctx, 5*time.Second)
 		require.NoError(t, err)
-		_, err = s.AcquireTimeout(ctx, 100*time.Millisecond)
+		_, err = s.AcquireTimeout(ctx, heldTimeout)
 		require.ErrorIs(t, err, semaphore.ErrNotAcquired)
 		require.NoError(t, l.Release(ctx))
 	}
@@ -268,7 +268,7 @@ func TestSemaphore_WorksInANamespace(t *testing.T) {
 		assert.Equal(t, "/sem/leases", zkpath.Parent(l.Node()))
 	}
 	assert.Len(t, children(t, root, ns+"/sem/leases"), 2, "the nodes live under the namespace")
-	_, err = s.AcquireTimeout(ctx, 100*time.Millisecond)
+	_, err = s.AcquireTimeout(ctx, heldTimeout)
 	require.ErrorIs(t, err, semaphore.ErrNotAcquired)
 	require.NoError(t, s.Release(ctx, ls...))
 	assert.Empty(t, children(t, root, ns+"/sem/leases"))

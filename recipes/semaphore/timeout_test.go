@@ -43,7 +43,7 @@ func TestSemaphore_TimeoutTellsContentionFromAnOutage(t *testing.T) {
 	path := zktest.UniquePath(t)
 	held, err := newSemaphore(t, c, path, 1).Acquire(ctx)
 	require.NoError(t, err)
-	_, err = newSemaphore(t, connect(t, zktest.Servers(t)), path, 1).AcquireTimeout(ctx, 200*time.Millisecond)
+	_, err = newSemaphore(t, connect(t, zktest.Servers(t)), path, 1).AcquireTimeout(ctx, heldTimeout)
 	require.ErrorIs(t, err, semaphore.ErrNotAcquired)
 	assert.NotErrorIs(t, err, context.DeadlineExceeded)
 

@@ -227,7 +227,7 @@ func TestSemaphore_TTLTimedOutAcquireLeavesNothing(t *testing.T) {
 	s := newSemaphore(t, c, path, 1, semaphore.WithTTL(time.Minute))
 	held, err := s.Acquire(ctx)
 	require.NoError(t, err)
-	_, err = s.AcquireTimeout(ctx, 300*time.Millisecond)
+	_, err = s.AcquireTimeout(ctx, heldTimeout)
 	require.ErrorIs(t, err, semaphore.ErrNotAcquired)
 	assert.Equal(t, []string{zkpath.Base(held.Node())}, children(t, c, path+"/leases"))
 	require.NoError(t, held.Release(ctx))
