@@ -32,6 +32,7 @@ func checkGrant(t testing.TB, c *framework.Client, lead *leader.Leadership) bool
 // until the session's expiry removed it: it joins again in its new
 // session, and Await returns a term of that one.
 func TestLatch_AwaitNeverGrantsANodeOfAnExpiredSession(t *testing.T) {
+	t.Parallel()
 	servers := zktest.Servers(t)
 	observer := connect(t, servers)
 	p := zktest.UniquePath(t)
@@ -75,6 +76,7 @@ func TestLatch_AwaitNeverGrantsANodeOfAnExpiredSession(t *testing.T) {
 // whose node is gone or of another session: Await never lies. Both
 // latches are watched all along for an instant at which both lead.
 func TestLatch_AwaitNeverLiesThroughReconnects(t *testing.T) {
+	t.Parallel()
 	iterations := 1000
 	if testing.Short() {
 		iterations = 40

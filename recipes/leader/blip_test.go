@@ -124,6 +124,7 @@ func TestSelector_ConnectionBlipRunsTheFunctionAgainOnTheSameNode(t *testing.T) 
 // the latch behind it leads, and the old leader, back in a new session,
 // queues a new node behind it rather than trusting its old one.
 func TestLatch_ExpiredSessionGivesThePlaceUp(t *testing.T) {
+	t.Parallel()
 	servers := zktest.Servers(t)
 	proxy := zktest.NewProxy(t, servers)
 	ac := connect(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))

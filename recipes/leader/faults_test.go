@@ -19,6 +19,7 @@ import (
 // never with a term, and Close returns; once the server is back, nothing
 // of the latch is left on it.
 func TestLatch_UnreachableServerAwaitEndsWithItsContextAndCloseLeavesNothing(t *testing.T) {
+	t.Parallel()
 	servers := zktest.Servers(t)
 	observer := connect(t, servers)
 	proxy := zktest.NewProxy(t, servers)

@@ -22,6 +22,7 @@ const shortSession = 2 * time.Second
 // only participant, leads again by itself: with its node when its session
 // survived the loss, else with a new node, the old one deleted.
 func TestLatch_EveryLossEndsTheTermAndTheLatchLeadsAgain(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		policy framework.ErrorPolicy

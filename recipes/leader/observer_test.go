@@ -175,6 +175,7 @@ func TestObserver_ObserveNamesAJavaLeaderByItsID(t *testing.T) {
 // value it gives names a holder, in the order they held, and it settles on
 // the last holder, then on "no leader".
 func TestObserver_ObserveConvergesOverAThousandHandOffs(t *testing.T) {
+	t.Parallel()
 	const handOffs, holders = 1000, 3
 	servers := zktest.Servers(t)
 	ctx := zktest.Context(t)

@@ -18,6 +18,7 @@ import (
 // flap leadership: Run backs off before it queues again, and a healthy
 // participant leads meanwhile (issue 28: three terms a second before).
 func TestSelector_AFunctionThatKeepsFailingBacksOff(t *testing.T) {
+	t.Parallel()
 	servers := zktest.Servers(t)
 	ctx := zktest.Context(t)
 	path := zktest.UniquePath(t)

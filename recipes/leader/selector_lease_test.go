@@ -19,6 +19,7 @@ import (
 // the replies come back in the same session, the node must still keep the
 // successor out until the function returns.
 func TestSelector_LeaseLapseKeepsTheSuccessorOutUntilTheFunctionReturns(t *testing.T) {
+	t.Parallel()
 	servers := zktest.Servers(t)
 	proxy := zktest.NewProxy(t, servers)
 	ctx := zktest.Context(t)

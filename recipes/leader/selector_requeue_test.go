@@ -75,6 +75,7 @@ func (r *runningTerms) overlapCount() int {
 // followed by another, and at the end every selector leads or waits: none
 // is stuck; Close then empties the election.
 func TestSelector_AutoRequeueThroughAThousandEndedTerms(t *testing.T) {
+	t.Parallel()
 	const selectors, terms = 3, 1000
 	servers := zktest.Servers(t)
 	ctx := zktest.Context(t)

@@ -70,6 +70,7 @@ func TestSelector_HandsOffBetweenThreeSelectors(t *testing.T) {
 // keeps the successor out until it returns; past the stop timeout a
 // warning names the path and the participant, and Close says so.
 func TestSelector_HardStop_NoSuccessorUntilTheFunctionReturns(t *testing.T) {
+	t.Parallel()
 	servers := zktest.Servers(t)
 	ctx := zktest.Context(t)
 	path := zktest.UniquePath(t)
@@ -114,6 +115,7 @@ func TestSelector_HardStop_NoSuccessorUntilTheFunctionReturns(t *testing.T) {
 // wraps ErrLost: a connection cut under the standard policy; the
 // session's end under the session policy.
 func TestSelector_LossCancelsTheFunction(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct {
 		policy framework.ErrorPolicy
 		fault  func(*zktest.Proxy)

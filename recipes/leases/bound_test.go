@@ -109,6 +109,7 @@ func TestBound_HolderThatStopsRenewingLosesTheLeaseToTheNextWaiter(t *testing.T)
 // A holder that renews keeps its lease across several bounds while another
 // acquirer waits, and its node shows the renewals.
 func TestBound_RenewingHolderKeepsTheLeaseAcrossSeveralBounds(t *testing.T) {
+	t.Parallel()
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	const bound = 2 * time.Second
@@ -146,6 +147,7 @@ func TestBound_RenewingHolderKeepsTheLeaseAcrossSeveralBounds(t *testing.T) {
 // A keeper renews while its context lives; when the context ends, it stops
 // and returns the lease, and the next waiter gets it.
 func TestKeeper_StopsWhenItsContextEndsAndReleasesTheLease(t *testing.T) {
+	t.Parallel()
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	const bound = 2 * time.Second

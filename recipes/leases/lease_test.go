@@ -111,6 +111,7 @@ func TestLease_FencingTokenOfAGoneNodeIsLost(t *testing.T) {
 // A session lease's token is read in its own session only: after that
 // session is lost the answer is ErrLost, not the session change.
 func TestLease_FencingTokenAfterItsSessionIsLost(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(2*time.Second))
 	ctx := testContext(t)
@@ -144,6 +145,7 @@ func TestLease_LostWhenTheConnectionIsSuspended(t *testing.T) {
 }
 
 func TestLease_LostWhenTheSessionExpires(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(2*time.Second))
 	observer := connect(t, zktest.Servers(t))
@@ -196,6 +198,7 @@ func TestReleaseAll_OneRequestForLeasesOfOneSession(t *testing.T) {
 // out: its Lost channel is closed before New returns, not a moment later
 // on the watch's goroutine (found by the chaos run).
 func TestLease_OfALostSessionIsLostWhenHandedOut(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(2*time.Second))
 	ctx := testContext(t)

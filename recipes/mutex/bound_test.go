@@ -66,6 +66,7 @@ func TestMutex_HoldNotRenewedIsGivenUpToTheNextWaiter(t *testing.T) {
 // context ends; a revocation request still reaches the holder, since
 // renewals never write the lock node.
 func TestMutex_KeeperKeepsTheHoldAndReleasesIt(t *testing.T) {
+	t.Parallel()
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)

@@ -48,6 +48,7 @@ func (d *overlapDetector) released(h *mutex.Hold) {
 // Clients of a three-server ensemble contend while the leader is stopped
 // and started again: no two holds overlap unsignalled, and nothing is left.
 func TestChaos_LeaderRestartUnderContention(t *testing.T) {
+	t.Parallel()
 	ensemble := zktest.NewEnsemble(t, 3)
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)

@@ -16,6 +16,7 @@ import (
 const shortSession = 2 * time.Second
 
 func TestFault_HolderSessionExpiresThenTheWaiterAcquires(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	holderClient := connect(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	waiterClient := connect(t, zktest.Servers(t))
@@ -139,6 +140,7 @@ func TestFault_CancelledWaiterLeavesNoNode(t *testing.T) {
 }
 
 func TestFault_WaiterWhoseSessionIsLostFailsFast(t *testing.T) {
+	t.Parallel()
 	for _, wp := range waitPaths {
 		t.Run(wp.name, func(t *testing.T) { waiterWhoseSessionIsLostFailsFast(t, wp.old) })
 	}

@@ -42,6 +42,7 @@ func requireLost(t testing.TB, err error, h *mutex.Hold) {
 // acquires, writes nothing under its guard: neither the guard it took
 // while holding nor one taken after. Every round ends the same way.
 func TestGuard_HolderPausedPastItsSessionWritesNothing(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	holderClient := connect(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	waiterClient := connect(t, zktest.Servers(t))
@@ -151,6 +152,7 @@ func TestGuard_RevocationRequestKeepsTheGuard(t *testing.T) {
 // is still on the server (the connection is suspended, the session not yet
 // expired): a guard follows the hold, not only the node.
 func TestGuard_HoldSignalledLostGuardsNothingWhileItsNodeRemains(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	holderClient := connect(t, proxy.Addr(), framework.WithSessionTimeout(8*time.Second))
 	other := connect(t, zktest.Servers(t))

@@ -18,6 +18,7 @@ import (
 // listing's does not: the acquire ends with its timeout, not when the
 // connection is finally declared dead, and leaves nothing behind.
 func TestMutex_AcquireTimeoutHoldsWhenTheListingIsNotAnswered(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr())
 	observer := connect(t, zktest.Servers(t))

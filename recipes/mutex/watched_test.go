@@ -39,6 +39,7 @@ func watchesRemoved(t *testing.T, dir string) {
 // nothing of it from the server; it must neither take the lock from the
 // holder still in front nor wait for good: it looks again once back.
 func TestWatched_PredecessorDeletedDuringABlipIsNoHandOff(t *testing.T) {
+	t.Parallel()
 	for _, wp := range waitPaths {
 		t.Run(wp.name, func(t *testing.T) {
 			servers := zktest.Servers(t)
@@ -130,6 +131,7 @@ func holdLearnsOfItsNodesDeletion(t *testing.T, old, blip bool) {
 // Nothing is left once every waiter has released or given up: no node,
 // and, after the linger, no directory watch on the server.
 func TestWatched_ReleaseAndCancelLeaveNothing(t *testing.T) {
+	t.Parallel()
 	servers := zktest.Servers(t)
 	path := zktest.UniquePath(t)
 	ctx := testContext(t)
@@ -161,6 +163,7 @@ func TestWatched_ReleaseAndCancelLeaveNothing(t *testing.T) {
 // it waits on the directory watch, leaves no node and, once the answer
 // comes, no watch.
 func TestWatched_ContextEndingAtEachWaitLeavesNothing(t *testing.T) {
+	t.Parallel()
 	for _, at := range []string{"addWatch", "waiting"} {
 		t.Run(at, func(t *testing.T) {
 			servers := zktest.Servers(t)
@@ -199,6 +202,7 @@ func TestWatched_ContextEndingAtEachWaitLeavesNothing(t *testing.T) {
 // One Mutex used by several goroutines at once (each its own owner),
 // against another client, never has two holders, on either path.
 func TestWatched_OneMutexFromManyGoroutines(t *testing.T) {
+	t.Parallel()
 	for _, wp := range waitPaths {
 		t.Run(wp.name, func(t *testing.T) {
 			servers := zktest.Servers(t)

@@ -170,6 +170,7 @@ func TestDowngrade_CancelledLeavesNothing(t *testing.T) {
 // the queue holds the turn for as long as it waits: the release waits for
 // it only a bounded time, then goes on, so it never hangs on its owner.
 func TestDowngrade_ReleaseBesideTheOwnersWaitingAcquireGoesOn(t *testing.T) {
+	t.Parallel()
 	servers := zktest.Servers(t)
 	c := connect(t, servers)
 	ctx := testContext(t)

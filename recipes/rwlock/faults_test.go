@@ -19,6 +19,7 @@ const shortSession = 2 * time.Second
 // hold is signalled lost, and the waiters behind it go on, a writer behind
 // a reader and readers behind a writer alike.
 func TestFault_HolderSessionExpiryLetsTheQueueMoveOn(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name          string
 		holderWrites  bool

@@ -14,6 +14,7 @@ import (
 )
 
 func TestInterop_GoWriterExcludesCurator(t *testing.T) {
+	t.Parallel()
 	curator := zktest.StartCurator(t, zktest.Servers(t))
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)
@@ -33,6 +34,7 @@ func TestInterop_GoWriterExcludesCurator(t *testing.T) {
 }
 
 func TestInterop_CuratorWriterExcludesGo(t *testing.T) {
+	t.Parallel()
 	curator := zktest.StartCurator(t, zktest.Servers(t))
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)
@@ -155,6 +157,7 @@ func TestInterop_MixedQueueIsServedInSequenceOrder(t *testing.T) {
 // 5.4 cannot downgrade this way itself, but it orders the read node at the
 // writer's place, and so stays out until the read lock is released.
 func TestInterop_CuratorWriterWaitsForAGoDowngradedReader(t *testing.T) {
+	t.Parallel()
 	curator := zktest.StartCurator(t, zktest.Servers(t))
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)

@@ -124,6 +124,7 @@ func contend(t *testing.T, locks []*rwlock.ReadWriteLock, total int, writes, dow
 // 1 to 9 ms: writers always alone, readers together at times, and every
 // acquire succeeds.
 func TestLoad_EightClientsTenPercentWriters(t *testing.T) {
+	t.Parallel()
 	servers := zktest.Servers(t)
 	path := zktest.UniquePath(t)
 	var locks []*rwlock.ReadWriteLock
@@ -143,6 +144,7 @@ func TestLoad_EightClientsTenPercentWriters(t *testing.T) {
 // 649: a reader and a writer each watching the other), so every acquire
 // completes.
 func TestLoad_InterleavedReadersAndWritersNeverDeadlock(t *testing.T) {
+	t.Parallel()
 	servers := zktest.Servers(t)
 	path := zktest.UniquePath(t)
 	var locks []*rwlock.ReadWriteLock

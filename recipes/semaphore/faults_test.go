@@ -19,6 +19,7 @@ import (
 const shortSession = 2 * time.Second
 
 func TestFault_HolderSessionExpiresThenAWaiterGetsTheLease(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	holderClient := connect(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	waiterClient := connect(t, zktest.Servers(t))
@@ -55,6 +56,7 @@ func TestFault_HolderSessionExpiresThenAWaiterGetsTheLease(t *testing.T) {
 }
 
 func TestFault_WaiterSessionLostFailsTheAcquireWithoutOrphans(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	holderClient := connect(t, zktest.Servers(t))
 	waiterClient := connect(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
@@ -149,6 +151,7 @@ func TestFault_LostTransactionAnswerLeavesNoDuplicate(t *testing.T) {
 // nodes and count: whatever each acquire's outcome, no orphan lease or
 // guard node remains, and the semaphore is not deadlocked.
 func TestFault_CutsDuringAcquiresLeaveNoOrphan(t *testing.T) {
+	t.Parallel()
 	attempts := 60
 	if testing.Short() {
 		attempts = 15
@@ -204,6 +207,7 @@ func TestFault_CutsDuringAcquiresLeaveNoOrphan(t *testing.T) {
 // turn: waiting for the guard, in the lease transaction, counting, in the
 // guard's release. Whatever the step, nothing is left behind.
 func TestFault_TimeoutsAtEveryStepLeaveNothing(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
 	observer := connect(t, zktest.Servers(t))
@@ -243,6 +247,7 @@ func TestFault_TimeoutsAtEveryStepLeaveNothing(t *testing.T) {
 // hold them by now. Acquire then fails with ErrLost instead of handing out
 // a lease of a lost session (found by the chaos run).
 func TestFault_SessionLostWhileReleasingTheGuardIsNoLease(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
 	observer := connect(t, zktest.Servers(t))

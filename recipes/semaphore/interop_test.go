@@ -93,6 +93,7 @@ func assertParticipants(t *testing.T, s *semaphore.Semaphore, cur *zktest.Curato
 // Go and Curator clients loop on one semaphore: never more holders than
 // leases, together.
 func TestCurator_MixedClientsNeverHoldMoreThanTheMaximum(t *testing.T) {
+	t.Parallel()
 	const maxLeases, goClients, curHandles = 2, 3, 3
 	rounds := 30
 	if testing.Short() {
@@ -149,6 +150,7 @@ func TestCurator_MixedClientsNeverHoldMoreThanTheMaximum(t *testing.T) {
 // Go and Curator acquirers wait on a semaphore counted by one SharedCount:
 // a change of the count by either side wakes the other side's waiter.
 func TestCurator_SharedCountChangesWakeWaitersOnEitherSide(t *testing.T) {
+	t.Parallel()
 	servers := zktest.Servers(t)
 	cur := zktest.StartCurator(t, servers)
 	c := connect(t, servers)

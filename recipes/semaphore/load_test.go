@@ -17,6 +17,7 @@ import (
 // 16 clients, each its own session, share a semaphore of 3 leases for 1000
 // acquisitions in all: never more than 3 holders, none left at the end.
 func TestLoad_SixteenClientsNeverHoldMoreThanThree(t *testing.T) {
+	t.Parallel()
 	const clients, maxLeases = 16, 3
 	total := 1000
 	if testing.Short() {

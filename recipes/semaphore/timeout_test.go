@@ -38,6 +38,7 @@ func TestSemaphore_ZeroTimeoutIsOneAttempt(t *testing.T) {
 // A timed acquire that waited on held leases is not acquired; one that
 // could not reach the server says so.
 func TestSemaphore_TimeoutTellsContentionFromAnOutage(t *testing.T) {
+	t.Parallel()
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)

@@ -19,6 +19,7 @@ import (
 // A server without TTL support refuses the mode with a typed error, and
 // the refused acquire leaves nothing behind.
 func TestSemaphore_TTLOnAServerWithoutTTLGivesTheTypedError(t *testing.T) {
+	t.Parallel()
 	server := zktest.NewServer(t, zktesting.WithoutTTL())
 	c := connect(t, server.Addr())
 	ctx := testContext(t)
@@ -45,6 +46,7 @@ const ttlMargin = 5 * time.Second
 // interval (1 s on a server of zkserver's, which this test starts so that
 // the bound does not depend on ZK_SERVERS).
 func TestSemaphore_TTLLeaseSurvivesItsHoldersSessionAndIsReclaimed(t *testing.T) {
+	t.Parallel()
 	servers := zktest.NewServer(t).Addr()
 	proxy := zktest.NewProxy(t, servers)
 	first := connect(t, proxy.Addr(), framework.WithSessionTimeout(2*time.Second))
@@ -118,6 +120,7 @@ func TestSemaphore_TTLLeaseSurvivesItsHoldersSessionAndIsReclaimed(t *testing.T)
 // A TTL lease outlives its session, and so does its fencing token: read
 // for the first time in the next session, it is the node's creation zxid.
 func TestSemaphore_TTLLeaseFencingTokenInALaterSession(t *testing.T) {
+	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))
 	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(2*time.Second))
 	ctx := testContext(t)
@@ -139,6 +142,7 @@ func TestSemaphore_TTLLeaseFencingTokenInALaterSession(t *testing.T) {
 // A keeper keeps a TTL lease across several TTLs; when its context ends,
 // it returns the lease and the next waiter gets it.
 func TestSemaphore_TTLLeaseKeptByAKeeper(t *testing.T) {
+	t.Parallel()
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)
@@ -239,6 +243,7 @@ func TestSemaphore_TTLTimedOutAcquireLeavesNothing(t *testing.T) {
 // long before this server (whose container check runs every 10 minutes)
 // would reap it, and the next waiter gets the lease.
 func TestSemaphore_TTLLeaseNotRenewedIsGivenUpByItsHolder(t *testing.T) {
+	t.Parallel()
 	server := zktest.NewServer(t, zktesting.WithJavaOpts("-Dznode.container.checkIntervalMs=600000"))
 	c := connect(t, server.Addr())
 	ctx := testContext(t)

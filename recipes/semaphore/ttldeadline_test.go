@@ -23,6 +23,7 @@ const opCreateTTL int32 = 21
 // while the server can reap the node and hand the permit on. The test
 // server reaps every second.
 func TestSemaphore_TTLLeaseDeadlineCountsFromBeforeTheCreate(t *testing.T) {
+	t.Parallel()
 	t.Run("late answer", func(t *testing.T) { testTTLDeadline(t, false) })
 	t.Run("lost answer", func(t *testing.T) { testTTLDeadline(t, true) })
 }
