@@ -11,6 +11,7 @@ import (
 )
 
 func TestStartEnsemble_OfOneRunsStandalone(t *testing.T) {
+	t.Parallel()
 	integration(t)
 	e, err := zktesting.StartEnsemble(testContext(t), 1)
 	require.NoError(t, err)
@@ -26,6 +27,7 @@ func TestStartEnsemble_OfOneRunsStandalone(t *testing.T) {
 }
 
 func TestEnsemble_StopAndStartAMember(t *testing.T) {
+	t.Parallel()
 	integration(t)
 	e, err := zktesting.StartEnsemble(testContext(t), 3)
 	require.NoError(t, err)

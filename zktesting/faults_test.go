@@ -47,6 +47,7 @@ func awaitStateOn(t *testing.T, states <-chan zk.State, want zk.State) {
 }
 
 func TestFaults_ExpireSessionEndsTheSessionAndItsNodes(t *testing.T) {
+	t.Parallel()
 	integration(t)
 	s := zktesting.NewServer(t)
 	faults := zktesting.NewFaults()
@@ -65,6 +66,7 @@ func TestFaults_ExpireSessionEndsTheSessionAndItsNodes(t *testing.T) {
 }
 
 func TestFaults_CutKeepsTheSession(t *testing.T) {
+	t.Parallel()
 	integration(t)
 	s := zktesting.NewServer(t)
 	faults := zktesting.NewFaults()

@@ -29,6 +29,7 @@ func serving(t *testing.T, addr string) string {
 }
 
 func TestEnsemble_IsolatedFollowerStopsServingAndRejoins(t *testing.T) {
+	t.Parallel()
 	integration(t)
 	const tick, syncLimit = 200 * time.Millisecond, 5
 	e := zktesting.NewEnsemble(t, 3, zktesting.WithPeerFaults(), zktesting.WithSyncLimit(syncLimit), zktesting.WithTickTime(tick))
@@ -71,6 +72,7 @@ func TestEnsemble_IsolatedFollowerStopsServingAndRejoins(t *testing.T) {
 }
 
 func TestEnsemble_IsolateRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	integration(t)
 	e := zktesting.NewEnsemble(t, 1)
 	assert.ErrorIs(t, e.Isolate(0), zktesting.ErrNoPeerFaults)
@@ -82,6 +84,7 @@ func TestEnsemble_IsolateRejectsBadInput(t *testing.T) {
 }
 
 func TestEnsemble_IsolatedLeaderIsReplacedAndFollowsOnRejoin(t *testing.T) {
+	t.Parallel()
 	integration(t)
 	e := zktesting.NewEnsemble(t, 3, zktesting.WithPeerFaults(), zktesting.WithSyncLimit(5))
 	leader, err := e.Leader(testContext(t))

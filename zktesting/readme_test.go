@@ -16,6 +16,7 @@ import (
 // The README's "Testing your code": a hold is lost when its session is
 // expired, and the client carries on in a new session.
 func TestFaults_ExpireSessionLosesAHold(t *testing.T) {
+	t.Parallel()
 	integration(t)
 	server := zktesting.NewServer(t)
 	faults := zktesting.NewFaults()

@@ -68,6 +68,7 @@ func stallFirst(t *testing.T, target string) string {
 // gives it up soon and tries again, instead of holding the start up for
 // the whole probe timeout: under load, most starts met one.
 func TestAwaitReady_AnUnansweredProbeHoldsTheStartUpBriefly(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs a ZooKeeper server")
 	}

@@ -125,6 +125,7 @@ func awaitSession(t *testing.T, conn *zk.Conn) {
 }
 
 func TestStart_ServesOnLoopbackWithTestSettings(t *testing.T) {
+	t.Parallel()
 	integration(t)
 	s := start(t)
 	assert.True(t, strings.HasPrefix(s.Addr(), "127.0.0.1:"), s.Addr())
@@ -147,6 +148,7 @@ func TestStart_ServesOnLoopbackWithTestSettings(t *testing.T) {
 }
 
 func TestServer_RestartKeepsDataAndLiveSessions(t *testing.T) {
+	t.Parallel()
 	integration(t)
 	// A session long enough to outlive a restart slowed by a busy machine:
 	// the default limit, 20 ticks, is 4 s.
@@ -169,6 +171,7 @@ func TestServer_RestartKeepsDataAndLiveSessions(t *testing.T) {
 // A lower maxSessionTimeout takes effect at the restart: the session that
 // lives through it is granted the new limit on its reconnect.
 func TestServer_SetMaxSessionTimeoutTakesEffectAtTheRestart(t *testing.T) {
+	t.Parallel()
 	integration(t)
 	s := start(t, zktesting.WithMaxSessionTimeout(20*time.Second))
 	conn := dial(t, s.Addr(), 20*time.Second)
@@ -185,6 +188,7 @@ func TestServer_SetMaxSessionTimeoutTakesEffectAtTheRestart(t *testing.T) {
 }
 
 func TestServer_StopAndCloseAreIdempotent(t *testing.T) {
+	t.Parallel()
 	integration(t)
 	s, err := zktesting.Start(testContext(t))
 	require.NoError(t, err)
@@ -205,6 +209,7 @@ func TestServer_StopAndCloseAreIdempotent(t *testing.T) {
 }
 
 func TestStart_WithDirKeepsTheDirectory(t *testing.T) {
+	t.Parallel()
 	integration(t)
 	dir := t.TempDir()
 	s, err := zktesting.Start(testContext(t), zktesting.WithDir(dir), zktesting.WithTickTime(100*time.Millisecond))
@@ -217,6 +222,7 @@ func TestStart_WithDirKeepsTheDirectory(t *testing.T) {
 }
 
 func TestStart_WithPortListensThere(t *testing.T) {
+	t.Parallel()
 	integration(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -267,6 +273,7 @@ type quiet struct{}
 func (quiet) Printf(string, ...any) {}
 
 func TestStart_FailsWhenThePortIsTaken(t *testing.T) {
+	t.Parallel()
 	integration(t)
 	first := start(t)
 	_, port, err := net.SplitHostPort(first.Addr())
@@ -303,6 +310,7 @@ func (f *failedTB) run() {
 }
 
 func TestNewServer_AFailedTestShowsTheServersLogBeforeItGoes(t *testing.T) {
+	t.Parallel()
 	integration(t)
 	tb := &failedTB{TB: t}
 	s := zktesting.NewServer(tb)
