@@ -12,6 +12,7 @@ import (
 )
 
 func TestEnsemble_SurvivesLosingItsLeader(t *testing.T) {
+	t.Parallel()
 	e := NewEnsemble(t, 3)
 	require.Len(t, e.Addrs(), 3)
 	s := connect(t, e.ConnectString(), 10*time.Second)

@@ -51,6 +51,7 @@ func TestPacketsReceived_CountsRequests(t *testing.T) {
 }
 
 func TestPacketsReceived_SumsAnEnsemble(t *testing.T) {
+	t.Parallel()
 	e := NewEnsemble(t, 2)
 	s := connect(t, e.ConnectString(), 10*time.Second)
 	before := PacketsReceived(t, e.ConnectString())

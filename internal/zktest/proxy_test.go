@@ -47,6 +47,7 @@ func TestProxy_CutDisconnectsAndTheSessionSurvives(t *testing.T) {
 }
 
 func TestProxy_PauseLongerThanSessionTimeoutExpiresSession(t *testing.T) {
+	t.Parallel()
 	addr := sharedAddr(t)
 	p := NewProxy(t, addr)
 	s := connect(t, p.Addr(), time.Second)
@@ -289,6 +290,7 @@ func TestProxy_PauseRepliesAppliesRequestsButLosesTheirAnswers(t *testing.T) {
 // as the server has applied the request may do so before the reply
 // reaches the proxy, and that reply must not then be held for good.
 func TestProxy_ReleaseRepliesWithdrawsAHoldNotYetBegun(t *testing.T) {
+	t.Parallel()
 	for _, sent := range []bool{false, true} {
 		t.Run(fmt.Sprintf("request sent %v", sent), func(t *testing.T) {
 			p := NewProxy(t, sharedAddr(t))
