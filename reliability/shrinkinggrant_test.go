@@ -26,6 +26,7 @@ const (
 // in force, so the holder is told first, under both policies, also when
 // its requests stop reaching the server and it sees no disconnect.
 func TestShrinkingGrant_HolderIsToldBeforeTheNextHolderAcquires(t *testing.T) {
+	t.Parallel() // each has servers of its own; most of its time is spent waiting
 	kinds := map[string]bool{"mutex": true, "semaphore lease": true, "leader latch": true, "leader selector": true}
 	for _, kind := range holdKinds {
 		if !kinds[kind.name] {
