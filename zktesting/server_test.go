@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes"
+	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
@@ -46,7 +47,7 @@ func dial(t *testing.T, addr string, timeout time.Duration) *zk.Conn {
 	t.Helper()
 	said := &clientLog{}
 	conn, _, err := zk.Connect([]string{addr}, timeout, zk.WithLogInfo(false), zk.WithLogger(said),
-		zk.WithDialer(boundedHandshake(timeout/3)))
+		zk.WithDialer(zktest.BoundedHandshake(timeout/3)))
 	require.NoError(t, err)
 	t.Cleanup(conn.Close)
 	t.Cleanup(func() {
@@ -56,44 +57,6 @@ func dial(t *testing.T, addr string, timeout time.Duration) *zk.Conn {
 	})
 	awaitSession(t, conn)
 	return conn
-}
-
-// boundedHandshake dials as go-zookeeper does, and gives a handshake up
-// when its answer has not begun within bound. ZooKeeper 3.8.0 standalone
-// leaves a connection that arrives while it starts open and unanswered
-// (ZOOKEEPER-5051), which a client reconnecting to a restarted server
-// meets; go-zookeeper alone waits 20/3 of the session timeout for the
-// answer, past the session's expiry. (framework's client bounds it so.)
-func boundedHandshake(bound time.Duration) zk.Dialer {
-	return func(network, address string, timeout time.Duration) (net.Conn, error) {
-		c, err := net.DialTimeout(network, address, timeout)
-		if err != nil {
-			return nil, err
-		}
-		return &handshakeConn{Conn: c, bound: bound}, nil
-	}
-}
-
-// handshakeConn caps the read deadline until the server's first bytes.
-type handshakeConn struct {
-	net.Conn
-	bound    time.Duration
-	answered bool // read and written on go-zookeeper's reading goroutines, one after the other
-}
-
-func (c *handshakeConn) SetReadDeadline(t time.Time) error {
-	if !c.answered && !t.IsZero() && time.Until(t) > c.bound {
-		t = time.Now().Add(c.bound)
-	}
-	return c.Conn.SetReadDeadline(t)
-}
-
-func (c *handshakeConn) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
-	if n > 0 {
-		c.answered = true
-	}
-	return n, err
 }
 
 // clientLog keeps what go-zookeeper logs, to be shown if the test fails.
