@@ -35,7 +35,7 @@ func TestCurator604_AHoldOnANodeOfALeftSessionIsVettedStale(t *testing.T) {
 	// Sessions that outlive the server's stop: the node in front, and the
 	// observer that vets and then waits behind Curator.
 	front, _, err := zk.Connect([]string{server.Addr()}, 40*time.Second, zk.WithLogInfo(false),
-		zk.WithLogger(log.New(io.Discard, "", 0)))
+		zk.WithLogger(log.New(io.Discard, "", 0)), zk.WithDialer(zktest.BoundedHandshake(40*time.Second/3)))
 	require.NoError(t, err)
 	t.Cleanup(front.Close)
 	observer := zktest.Connect(t, server.Addr(), framework.WithSessionTimeout(40*time.Second))
