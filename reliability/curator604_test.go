@@ -15,6 +15,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/zkrecipes/zkrecipes/reliability/internal/chaos"
+	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
 // TestCurator604_AHoldOnANodeOfALeftSessionIsVettedStale replays the Java
@@ -30,12 +31,17 @@ import (
 func TestCurator604_AHoldOnANodeOfALeftSessionIsVettedStale(t *testing.T) {
 	t.Parallel()
 	ctx := zktest.Context(t)
-	server := zktest.NewServer(t)
+	// Once the server is back, the replay must run its course before the
+	// server expires the session Curator left: it lasts Curator's timeout
+	// (10 s), and under load the restart alone took 9 s of it, so that the
+	// left node was gone before Curator's lock loop looked, and Curator
+	// queued afresh. A 10 s tick makes the server grant at least 20 s.
+	server := zktest.NewServer(t, zktesting.WithTickTime(10*time.Second))
 	curator := zktest.StartCurator(t, server.Addr())
 	// Sessions that outlive the server's stop: the node in front, and the
 	// observer that vets and then waits behind Curator.
 	front, _, err := zk.Connect([]string{server.Addr()}, 40*time.Second, zk.WithLogInfo(false),
-		zk.WithLogger(log.New(io.Discard, "", 0)), zk.WithDialer(zktest.BoundedHandshake(40*time.Second/3)))
+		zk.WithLogger(log.New(io.Discard, "", 0)), zk.WithDialer(zktest.BoundedHandshake(2*time.Second)))
 	require.NoError(t, err)
 	t.Cleanup(front.Close)
 	observer := zktest.Connect(t, server.Addr(), framework.WithSessionTimeout(40*time.Second))
