@@ -43,10 +43,13 @@ func TestLatch_JoinCostsAtMostFourRequestsAndAHandOffOneOrTwo(t *testing.T) {
 	servers := zktest.Servers(t)
 	p := zktest.UniquePath(t)
 	// The directory exists already, as in a running election: its first
-	// creation costs the parents' creates once.
-	warm := startLatch(t, connect(t, servers), p)
-	await(t, warm, 10*time.Second, "the first latch")
-	require.NoError(t, warm.Close(testContext(t)))
+	// creation costs the parents' creates once. It is persistent here: the
+	// server reaps an empty container (the test server within a second),
+	// and a slow run then paid for the parents in the first join.
+	dir := connect(t, servers)
+	_, err := dir.Create(testContext(t), p, nil, framework.Persistent, framework.WithParents())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = dir.Delete(context.Background(), p, -1) }) // after the latches' Close
 
 	proxies := []*zktest.Proxy{zktest.NewProxy(t, servers), zktest.NewProxy(t, servers), zktest.NewProxy(t, servers)}
 	for _, proxy := range proxies {
