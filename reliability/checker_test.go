@@ -59,7 +59,9 @@ func TestChaos_CheckerCatchesTheSessionPolicyOverlap(t *testing.T) {
 			defer wg.Wait()
 			defer cancel()
 			wg.Go(func() { holder.Run(ctx) }) // ends with ctx
-			require.Eventually(t, func() bool { return len(zktest.Children(t, waiterClient, path)) == 1 }, 10*time.Second, 10*time.Millisecond)
+			// Its Acquire has returned, not only made its node: a pause
+			// before the listing's answer leaves nothing held to lose.
+			require.Eventually(t, func() bool { return ledger.Holding("holder") }, 10*time.Second, 10*time.Millisecond)
 			wg.Go(func() { waiter.Run(ctx) }) // ends with ctx
 			require.Eventually(t, func() bool { return len(zktest.Children(t, waiterClient, path)) == 2 }, 10*time.Second, 10*time.Millisecond)
 
