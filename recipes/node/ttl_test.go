@@ -41,7 +41,8 @@ func TestTTLNode_TouchedWhileRunAndDeletedAtClose(t *testing.T) {
 // A process that stops without Close (its client gone) leaves the node
 // until a TTL after its last touch; the server deletes it then.
 func TestTTLNode_GoneATTLAfterItsProcessStopped(t *testing.T) {
-	c := connect(t, zktest.Servers(t))
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr())
 	observer := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	path := zktest.UniquePath(t) + "/worker"
@@ -50,7 +51,11 @@ func TestTTLNode_GoneATTLAfterItsProcessStopped(t *testing.T) {
 	require.NoError(t, n.Start(context.Background()))
 	require.NoError(t, n.AwaitCreated(ctx))
 	assert.Eventually(t, func() bool { ok, _, _ := observer.Exists(ctx, path+"/touch"); return ok }, 10*time.Second, 10*time.Millisecond)
-	require.NoError(t, c.Close()) // the process dies: no Close, no touch
+	// The process dies: no Close, no touch. Its link goes silent rather than
+	// its client closing under a touch on its way: go-zookeeper 1.0.4 may
+	// still decode the answer of a request its Close has failed, into the
+	// result its caller reads (a data race of its own, seen here).
+	proxy.Pause()
 	stopped := time.Now()
 	ok, _, err := observer.Exists(ctx, path)
 	require.NoError(t, err)
