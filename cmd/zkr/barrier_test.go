@@ -36,9 +36,9 @@ func TestBarrier_WaitBlocksWhileSetAndReturnsOnceRemoved(t *testing.T) {
 	code, stdout, stderr = runZkr(t, barrierArgs(t, nil, "set", path)...)
 	require.Equal(t, 0, code, stderr)
 	assert.Equal(t, "barrier set: "+path+"\n", stdout)
-	code, _, stderr = runZkr(t, barrierArgs(t, []string{"--timeout", "300ms"}, "wait", path)...)
+	code, _, stderr = runZkr(t, barrierArgs(t, []string{"--timeout", "3s"}, "wait", path)...)
 	assert.Equal(t, exitNotAcquired, code, stderr)
-	assert.Contains(t, stderr, "--timeout (300ms) ran out while the barrier stood")
+	assert.Contains(t, stderr, "--timeout (3s) ran out while the barrier stood")
 	assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %s", stderr)
 
 	waiter := startZkr(t, nil, barrierArgs(t, nil, "wait", path)...)

@@ -69,10 +69,10 @@ func TestQueue_PutItemsAreTakenInOrderByZkrAndByGo(t *testing.T) {
 func TestQueue_TakeWaitsForAnItemOrTimesOutWithStatus4(t *testing.T) {
 	t.Parallel()
 	path := zktest.UniquePath(t)
-	code, stdout, stderr := runZkr(t, queueArgs(t, []string{"--timeout", "300ms"}, "take", path)...)
+	code, stdout, stderr := runZkr(t, queueArgs(t, []string{"--timeout", "3s"}, "take", path)...)
 	assert.Equal(t, exitNotAcquired, code, stderr)
 	assert.Empty(t, stdout)
-	assert.Contains(t, stderr, "no item came within --timeout (300ms)")
+	assert.Contains(t, stderr, "no item came within --timeout (3s)")
 	assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %s", stderr)
 
 	for _, signalled := range []bool{false, true} {
@@ -124,7 +124,7 @@ func TestQueue_PriorityDelayAndIDQueuesAreCuratorsKinds(t *testing.T) {
 	assert.Equal(t, "disk full\n", zkrQueue(t, []string{"--kind", "priority"}, "take", root+"/alerts"))
 
 	zkrQueue(t, []string{"--delay", "1h"}, "put", root+"/later", "report")
-	code, _, stderr := runZkr(t, queueArgs(t, []string{"--kind", "delay", "--timeout", "300ms"}, "take", root+"/later")...)
+	code, _, stderr := runZkr(t, queueArgs(t, []string{"--kind", "delay", "--timeout", "3s"}, "take", root+"/later")...)
 	assert.Equal(t, exitNotAcquired, code, "not due for an hour: %s", stderr)
 	assert.Len(t, zktest.Children(t, client(t), root+"/later"), 1)
 
@@ -162,7 +162,7 @@ func TestQueue_LockSafeTakeLeavesAHeldItemAndDeletesItsOwnWithItsLock(t *testing
 	assert.Equal(t, "queue-0000000000 \"held\" (locked)\nqueue-0000000001 \"free\"\n", zkrQueue(t, lockPath, "ls", path))
 
 	assert.Equal(t, "free\n", zkrQueue(t, lockPath, "take", path), "zkr passes over the held item")
-	code, _, stderr := runZkr(t, queueArgs(t, append(lockPath, "--timeout", "300ms"), "take", path)...)
+	code, _, stderr := runZkr(t, queueArgs(t, append(lockPath, "--timeout", "3s"), "take", path)...)
 	assert.Equal(t, exitNotAcquired, code, "the only item is held: %s", stderr)
 	assert.Equal(t, []string{"queue-0000000000"}, zktest.Children(t, client(t), locks), "only the Go consumer's lock")
 	close(done)
@@ -233,9 +233,9 @@ func TestQueue_SimpleKindIsSimpleDistributedQueue(t *testing.T) {
 	require.NoError(t, s.Offer(ctxOf(t), []byte("from go")))
 	assert.Equal(t, "qn-0000000001 \"from go\"\n", zkrQueue(t, simple, "ls", path))
 	assert.Equal(t, "from go\n", zkrQueue(t, simple, "take", path))
-	code, _, stderr := runZkr(t, queueArgs(t, append(simple, "--timeout", "300ms"), "take", path)...)
+	code, _, stderr := runZkr(t, queueArgs(t, append(simple, "--timeout", "3s"), "take", path)...)
 	assert.Equal(t, exitNotAcquired, code, stderr)
-	assert.Contains(t, stderr, "no item came within --timeout (300ms)")
+	assert.Contains(t, stderr, "no item came within --timeout (3s)")
 }
 
 // A node not in Curator's format is listed as malformed and left in
