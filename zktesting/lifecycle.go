@@ -4,7 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 )
+
+// restartPortWait is how long a restart waits for its own port to be
+// free again (see portFreeWithin); a first start picks other ports.
+const restartPortWait = 3 * time.Second
 
 // start launches the server unless it is running and waits until it is
 // ready; a server that does not become ready is stopped.
@@ -18,7 +23,11 @@ func (s *Server) start(ctx context.Context) error {
 		s.mu.Unlock()
 		return nil
 	}
-	if err := portFree(s.addr); err != nil {
+	portWait := time.Duration(0)
+	if s.started {
+		portWait = restartPortWait
+	}
+	if err := portFreeWithin(s.addr, portWait); err != nil {
 		s.mu.Unlock()
 		return err
 	}
@@ -28,6 +37,7 @@ func (s *Server) start(ctx context.Context) error {
 		return err
 	}
 	s.proc = p
+	s.started = true
 	s.mu.Unlock()
 
 	s.log.Info("zktesting: starting", "addr", s.addr, "pid", p.pid(), "dir", s.dir)

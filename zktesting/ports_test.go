@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -88,7 +86,5 @@ func TestAwaitReady_ABindFailureIsAPortInUse(t *testing.T) {
 		assert.Equal(t, tc.race, errors.Is(err, ErrPortInUse), tc.log)
 	}
 }
-
-func addrOf(port int) string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) }
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -22,11 +22,12 @@ type Server struct {
 	logPath string
 	log     *slog.Logger
 
-	mu     sync.Mutex
-	cfg    serverConfig // what zoo.cfg says; changed by SetMaxSessionTimeout
-	id     int          // myid of an ensemble member, 0 standalone
-	proc   *process     // nil while stopped
-	closed bool
+	mu      sync.Mutex
+	cfg     serverConfig // what zoo.cfg says; changed by SetMaxSessionTimeout
+	id      int          // myid of an ensemble member, 0 standalone
+	proc    *process     // nil while stopped
+	started bool         // the port was ours once: a restart waits for it
+	closed  bool
 }
 
 // Start starts a standalone server on a free loopback port and returns once
