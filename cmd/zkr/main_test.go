@@ -27,7 +27,8 @@ const asZkr = "ZKR_TEST_RUN_AS_ZKR"
 // heldTimeout is the --timeout of a zkr that is to find the lock held and
 // exit with status 4. It covers the process's start, its connection and the
 // answers that show the lock held: on a loaded machine these outlasted
-// 300 ms, and zkr rightly said that it had no answer in time (status 3).
+// 300 ms, and zkr rightly said that the deadline ran out before the
+// server answered (status 3).
 // The lock stays held throughout, so zkr waits it out whatever it is.
 const heldTimeout = "3s"
 

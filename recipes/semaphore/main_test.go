@@ -27,8 +27,9 @@ var (
 // heldTimeout bounds a timed acquire that is to find the lock held and say
 // ErrNotAcquired: it must outlast the answers that show the lock held. A
 // loaded machine answered later than the 100 to 300 ms these acquires had,
-// and they rightly said ErrUnreachable (no answer in time). The lock stays
-// held throughout, so the acquire waits it out whatever it is.
+// and they rightly said ErrUnreachable (the deadline ran out before the
+// server answered). The lock stays held throughout, so the acquire waits
+// it out whatever it is.
 const heldTimeout = time.Second
 
 // leaseNode is the name of a lease node in Curator's format.
