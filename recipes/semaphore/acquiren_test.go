@@ -55,7 +55,7 @@ func TestAcquireN_TimeoutTakesNothing(t *testing.T) {
 	require.NoError(t, err)
 
 	s := newSemaphore(t, other, path, 3)
-	ls, err := s.AcquireNTimeout(ctx, 2, 300*time.Millisecond)
+	ls, err := s.AcquireNTimeout(ctx, 2, heldTimeout)
 	require.ErrorIs(t, err, semaphore.ErrNotAcquired, "one lease is free, two are asked")
 	assert.Nil(t, ls)
 	require.Eventually(t, func() bool { return nodeCount(t, c, path) == 2 }, 10*time.Second, 10*time.Millisecond,

@@ -57,7 +57,7 @@ func TestCounted_AskingAboveTheCountWaitsForARaise(t *testing.T) {
 	s, err := semaphore.NewCounted(c, path, count)
 	require.NoError(t, err)
 
-	_, err = s.AcquireNTimeout(ctx, 2, 200*time.Millisecond)
+	_, err = s.AcquireNTimeout(ctx, 2, heldTimeout)
 	require.ErrorIs(t, err, semaphore.ErrNotAcquired, "a count of 0 lets nobody in")
 	got := make(chan result[[]*leases.Lease], 1)
 	go func() { // ends when the acquire returns: after the raise, or when ctx ends

@@ -79,7 +79,7 @@ func ExampleSemaphore_AcquireN() {
 		return
 	}
 	fmt.Println("leases held:", len(ls))
-	_, err = sem.AcquireNTimeout(ctx, 2, 100*time.Millisecond)
+	_, err = sem.AcquireNTimeout(ctx, 2, time.Second)
 	fmt.Println("two more:", errors.Is(err, semaphore.ErrNotAcquired))
 	fmt.Println("released:", sem.Release(ctx, ls...) == nil)
 	// Output:
