@@ -48,6 +48,38 @@ func (c *Codec[T]) Marshal(inst *Instance[T]) ([]byte, error) {
 	b = appendNullable(b, inst.ID, doc.idNull && inst.ID == "")
 	b = append(b, `,"address":`...)
 	b = appendNullable(b, inst.Address, inst.Address == "" && !doc.addressEmpty)
+	b, err := appendPorts(b, inst)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `,"payload":`...)
+	payload, err := c.payload(inst.Payload, doc.payload)
+	if err != nil {
+		return nil, fmt.Errorf("discovery: instance %q: payload: %w", inst.ID, err)
+	}
+	b = append(b, payload...)
+	b = append(b, `,"registrationTimeUTC":`...)
+	b = strconv.AppendInt(b, inst.RegistrationTimeUTC, 10)
+	b = append(b, `,"serviceType":`...)
+	b = appendServiceType(b, inst.ServiceType, doc.typeNull)
+	b = append(b, `,"uriSpec":`...)
+	b = appendURISpec(b, inst.URISpec)
+	if c.opts.enabledField {
+		b = append(b, `,"enabled":`...)
+		b = strconv.AppendBool(b, !inst.Disabled)
+	}
+	for _, f := range doc.extra {
+		b = append(b, ',')
+		b = appendString(b, f.name)
+		b = append(b, ':')
+		b = append(b, f.raw...)
+	}
+	return append(b, '}'), nil
+}
+
+// appendPorts appends the port and sslPort fields, null for a nil port;
+// a port beyond Java's int is ErrInvalidArgument.
+func appendPorts[T any](b []byte, inst *Instance[T]) ([]byte, error) {
 	for _, p := range []struct {
 		name string
 		port *int
@@ -62,51 +94,39 @@ func (c *Codec[T]) Marshal(inst *Instance[T]) ([]byte, error) {
 		}
 		b = strconv.AppendInt(b, int64(*p.port), 10)
 	}
-	b = append(b, `,"payload":`...)
-	payload, err := c.payload(inst.Payload, doc.payload)
-	if err != nil {
-		return nil, fmt.Errorf("discovery: instance %q: payload: %w", inst.ID, err)
-	}
-	b = append(b, payload...)
-	b = append(b, `,"registrationTimeUTC":`...)
-	b = strconv.AppendInt(b, inst.RegistrationTimeUTC, 10)
-	b = append(b, `,"serviceType":`...)
+	return b, nil
+}
+
+// appendServiceType appends the service type: null where the document
+// read had null and the type is still unset, Dynamic where it had none.
+func appendServiceType(b []byte, t ServiceType, wasNull bool) []byte {
 	switch {
-	case inst.ServiceType != "":
-		b = appendString(b, string(inst.ServiceType))
-	case doc.typeNull:
-		b = append(b, "null"...)
+	case t != "":
+		return appendString(b, string(t))
+	case wasNull:
+		return append(b, "null"...)
 	default:
-		b = appendString(b, string(Dynamic))
+		return appendString(b, string(Dynamic))
 	}
-	b = append(b, `,"uriSpec":`...)
-	if inst.URISpec == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, `{"parts":[`...)
-		for k, p := range inst.URISpec.Parts {
-			if k > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"value":`...)
-			b = appendString(b, p.Value)
-			b = append(b, `,"variable":`...)
-			b = strconv.AppendBool(b, p.Variable)
-			b = append(b, '}')
+}
+
+// appendURISpec appends spec as Curator's UriSpec serializes: its parts.
+func appendURISpec(b []byte, spec *URISpec) []byte {
+	if spec == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, `{"parts":[`...)
+	for k, p := range spec.Parts {
+		if k > 0 {
+			b = append(b, ',')
 		}
-		b = append(b, "]}"...)
+		b = append(b, `{"value":`...)
+		b = appendString(b, p.Value)
+		b = append(b, `,"variable":`...)
+		b = strconv.AppendBool(b, p.Variable)
+		b = append(b, '}')
 	}
-	if c.opts.enabledField {
-		b = append(b, `,"enabled":`...)
-		b = strconv.AppendBool(b, !inst.Disabled)
-	}
-	for _, f := range doc.extra {
-		b = append(b, ',')
-		b = appendString(b, f.name)
-		b = append(b, ':')
-		b = append(b, f.raw...)
-	}
-	return append(b, '}'), nil
+	return append(b, "]}"...)
 }
 
 // payload returns the payload's JSON: the bytes it was read with when it
@@ -245,7 +265,6 @@ func (c *Codec[T]) unmarshal(data []byte) (*Instance[T], error) {
 		return nil, errors.New("not a JSON object")
 	}
 	inst := &Instance[T]{ServiceType: Dynamic, doc: &document{}}
-	doc := inst.doc
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
@@ -256,46 +275,7 @@ func (c *Codec[T]) unmarshal(data []byte) (*Instance[T], error) {
 		if err := dec.Decode(&raw); err != nil {
 			return nil, err
 		}
-		isNull := string(raw) == "null"
-		switch name {
-		case "name":
-			inst.Name, doc.nameNull, err = readString(raw)
-		case "id":
-			inst.ID, doc.idNull, err = readString(raw)
-		case "address":
-			inst.Address, _, err = readString(raw)
-			doc.addressEmpty = !isNull && inst.Address == ""
-		case "port":
-			inst.Port, err = readPort(raw)
-		case "sslPort":
-			inst.SSLPort, err = readPort(raw)
-		case "payload":
-			inst.Payload, doc.payload, err = readPayload[T](raw)
-		case "registrationTimeUTC":
-			inst.RegistrationTimeUTC = 0
-			if !isNull {
-				inst.RegistrationTimeUTC, err = strconv.ParseInt(string(raw), 10, 64)
-			}
-		case "serviceType":
-			inst.ServiceType, doc.typeNull, err = readServiceType(raw)
-		case "uriSpec":
-			inst.URISpec, err = readURISpec(raw)
-		case "enabled":
-			// A null for Java's boolean is false, as Jackson reads it.
-			inst.Disabled = true
-			if !isNull {
-				var enabled bool
-				err = json.Unmarshal(raw, &enabled)
-				inst.Disabled = !enabled
-			}
-		default:
-			var buf bytes.Buffer
-			if err := json.Compact(&buf, raw); err != nil {
-				return nil, err
-			}
-			doc.setExtra(name, buf.Bytes())
-		}
-		if err != nil {
+		if err := readField(inst, name, raw); err != nil {
 			return nil, fmt.Errorf("field %q: %w", name, err)
 		}
 	}
@@ -306,6 +286,52 @@ func (c *Codec[T]) unmarshal(data []byte) (*Instance[T], error) {
 		return nil, errors.New("data after the instance's object")
 	}
 	return inst, nil
+}
+
+// readField reads the field name of an instance's document into inst,
+// keeping a field Curator does not know for the next write.
+func readField[T any](inst *Instance[T], name string, raw json.RawMessage) (err error) {
+	doc := inst.doc
+	isNull := string(raw) == "null"
+	switch name {
+	case "name":
+		inst.Name, doc.nameNull, err = readString(raw)
+	case "id":
+		inst.ID, doc.idNull, err = readString(raw)
+	case "address":
+		inst.Address, _, err = readString(raw)
+		doc.addressEmpty = !isNull && inst.Address == ""
+	case "port":
+		inst.Port, err = readPort(raw)
+	case "sslPort":
+		inst.SSLPort, err = readPort(raw)
+	case "payload":
+		inst.Payload, doc.payload, err = readPayload[T](raw)
+	case "registrationTimeUTC":
+		inst.RegistrationTimeUTC = 0
+		if !isNull {
+			inst.RegistrationTimeUTC, err = strconv.ParseInt(string(raw), 10, 64)
+		}
+	case "serviceType":
+		inst.ServiceType, doc.typeNull, err = readServiceType(raw)
+	case "uriSpec":
+		inst.URISpec, err = readURISpec(raw)
+	case "enabled":
+		// A null for Java's boolean is false, as Jackson reads it.
+		inst.Disabled = true
+		if !isNull {
+			var enabled bool
+			err = json.Unmarshal(raw, &enabled)
+			inst.Disabled = !enabled
+		}
+	default:
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, raw); err != nil {
+			return err
+		}
+		doc.setExtra(name, buf.Bytes())
+	}
+	return err
 }
 
 // setExtra keeps an unknown field; of a repeated one, the last value at
