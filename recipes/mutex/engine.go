@@ -88,20 +88,9 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 			sub.release()
 			return acquired{}, err
 		}
-		switch {
-		case len(children) > shortQueue:
-			sub.leave() // a long queue waits on one-shot watches
-			sub = nil
-		case once:
-		case sub == nil && e.contended(node, children):
-			// Set now, after the listing: the waiter lists again.
-			switch sub, err = e.dirWatch().subscribe(ctx); {
-			case err == nil:
-				children = nil
-			case !errors.Is(err, framework.ErrUnimplemented):
-				e.discard(node)
-				return acquired{}, err
-			}
+		if sub, children, err = e.followQueue(ctx, node, children, once, sub); err != nil {
+			e.discard(node)
+			return acquired{}, err
 		}
 		var a acquired
 		if sub != nil {
@@ -130,6 +119,29 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 		}
 		sub.release()
 		return acquired{}, err
+	}
+}
+
+// followQueue decides how a waiter queued at node follows the queue: a
+// long queue on one-shot watches, a contended short one on the directory
+// watch, subscribed now if it was not joined before the create; the
+// waiter then lists again (children nil). A server without persistent
+// watches leaves it on one-shot watches.
+func (e *engine) followQueue(ctx context.Context, node framework.Node, children []string, once bool, sub *dirSub) (*dirSub, []string, error) {
+	switch {
+	case len(children) > shortQueue:
+		sub.leave()
+		return nil, children, nil
+	case once || sub != nil || !e.contended(node, children):
+		return sub, children, nil
+	}
+	switch sub, err := e.dirWatch().subscribe(ctx); {
+	case err == nil:
+		return sub, nil, nil
+	case errors.Is(err, framework.ErrUnimplemented):
+		return nil, children, nil
+	default:
+		return nil, children, err
 	}
 }
 
