@@ -89,7 +89,7 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 			return acquired{}, err
 		}
 		if sub, children, err = e.followQueue(ctx, node, children, once, sub); err != nil {
-			e.discard(node)
+			e.discard(ctx, node)
 			return acquired{}, err
 		}
 		var a acquired
@@ -101,7 +101,7 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 		if err == nil {
 			return a, nil
 		}
-		e.discard(node)
+		e.discard(ctx, node)
 		if errors.Is(err, errWatchEnded) {
 			// The directory watch ended under us (a downgraded server):
 			// queue again on one-shot watches.
@@ -409,9 +409,8 @@ func (e *engine) stillOurs(node framework.Node, w *watchSet) bool {
 	return e.client.Session() == node.Session && !node.Session.IsLost()
 }
 
-// discard deletes a node that will not hold the lock, with a context of its
-// own (the caller's may have ended), and leaves it to the client to retry in
-// the background if that fails.
-func (e *engine) discard(node framework.Node) {
-	_ = recipe.DeleteNode(context.Background(), e.client, node)
+// discard deletes a node that will not hold the lock: see
+// recipe.DiscardNode.
+func (e *engine) discard(ctx context.Context, node framework.Node) {
+	recipe.DiscardNode(ctx, e.client, node)
 }

@@ -130,7 +130,7 @@ func (m *Mutex) acquire(ctx context.Context, once bool) (*Hold, error) {
 	}
 	a, err := m.engine.acquire(ctx, once)
 	if err == nil {
-		if err = m.stillHeld(a); err != nil {
+		if err = m.stillHeld(ctx, a); err != nil {
 			a.sub.release() // no hold takes it over
 		}
 	}
@@ -159,11 +159,11 @@ func (m *Mutex) acquire(ctx context.Context, once bool) (*Hold, error) {
 // interrupted (under the error policy) by the time the lock was taken: a
 // hold of that session would be lost the moment it was handed out, and
 // under the standard policy someone else may already hold the lock.
-func (m *Mutex) stillHeld(a acquired) error {
+func (m *Mutex) stillHeld(ctx context.Context, a acquired) error {
 	if !a.node.Session.IsInterrupted(m.opts.policy) {
 		return nil
 	}
-	m.engine.discard(a.node)
+	m.engine.discard(ctx, a.node)
 	return fmt.Errorf("%w: connection or session lost as the lock was taken", ErrLost)
 }
 

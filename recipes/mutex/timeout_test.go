@@ -80,3 +80,43 @@ func TestMutex_HeldLockRunsOutAsNotAcquired(t *testing.T) {
 	assert.NotErrorIs(t, err, context.DeadlineExceeded)
 	require.NoError(t, h.Release(ctx))
 }
+
+// The deadline holds when the create is answered in time and the wait's
+// listing is not: the waiter's node is left to the client to delete in
+// the background, rather than deleted while the caller waits past its
+// deadline for answers that queue behind the unanswered listing.
+func TestMutex_AcquireTimeoutReturnsAtItsDeadlineWhenTheWaitsListingIsLate(t *testing.T) {
+	t.Parallel()
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr())
+	observer := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, path))
+	m := newMutex(t, c, path)
+
+	// Every frame 100 ms late: the create's answer comes within the
+	// deadline, too late for the create's round trip to list the queue,
+	// so the wait lists it, and that listing is held.
+	proxy.SetDelay(100 * time.Millisecond)
+	proxy.HoldRepliesFrom(zktest.OpGetChildren2)
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.AcquireTimeout(ctx, 300*time.Millisecond)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, mutex.ErrUnreachable)
+	case <-time.After(recipeCleanupTimeout - time.Second):
+		t.Fatal("AcquireTimeout(300ms) waited for the clean-up of its node")
+	}
+	proxy.SetDelay(0)
+	proxy.ReleaseReplies()
+	require.Eventually(t, func() bool { return len(children(t, observer, path)) == 0 },
+		15*time.Second, 10*time.Millisecond, "the node of the abandoned acquire is deleted")
+}
+
+// recipeCleanupTimeout is recipe.CleanupTimeout, the bound of a clean-up
+// that a caller waits for.
+const recipeCleanupTimeout = 5 * time.Second

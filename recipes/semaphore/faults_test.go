@@ -281,3 +281,38 @@ func TestFault_SessionLostWhileReleasingTheGuardIsNoLease(t *testing.T) {
 	require.Eventually(t, func() bool { return nodeCount(t, observer, path) == 0 }, 20*time.Second, 20*time.Millisecond,
 		"no lease or guard node left")
 }
+
+// The deadline holds when the lease node's create is answered in time and
+// a listing after it is not: the nodes are left to the client to delete in
+// the background, rather than deleted while the caller waits past its
+// deadline for answers that queue behind the unanswered listing.
+func TestFault_AcquireTimeoutReturnsAtItsDeadlineWhenAListingIsLate(t *testing.T) {
+	t.Parallel()
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr())
+	observer := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	s := newSemaphore(t, c, path, 1)
+	warm, err := s.Acquire(ctx) // the paths exist: the creates ask no more
+	require.NoError(t, err)
+	require.NoError(t, warm.Release(ctx))
+
+	proxy.SetDelay(100 * time.Millisecond)
+	proxy.HoldRepliesFrom(zktest.OpGetChildren2)
+	done := make(chan error, 1)
+	go func() { // ends when the acquire returns
+		_, err := s.AcquireTimeout(ctx, 500*time.Millisecond)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, semaphore.ErrUnreachable)
+	case <-time.After(4 * time.Second): // a clean-up waited for is bounded by 5 s
+		t.Fatal("AcquireTimeout(500ms) waited for the clean-up of its nodes")
+	}
+	proxy.SetDelay(0)
+	proxy.ReleaseReplies()
+	require.Eventually(t, func() bool { return nodeCount(t, observer, path) == 0 }, 20*time.Second, 20*time.Millisecond,
+		"no lease or guard node left")
+}

@@ -55,6 +55,22 @@ func DeleteNode(ctx context.Context, client *framework.Client, node framework.No
 	return err
 }
 
+// DiscardNode deletes a node that a call made and no longer needs (a
+// waiter's node of an acquire that failed). While ctx lives it is
+// DeleteNode. Once ctx has ended the caller returns at once, as every call
+// does when its context ends: the node is handed to the client's
+// background deletion instead of a wait of up to CleanupTimeout, which a
+// slow answer would add to the caller's deadline. A node of a lost
+// session went with it: nothing is sent.
+func DiscardNode(ctx context.Context, client *framework.Client, node framework.Node) {
+	switch {
+	case ctx.Err() == nil:
+		_ = DeleteNode(ctx, client, node)
+	case !node.Session.IsLost():
+		_, _ = client.DeleteInBackground(node.Path)
+	}
+}
+
 // IsNoNode reports whether err says that a node does not exist.
 func IsNoNode(err error) bool { return errors.Is(err, zk.ErrNoNode) }
 
