@@ -57,23 +57,7 @@ func (s *Selector) term(ctx context.Context, hold *mutex.Hold, fn func(context.C
 	interrupted := hold.Session().Interrupted(s.opts.policy)
 	// Ends when fn has returned, or the term first ends by loss, Close or
 	// the end of ctx.
-	go func() {
-		var cause error
-		select {
-		case <-interrupted:
-			cause = s.interruption(hold)
-		case <-lead.Lost():
-			cause = lead.Err()
-		case <-s.closing.Done():
-			cause = fmt.Errorf("leader: selector %s: %w", s.path, ErrClosed)
-		case <-ctx.Done():
-			cause = context.Cause(ctx)
-		case <-returned:
-			return
-		}
-		lead.end(cause)
-		cancel(lead.Err())
-	}()
+	go s.endOnFirstCause(ctx, hold, lead, interrupted, returned, cancel)
 	// watchStop runs on a goroutine of its own once fctx ends, and ends
 	// when fn returns.
 	stopWatch := context.AfterFunc(fctx, func() { s.watchStop(fctx, hold, returned) })
@@ -167,4 +151,26 @@ func (s *Selector) watchStop(fctx context.Context, hold *mutex.Hold, returned <-
 	<-returned
 	s.opts.logger.Info("leader: selector's function returned after the stop timeout",
 		s.logIDs(), logAttr("node", hold.Node()), "after", time.Since(cancelled))
+}
+
+// endOnFirstCause ends the term lead, and fn's ctx with the term's cause,
+// at the first of: the session interrupted, the leadership lost, the
+// selector closing and the end of ctx. It returns at once when fn has
+// returned first.
+func (s *Selector) endOnFirstCause(ctx context.Context, hold *mutex.Hold, lead *Leadership, interrupted, returned <-chan struct{}, cancel context.CancelCauseFunc) {
+	var cause error
+	select {
+	case <-interrupted:
+		cause = s.interruption(hold)
+	case <-lead.Lost():
+		cause = lead.Err()
+	case <-s.closing.Done():
+		cause = fmt.Errorf("leader: selector %s: %w", s.path, ErrClosed)
+	case <-ctx.Done():
+		cause = context.Cause(ctx)
+	case <-returned:
+		return
+	}
+	lead.end(cause)
+	cancel(lead.Err())
 }
