@@ -129,6 +129,7 @@ func TestAPI_APlantedDriftIsFound(t *testing.T) {
 		"apidrift.Thing: runs in the background (it has Start) but has no Done func() <-chan struct{}",
 		"apidrift.Thing.AddListener: is func(func()) func(), want func(func(E)) func(): one function of one event, and the remove",
 		"apidrift.Thing.Close: is func() error, want func(context.Context) error",
+		"apidrift.Thing.Observe: is func(context.Context) <-chan int: told of changes by Watch(ctx) (<-chan T, error)",
 		"apidrift.Thing.Configure: takes ...apidrift.OtherOption: a recipe's call takes its options as ...Option",
 		"apidrift.Thing.Stop: a recipe ends with Close(ctx), a hold with Release(ctx): no Stop",
 		"apidrift.Thing.Wait: takes a context.Context as parameter 2: ctx comes first",

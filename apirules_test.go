@@ -155,6 +155,9 @@ func (c *apiChecker) checkType(tn *types.TypeName) {
 	if m := ms["AddListener"]; m != nil {
 		c.checkAddListener(name, m)
 	}
+	for mname, m := range ms {
+		c.checkToldOfChanges(name+"."+mname, m)
+	}
 	if m := ms["Close"]; m != nil && sigString(m) != sigClose {
 		c.driftf(name+".Close", "is %s, want %s", sigString(m), sigClose)
 	}
@@ -235,6 +238,33 @@ func (c *apiChecker) checkHold(name string, ms map[string]*types.Func) {
 		if ms[f] != nil {
 			c.driftf(name+"."+f, "a hold has no %s (the table's hold vocabulary)", f)
 		}
+	}
+}
+
+// checkToldOfChanges: a method that hands out a channel of values (not a
+// signal of struct{}, as Done, Lost and Cached's) is Watch(ctx)
+// (<-chan T, error), the table's one way to be told of changes.
+func (c *apiChecker) checkToldOfChanges(name string, m *types.Func) {
+	sig := m.Type().(*types.Signature)
+	values := false
+	for i := range sig.Results().Len() {
+		if ch, ok := sig.Results().At(i).Type().Underlying().(*types.Chan); ok {
+			if st, ok := ch.Elem().Underlying().(*types.Struct); !ok || st.NumFields() > 0 {
+				values = true
+			}
+		}
+	}
+	if !values {
+		return
+	}
+	ok := strings.HasSuffix(name, ".Watch") && sig.Params().Len() == 1 && sig.Results().Len() == 2 &&
+		types.TypeString(sig.Params().At(0).Type(), qualifier) == "context.Context" &&
+		types.TypeString(sig.Results().At(1).Type(), qualifier) == "error"
+	if ch, isChan := sig.Results().At(0).Type().(*types.Chan); !isChan || ch.Dir() != types.RecvOnly {
+		ok = false
+	}
+	if !ok {
+		c.driftf(name, "is %s: told of changes by Watch(ctx) (<-chan T, error)", sigString(m))
 	}
 }
 

@@ -140,6 +140,7 @@ func closedCases(t *testing.T, c *framework.Client, root string) []closedCase {
 			return selector.Run(ctx)
 		}, leader.ErrClosed},
 		{"leader.Observer.Leader", func() error { return errOf(observer.Leader(ctx)) }, leader.ErrClosed},
+		{"leader.Observer.Watch", func() error { return errOf(observer.Watch(ctx)) }, leader.ErrClosed},
 		{"cache.Cache.Start, then AwaitInitialized", func() error {
 			if err := cc.Start(context.Background()); err != nil {
 				return err

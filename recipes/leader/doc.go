@@ -92,10 +92,10 @@
 // a listing read after the reconnect shows the node still first. A
 // selector's term ends when its function has returned.
 //
-// An Observer (and each participant's Leader, Participants and Observe)
+// An Observer (and each participant's Leader, Participants and Watch)
 // reads the election as Curator's getLeader and getParticipants do,
 // Java participants included, named by their ids: Leader returns
-// ErrNoLeader rather than Curator's made-up participant; Observe gives
+// ErrNoLeader rather than Curator's made-up participant; Watch gives
 // the latest leader (id, node and fencing token) or "no leader", and
 // never a node that was not first.
 //

@@ -53,7 +53,7 @@ type Latch struct {
 	opts   options
 	log    *slog.Logger
 	lock   *mutex.Mutex // the queue of latch nodes; the latch is its only owner
-	obs    *Observer    // reads the election for Leader, Participants, Observe
+	obs    *Observer    // reads the election for Leader, Participants, Watch
 	notify notifier
 	rec    record             // the terms, for Stats and Healthy
 	life   *recipe.Background // Start, Close, Done, Err
@@ -107,9 +107,9 @@ func (l *Latch) Participants(ctx context.Context) ([]Participant, error) {
 	return l.obs.Participants(ctx)
 }
 
-// Observe reports the election's latest leader, or that it has none, until
-// ctx ends: see Observer.Observe.
-func (l *Latch) Observe(ctx context.Context) <-chan Observation { return l.obs.Observe(ctx) }
+// Watch follows the election's latest leader, or that it has none, until
+// ctx ends: see Observer.Watch.
+func (l *Latch) Watch(ctx context.Context) (<-chan Observation, error) { return l.obs.Watch(ctx) }
 
 // Stats returns how many terms the latch has led and how long the last
 // one lasted.

@@ -33,7 +33,8 @@ func TestLatch_ReadsItsElectionAsItsObserverDoes(t *testing.T) {
 
 	octx, stop := context.WithCancel(ctx)
 	defer stop()
-	seen := b.Observe(octx)
+	seen, err := b.Watch(octx)
+	require.NoError(t, err)
 	token, err := term.FencingToken(ctx)
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { o := <-seen; return o.Leader.ID == "a" && o.FencingToken == token },

@@ -163,7 +163,8 @@ func TestObserver_ObserveNamesAJavaLeaderByItsID(t *testing.T) {
 		if path == selPath {
 			opts = append(opts, leader.ObserveSelector())
 		}
-		seen := newObserver(t, c, path, opts...).Observe(ctx)
+		seen, err := newObserver(t, c, path, opts...).Watch(ctx)
+		require.NoError(t, err)
 		require.Eventually(t, func() bool {
 			o := <-seen
 			return o.HasLeader() && o.Leader.ID == want && o.FencingToken > 0
@@ -171,7 +172,7 @@ func TestObserver_ObserveNamesAJavaLeaderByItsID(t *testing.T) {
 	}
 }
 
-// Observe follows 1,000 hand-offs between Go lock holders with ids: every
+// Watch follows 1,000 hand-offs between Go lock holders with ids: every
 // value it gives names a holder, in the order they held, and it settles on
 // the last holder, then on "no leader".
 func TestObserver_ObserveConvergesOverAThousandHandOffs(t *testing.T) {
@@ -188,10 +189,11 @@ func TestObserver_ObserveConvergesOverAThousandHandOffs(t *testing.T) {
 	}
 	oc := zktest.Connect(t, servers)
 	octx, stop := context.WithCancel(ctx)
-	seen := newObserver(t, oc, path, leader.ObserveSelector()).Observe(octx)
+	seen, err := newObserver(t, oc, path, leader.ObserveSelector()).Watch(octx)
+	require.NoError(t, err)
 	observed := make(chan []leader.Observation, 1)
 	latest := make(chan leader.Observation, 1)
-	// Ends when octx ends and Observe closes its channel.
+	// Ends when octx ends and Watch closes its channel.
 	go func() {
 		var all []leader.Observation
 		for o := range seen {
@@ -238,7 +240,7 @@ func TestObserver_ObserveConvergesOverAThousandHandOffs(t *testing.T) {
 		default:
 			return false
 		}
-	}, 10*time.Second, time.Millisecond, "Observe settles on the last holder")
+	}, 10*time.Second, time.Millisecond, "Watch settles on the last holder")
 	require.NoError(t, hold.Release(ctx))
 	require.Eventually(t, func() bool {
 		select {
@@ -248,7 +250,7 @@ func TestObserver_ObserveConvergesOverAThousandHandOffs(t *testing.T) {
 		default:
 			return false
 		}
-	}, 10*time.Second, time.Millisecond, "Observe settles on no leader")
+	}, 10*time.Second, time.Millisecond, "Watch settles on no leader")
 	stop()
 	all := <-observed
 	last := -1

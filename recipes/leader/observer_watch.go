@@ -11,7 +11,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 )
 
-// Observation is what Observe sees: the leader of the election, or that
+// Observation is what Watch sees: the leader of the election, or that
 // none leads.
 type Observation struct {
 	// Leader is the leading participant (Leader.Leader is true), or the
@@ -26,53 +26,65 @@ type Observation struct {
 // HasLeader reports whether a participant leads.
 func (o Observation) HasLeader() bool { return o.Leader.Node != "" }
 
-// Observe returns a channel of the election's leader, as it changes: the
-// first value once read, then a value each time the leader changes
-// (another node, or none). Only the latest value is kept: a reader that
-// falls behind gets the newest, never a backlog. Every value names a node
-// that was first in the election when read. The channel is closed when
-// ctx ends or the client is closed. While the server cannot be reached
-// the last value stands; Observe reads again once it can.
+// Watch follows who leads the election. The returned channel receives
+// the leader at once (read before Watch returns), then a value each time
+// the leader changes (another node, or none). Only the latest value is
+// kept: a reader that falls behind gets the newest, never a backlog. Every
+// value names a node that was first in the election when read. The
+// channel is closed when ctx ends or the client is closed. While the
+// server cannot be reached the last value stands; Watch reads again once
+// it can. Watch fails, with nothing started, when the first read fails:
+// the client closed (ErrClosed), ctx ended, or the client's retry policy
+// gave up.
 //
 // A leader is watched through its own node, so a participant joining or
 // leaving behind it costs nothing; a change of leader costs two requests
 // after its notification (the listing and the read of the new first
 // node).
-func (o *Observer) Observe(ctx context.Context) <-chan Observation {
+func (o *Observer) Watch(ctx context.Context) (<-chan Observation, error) {
+	seen, changed, err := o.look(ctx)
+	if err != nil {
+		return nil, recipe.Errorf("leader: watch %s: %w", o.e.path, err)
+	}
 	out := make(chan Observation, 1)
-	// Ends when ctx ends or the client is closed.
-	go o.observe(ctx, out)
-	return out
+	out <- seen
+	// Ends when ctx ends or the client is closed; it closes out.
+	go o.follow(ctx, out, seen, changed)
+	return out, nil
 }
 
-// observe looks at the election each time what it watches changes, and
-// publishes each new leader on out (see Observe).
-func (o *Observer) observe(ctx context.Context, out chan Observation) {
+// follow publishes on out each new leader after last, looking again each
+// time what it watches changes (see Watch).
+func (o *Observer) follow(ctx context.Context, out chan Observation, last Observation, changed <-chan zk.Event) {
 	defer close(out)
-	var last Observation
-	published := false
-	backoff := observeRetryMin
-	for ctx.Err() == nil {
-		seen, changed, err := o.look(ctx)
-		if err != nil {
-			if errors.Is(err, framework.ErrClosed) {
-				return
-			}
-			if !sleepCtx(ctx, backoff) {
-				return
-			}
-			backoff = min(2*backoff, observeRetryMax)
-			continue
-		}
-		backoff = observeRetryMin
-		if !published || seen != last {
-			publish(out, seen)
-			last, published = seen, true
-		}
+	for {
 		select {
 		case <-changed:
 		case <-ctx.Done():
 			return
+		}
+		seen, next, ok := o.lookAgain(ctx)
+		if !ok {
+			return
+		}
+		changed = next
+		if seen != last {
+			publish(out, seen)
+			last = seen
+		}
+	}
+}
+
+// lookAgain looks until a look succeeds, waiting longer after each
+// failure; it reports false when ctx ends or the client is closed.
+func (o *Observer) lookAgain(ctx context.Context) (Observation, <-chan zk.Event, bool) {
+	for backoff := observeRetryMin; ; backoff = min(2*backoff, observeRetryMax) {
+		seen, changed, err := o.look(ctx)
+		if err == nil {
+			return seen, changed, true
+		}
+		if errors.Is(err, framework.ErrClosed) || !sleepCtx(ctx, backoff) {
+			return Observation{}, nil, false
 		}
 	}
 }
@@ -83,7 +95,7 @@ const (
 	observeRetryMax = 2 * time.Second
 )
 
-// publish replaces what out holds with seen. Only observe sends on out, so
+// publish replaces what out holds with seen. Only follow sends on out, so
 // the send after the drain never blocks.
 func publish(out chan Observation, seen Observation) {
 	select {

@@ -102,7 +102,7 @@ func (m CloseMode) String() string {
 
 // WithID sets the participant id, the data of the participant's node
 // (UTF-8, as Curator's LeaderLatch id and LeaderSelector.setId): Leader,
-// Participants and Observe name a participant by it, on the Go and the
+// Participants and Watch name a participant by it, on the Go and the
 // Java side. It must be valid UTF-8, since Curator reads it as such, and
 // small enough for the node's create (path, name and id) to fit the
 // server's limit: NewLatch and NewSelector refuse it otherwise. Log lines

@@ -318,9 +318,9 @@ func (s *Selector) Participants(ctx context.Context) ([]Participant, error) {
 	return s.obs.Participants(ctx)
 }
 
-// Observe reports each change of the election's leader: see
-// Observer.Observe.
-func (s *Selector) Observe(ctx context.Context) <-chan Observation { return s.obs.Observe(ctx) }
+// Watch follows each change of the election's leader: see
+// Observer.Watch.
+func (s *Selector) Watch(ctx context.Context) (<-chan Observation, error) { return s.obs.Watch(ctx) }
 
 // ID returns the participant id (WithID).
 func (s *Selector) ID() string { return s.opts.id }

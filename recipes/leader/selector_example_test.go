@@ -59,7 +59,7 @@ func ExampleSelector_Run() {
 
 // Watch who leads an election of selectors, Go or Java, without taking
 // part in it.
-func ExampleObserver_Observe() {
+func ExampleObserver_Watch() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	client, err := framework.Connect(ctx, strings.Split(os.Getenv("ZK_SERVERS"), ","))
@@ -92,7 +92,12 @@ func ExampleObserver_Observe() {
 	}
 	<-leads
 
-	for o := range obs.Observe(ctx) {
+	leaders, err := obs.Watch(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for o := range leaders {
 		if o.HasLeader() {
 			fmt.Println("leader:", o.Leader.ID)
 			return

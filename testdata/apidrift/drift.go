@@ -110,3 +110,6 @@ func (h *Hold) Release(ctx context.Context) error { return nil }
 
 // Guards would do for a hold of several nodes, but this one has one.
 func (h *Hold) guards() []framework.Op { return nil }
+
+// Observe hands out changes without an error, under another name.
+func (t *Thing) Observe(ctx context.Context) <-chan int { return nil }
