@@ -36,11 +36,7 @@ var apiExemptions = []apiExemption{
 // apiPending are the drifts that issue 41 found and that are not fixed
 // yet: the API test tolerates these and no other, and fails once one is
 // fixed until it is taken off, so the list only shrinks.
-var apiPending = []string{
-	"leases.New: is func(*framework.Client, framework.Node, []byte, ...leases.Option) (*leases.Lease, error): a constructor is New(client, path, ...) (*T, error)",
-	"leases.NewTTL: is func(*framework.Client, framework.Node, int32, []byte, time.Duration, time.Time, ...leases.Option) (*leases.Lease, error): a constructor is New(client, path, ...) (*T, error)",
-	"leases.WithKind: takes (string) where mutex.WithKind takes (string, string)",
-}
+var apiPending = []string{}
 
 // checkAPI returns the drifts of pkg from the table's rules, and the
 // exemptions used.

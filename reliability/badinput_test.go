@@ -131,16 +131,16 @@ func constructorCases(c *framework.Client, count *sharedcount.SharedCount) []bad
 		}, invalid},
 		badCase{"semaphore.NewCounted, nil count", func() error { return errOf(semaphore.NewCounted(c, "/ok", nil)) }, invalid},
 		badCase{"sharedcount.New, nil option", func() error { return errOf(sharedcount.New(c, "/ok", 1, nil)) }, invalid},
-		badCase{"leases.New, nil client", func() error {
-			return errOf(leases.New(nil, framework.Node{Path: "/ok", Session: c.Session()}, nil))
+		badCase{"leases.Issue, nil client", func() error {
+			return errOf(leases.Issue(nil, framework.Node{Path: "/ok", Session: c.Session()}, nil))
 		}, invalid},
-		badCase{"leases.New, no path", func() error { return errOf(leases.New(c, framework.Node{Session: c.Session()}, nil)) }, invalid},
-		badCase{"leases.New, no session", func() error { return errOf(leases.New(c, framework.Node{Path: "/ok"}, nil)) }, invalid},
-		badCase{"leases.New, zero maximum hold", func() error {
-			return errOf(leases.New(c, framework.Node{Path: "/ok", Session: c.Session()}, nil, leases.WithMaxHold(0)))
+		badCase{"leases.Issue, no path", func() error { return errOf(leases.Issue(c, framework.Node{Session: c.Session()}, nil)) }, invalid},
+		badCase{"leases.Issue, no session", func() error { return errOf(leases.Issue(c, framework.Node{Path: "/ok"}, nil)) }, invalid},
+		badCase{"leases.Issue, zero maximum hold", func() error {
+			return errOf(leases.Issue(c, framework.Node{Path: "/ok", Session: c.Session()}, nil, leases.WithMaxHold(0)))
 		}, invalid},
-		badCase{"leases.New, bad error policy", func() error {
-			return errOf(leases.New(c, framework.Node{Path: "/ok", Session: c.Session()}, nil, leases.WithErrorPolicy(policy)))
+		badCase{"leases.Issue, bad error policy", func() error {
+			return errOf(leases.Issue(c, framework.Node{Path: "/ok", Session: c.Session()}, nil, leases.WithErrorPolicy(policy)))
 		}, invalid},
 		badCase{"mutex.Revoke, nil client", func() error { return mutex.Revoke(context.Background(), nil, "/ok") }, invalid},
 		badCase{"rwlock.New, nil option", func() error { return errOf(rwlock.New(c, "/ok", nil)) }, invalid},
@@ -149,8 +149,8 @@ func constructorCases(c *framework.Client, count *sharedcount.SharedCount) []bad
 		badCase{"rwlock.New, nil logger", func() error { return errOf(rwlock.New(c, "/ok", rwlock.WithLogger(nil))) }, invalid},
 		badCase{"semaphore.New, nil logger", func() error { return errOf(semaphore.New(c, "/ok", 1, semaphore.WithLogger(nil))) }, invalid},
 		badCase{"sharedcount.New, nil logger", func() error { return errOf(sharedcount.New(c, "/ok", 1, sharedcount.WithLogger(nil))) }, invalid},
-		badCase{"leases.New, nil logger", func() error {
-			return errOf(leases.New(c, framework.Node{Path: "/ok", Session: c.Session()}, nil, leases.WithLogger(nil)))
+		badCase{"leases.Issue, nil logger", func() error {
+			return errOf(leases.Issue(c, framework.Node{Path: "/ok", Session: c.Session()}, nil, leases.WithLogger(nil)))
 		}, invalid},
 	)
 	cases = append(cases, atomicValueAndBarrierCases(c)...)

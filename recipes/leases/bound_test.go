@@ -219,21 +219,21 @@ func TestBound_BadInput(t *testing.T) {
 	node := framework.Node{Path: "/l/x", Name: "x", Session: c.Session()}
 	for _, d := range []time.Duration{0, -time.Second, time.Microsecond} {
 		if d <= 0 {
-			_, err = leases.New(c, node, nil, leases.WithMaxHold(d))
+			_, err = leases.Issue(c, node, nil, leases.WithMaxHold(d))
 			require.ErrorIs(t, err, leases.ErrInvalidArgument, "max hold %v", d)
 			_, err = semaphore.New(c, "/l", 1, semaphore.WithMaxHold(d))
 			require.ErrorIs(t, err, leases.ErrInvalidArgument, "semaphore max hold %v", d)
 		}
-		_, err = leases.NewTTL(c, node, 0, nil, d, time.Now())
+		_, err = leases.IssueTTL(c, node, 0, nil, d, time.Now())
 		require.ErrorIs(t, err, leases.ErrInvalidArgument, "TTL %v", d)
 		_, err = semaphore.New(c, "/l", 1, semaphore.WithTTL(d))
 		require.ErrorIs(t, err, leases.ErrInvalidArgument, "semaphore TTL %v", d)
 	}
 	_, err = semaphore.New(c, "/l", 1, semaphore.WithTTL(time.Second), semaphore.WithMaxHold(time.Second))
 	require.ErrorIs(t, err, leases.ErrInvalidArgument, "both bounds")
-	_, err = leases.NewTTL(c, node, 0, nil, time.Second, time.Now(), leases.WithMaxHold(time.Second))
+	_, err = leases.IssueTTL(c, node, 0, nil, time.Second, time.Now(), leases.WithMaxHold(time.Second))
 	require.ErrorIs(t, err, leases.ErrInvalidArgument, "a TTL lease with a max hold")
-	_, err = leases.NewTTL(c, node, 0, nil, time.Second, time.Time{})
+	_, err = leases.IssueTTL(c, node, 0, nil, time.Second, time.Time{})
 	require.ErrorIs(t, err, leases.ErrInvalidArgument, "a TTL lease without the create's send time")
 	_, err = leases.Resume(ctx, c, "no/path")
 	require.ErrorIs(t, err, leases.ErrInvalidArgument)

@@ -48,7 +48,7 @@
 //     a loss or a release fails (ErrLost, ErrReleased) and brings nothing
 //     back. A bounded lease that is never renewed ends its bound after its
 //     acquire.
-//   - A TTL lease (NewTTL; package semaphore's WithTTL) outlives its
+//   - A TTL lease (IssueTTL; package semaphore's WithTTL) outlives its
 //     holder's session and process: a restarted holder takes it over with
 //     Resume. Its node is persistent with a time to live, renewed by a
 //     write conditional on the holder's version, so that a holder that was
@@ -59,7 +59,7 @@
 //     the loss at TTL after the last renewal began, before the server can
 //     free it (a new lease's deadline counts from before its create was
 //     sent). That holds while the holder's clock and the server leader's
-//     wall clock agree: see NewTTL for the caveat. The server must run with
+//     wall clock agree: see IssueTTL for the caveat. The server must run with
 //     extendedTypesEnabled=true (ErrTTLUnsupported otherwise).
 //
 // Measured on the test server (1 s container check interval, loaded

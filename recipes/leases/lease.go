@@ -14,7 +14,7 @@ import (
 )
 
 // Lease is one held permit: an ephemeral lease node of the holder's
-// session (New), or a TTL lease node that outlives it (NewTTL, Resume).
+// session (Issue), or a TTL lease node that outlives it (IssueTTL, Resume).
 // Its methods are safe for concurrent use, and any goroutine may renew or
 // release it.
 type Lease struct {
@@ -24,7 +24,7 @@ type Lease struct {
 	opts   options
 
 	watch *holdwatch.Watch // a lease of the holder's session
-	ttl   *ttlHold         // a TTL lease (NewTTL, Resume)
+	ttl   *ttlHold         // a TTL lease (IssueTTL, Resume)
 
 	fence    recipe.Fence  // the node's creation zxid, read lazily when no token was set
 	tokenMu  sync.Mutex    // guards token and asked
@@ -35,16 +35,16 @@ type Lease struct {
 	renewals int           // guarded by the renewing token
 }
 
-// New returns the lease of node, an ephemeral lease node that client
+// Issue returns the lease of node, an ephemeral lease node that client
 // created with data (which may start with a Stamp: Data returns what
 // follows it). It is for recipes that issue leases, such as package
 // semaphore; the lease then belongs to whoever the recipe hands it to.
-func New(client *framework.Client, node framework.Node, data []byte, opts ...Option) (*Lease, error) {
+func Issue(client *framework.Client, node framework.Node, data []byte, opts ...Option) (*Lease, error) {
 	switch {
 	case client == nil:
-		return nil, fmt.Errorf("leases: new: %w: nil client", ErrInvalidArgument)
+		return nil, fmt.Errorf("leases: issue: %w: nil client", ErrInvalidArgument)
 	case node.Path == "" || node.Session == nil:
-		return nil, fmt.Errorf("leases: new: %w: a lease node needs a path and a session", ErrInvalidArgument)
+		return nil, fmt.Errorf("leases: issue: %w: a lease node needs a path and a session", ErrInvalidArgument)
 	}
 	o, err := recipe.Options(opts, ErrInvalidArgument)
 	if err != nil {
@@ -53,7 +53,7 @@ func New(client *framework.Client, node framework.Node, data []byte, opts ...Opt
 	l := newLease(client, node, data, o)
 	kind := &holdwatch.Kind{
 		Client: client, Policy: o.policy, MaxHold: o.maxHold,
-		Lost: ErrLost, Expired: ErrExpired, What: "lease",
+		Lost: ErrLost, Expired: ErrExpired, What: o.whatOr(),
 		Recipe: o.kindOr(), Log: l.log(),
 	}
 	if client.Hooks().Observer() != nil {
@@ -93,7 +93,7 @@ func (l *Lease) Client() *framework.Client { return l.client }
 // for a lease that a recipe granted (Grant: for a semaphore's lease, the
 // zxid of the listing of its leases directory that showed room for it) or
 // that Resume took over (the zxid of the take-over's write); for a lease
-// made with New or NewTTL and never granted, the lease node's creation
+// made with Issue or IssueTTL and never granted, the lease node's creation
 // zxid, read from the server on the first call only. A holder's renewals
 // never change its token; a take-over always gives a higher one. A lease
 // of a semaphore handed out after another lease ended (released, lost,

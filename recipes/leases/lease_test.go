@@ -32,7 +32,7 @@ func TestNew_RejectsBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := leases.New(tt.client, tt.node, nil, tt.opts...)
+			l, err := leases.Issue(tt.client, tt.node, nil, tt.opts...)
 			require.ErrorIs(t, err, leases.ErrInvalidArgument)
 			assert.Nil(t, l)
 		})
@@ -209,7 +209,7 @@ func TestLease_OfALostSessionIsLostWhenHandedOut(t *testing.T) {
 	zktest.WaitClosed(t, node.Session.Lost(), 15*time.Second, "the session's loss")
 
 	for range 50 {
-		l, err := leases.New(c, node, nil)
+		l, err := leases.Issue(c, node, nil)
 		require.NoError(t, err)
 		select {
 		case <-l.Lost():

@@ -28,7 +28,7 @@ func newLease(t testing.TB, c *framework.Client, dir string, opts ...leases.Opti
 	node, err := c.CreateProtected(testContext(t), zkpath.Join(dir, zkpath.LeaseName), []byte("d"),
 		framework.EphemeralSequential, framework.WithParents())
 	require.NoError(t, err)
-	l, err := leases.New(c, node, []byte("d"), opts...)
+	l, err := leases.Issue(c, node, []byte("d"), opts...)
 	require.NoError(t, err)
 	return l
 }

@@ -16,6 +16,8 @@ type options struct {
 	policy  framework.ErrorPolicy
 	maxHold time.Duration
 	kind    string       // the recipe in observer events (WithKind); "" is "lease"
+	what    string       // the lease in log lines (WithKind)
+	kindSet bool         // WithKind was given: what is what it says
 	logger  *slog.Logger // nil: the client's (WithLogger)
 }
 
@@ -50,17 +52,29 @@ func WithMaxHold(d time.Duration) Option {
 	}
 }
 
-// WithKind names the recipe that issues the lease in the client's
-// observer's events (framework.HoldEvent.Recipe), such as "semaphore".
-// An empty kind is rejected with ErrInvalidArgument. Default "lease".
-func WithKind(kind string) Option {
+// WithKind names what the lease serves in what it reports, for the recipes
+// that issue leases, as mutex.WithKind does for locks. kind is the recipe
+// in the client's observer's events (framework.HoldEvent.Recipe), such as
+// "semaphore". what names the lease in log lines ("lease lost"); an empty
+// what leaves the telling of a loss to the recipe that issued the lease.
+// An empty kind is rejected with ErrInvalidArgument. Default "lease" and
+// "lease".
+func WithKind(kind, what string) Option {
 	return func(o *options) error {
 		if kind == "" {
 			return fmt.Errorf("%w: empty kind", ErrInvalidArgument)
 		}
-		o.kind = kind
+		o.kind, o.what, o.kindSet = kind, what, true
 		return nil
 	}
+}
+
+// whatOr is the lease's name in log lines.
+func (o options) whatOr() string {
+	if !o.kindSet {
+		return "lease"
+	}
+	return o.what
 }
 
 // kindOr is the lease's recipe in observer events.

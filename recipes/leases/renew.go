@@ -57,7 +57,7 @@ func (l *Lease) Mode() Mode {
 // ErrExpired if its bound passed), of a released lease one wrapping
 // ErrReleased, of a lease without a bound ErrInvalidArgument, all without a
 // request. Renewals of one lease run one at a time. For a TTL lease see
-// also NewTTL.
+// also IssueTTL.
 func (l *Lease) Renew(ctx context.Context) error {
 	if l.MaxHold() == 0 {
 		return fmt.Errorf("%w: renew %s: the lease has no bound (WithMaxHold)", ErrInvalidArgument, l.node.Path)

@@ -40,7 +40,7 @@ func (h *ttlHold) endedLocked(cause framework.Cause, err error) {
 	}
 }
 
-// NewTTL returns the lease of node, a TTL lease node (persistent
+// IssueTTL returns the lease of node, a TTL lease node (persistent
 // sequential with TTL, created with data) whose version is version and
 // whose time to live is ttl; sent is when its create was first sent, read
 // from the holder's clock before that (a create retried, or whose answer
@@ -84,7 +84,7 @@ func (h *ttlHold) endedLocked(cause framework.Cause, err error) {
 // closes and Err wraps ErrTakenOver (or ErrLost) at once, not at the next
 // renewal. Its fencing token is the zxid its issuer grants it (Grant), or
 // the node's creation zxid, until someone takes it over: see Resume.
-func NewTTL(client *framework.Client, node framework.Node, version int32, data []byte, ttl time.Duration, sent time.Time, opts ...Option) (*Lease, error) {
+func IssueTTL(client *framework.Client, node framework.Node, version int32, data []byte, ttl time.Duration, sent time.Time, opts ...Option) (*Lease, error) {
 	switch {
 	case client == nil:
 		return nil, fmt.Errorf("%w: nil client", ErrInvalidArgument)

@@ -275,7 +275,7 @@ func (s *Semaphore) maximum(ctx context.Context) (int, <-chan struct{}, error) {
 func (s *Semaphore) issue(nodes []framework.Node, grant int64) ([]*leases.Lease, error) {
 	ls := make([]*leases.Lease, len(nodes))
 	for i, node := range nodes {
-		l, err := leases.New(s.client, node, s.opts.data, s.opts.leaseOptions()...)
+		l, err := leases.Issue(s.client, node, s.opts.data, s.opts.leaseOptions()...)
 		made := i
 		if err == nil {
 			ls[i], made = l, i+1

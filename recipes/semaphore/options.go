@@ -65,7 +65,7 @@ func WithMaxHold(d time.Duration) Option {
 	}
 }
 
-// WithTTL makes every lease a TTL lease (see leases.NewTTL): its node is
+// WithTTL makes every lease a TTL lease (see leases.IssueTTL): its node is
 // persistent with a time to live instead of ephemeral, so it outlives the
 // holder's session and process, and a restarted holder takes it over with
 // Resume. The holder renews it (Lease.Renew, or a leases.Keeper); the
@@ -74,7 +74,7 @@ func WithMaxHold(d time.Duration) Option {
 // it up itself once ttl has passed on its own clock, counted from before
 // the create (or the renewal) was sent, so that it stops holding before the
 // server can free the permit as long as the clocks agree (see
-// leases.NewTTL for the clock caveat: rate, and steps of the server
+// leases.IssueTTL for the clock caveat: rate, and steps of the server
 // leader's wall clock). Such nodes still
 // count as leases for Curator processes on the same path. The server must
 // run with extendedTypesEnabled=true: otherwise acquires fail with
@@ -115,7 +115,7 @@ func (o options) leaseNodeData() []byte {
 
 // ttlLeaseOptions are the options of the TTL leases the semaphore issues.
 func (o options) ttlLeaseOptions() []leases.Option {
-	opts := []leases.Option{leases.WithErrorPolicy(o.policy), leases.WithKind("semaphore")}
+	opts := []leases.Option{leases.WithErrorPolicy(o.policy), leases.WithKind("semaphore", "lease")}
 	if o.logger != nil {
 		opts = append(opts, leases.WithLogger(o.logger))
 	}

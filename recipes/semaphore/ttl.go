@@ -81,7 +81,7 @@ func (s *Semaphore) createTTL(ctx context.Context, n int) ([]*leases.Lease, []fr
 		if err != nil {
 			return ls, nil, ttlError(err)
 		}
-		l, err := leases.NewTTL(s.client, node, 0, s.opts.data, s.opts.ttl, sent, s.opts.ttlLeaseOptions()...)
+		l, err := leases.IssueTTL(s.client, node, 0, s.opts.data, s.opts.ttl, sent, s.opts.ttlLeaseOptions()...)
 		if err != nil {
 			return ls, nil, err
 		}
