@@ -21,6 +21,7 @@ const (
 	WatchRecursive WatchMode = 1
 )
 
+// String returns the mode's name, as log lines show it.
 func (m WatchMode) String() string {
 	switch m {
 	case WatchPersistent:
@@ -61,6 +62,7 @@ const (
 	WatchInterrupted WatchEventType = 102
 )
 
+// String returns the event type's name, as log lines show it.
 func (t WatchEventType) String() string {
 	switch t {
 	case WatchResumed:
