@@ -89,7 +89,10 @@ func TestCreateProtectedAndList_LostAnswer(t *testing.T) {
 		framework.WithRetryPolicy(framework.RetryForever(5*time.Millisecond)))
 	ctx := testContext(t)
 	parent := zktest.UniquePath(t)
-	require.NoError(t, c.EnsurePath(ctx, parent))
+	// Persistent, not a container: each round deletes the parent's only
+	// child, and the server reaps an empty container within a second.
+	_, err := c.Create(ctx, parent, nil, framework.Persistent, framework.WithParents())
+	require.NoError(t, err)
 	for i := range 20 {
 		proxy.DropNextCreateReply()
 		node, children, err := c.Hooks().CreateProtectedAndList(ctx, parent+"/lock-", nil, framework.EphemeralSequential)
