@@ -55,9 +55,9 @@ func Example() {
 	// ...so another process gives up on both after a short wait, with the
 	// same error.
 	other, _ := mutex.New(second, "/app/lock")
-	_, lockErr := other.AcquireTimeout(ctx, time.Second)
+	_, lockErr := other.AcquireTimeout(ctx, 3*time.Second)
 	otherSem, _ := semaphore.New(second, "/app/slots", 1)
-	_, semErr := otherSem.AcquireTimeout(ctx, time.Second)
+	_, semErr := otherSem.AcquireTimeout(ctx, 3*time.Second)
 	fmt.Println(errors.Is(lockErr, zkrecipes.ErrNotAcquired), errors.Is(semErr, zkrecipes.ErrNotAcquired))
 	// Output: true true
 }
