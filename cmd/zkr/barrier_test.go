@@ -90,10 +90,10 @@ func TestBarrier_EnterRunsCommandOnceAllAreInAndLeavesWithThem(t *testing.T) {
 func TestBarrier_EnterTimesOutWithStatus4AndLeavesNothing(t *testing.T) {
 	t.Parallel()
 	path := zktest.UniquePath(t)
-	code, stdout, stderr := runZkr(t, barrierArgs(t, []string{"--members", "2", "--timeout", "500ms"}, "enter", path, "true")...)
+	code, stdout, stderr := runZkr(t, barrierArgs(t, []string{"--members", "2", "--timeout", "3s"}, "enter", path, "true")...)
 	assert.Equal(t, exitNotAcquired, code, stderr)
 	assert.Empty(t, stdout, "COMMAND never ran")
-	assert.Contains(t, stderr, "--timeout (500ms) ran out before 2 members were in")
+	assert.Contains(t, stderr, "--timeout (3s) ran out before 2 members were in")
 	assert.Empty(t, zktest.Children(t, client(t), path), "the member's node is deleted")
 }
 

@@ -246,7 +246,7 @@ func TestQueue_MalformedNodeIsListedAndLeftInPlace(t *testing.T) {
 	_, err := client(t).Create(ctxOf(t), path+"/queue-0000000000", []byte("not curator's"), framework.Persistent, framework.WithParents())
 	require.NoError(t, err)
 	assert.Contains(t, zkrQueue(t, nil, "ls", path), "queue-0000000000 malformed: queue: malformed queue node")
-	code, stdout, stderr := runZkr(t, queueArgs(t, []string{"--timeout", "500ms"}, "take", path)...)
+	code, stdout, stderr := runZkr(t, queueArgs(t, []string{"--timeout", "3s"}, "take", path)...)
 	assert.Equal(t, exitNotAcquired, code, stderr)
 	assert.Empty(t, stdout)
 	assert.Contains(t, stderr, "malformed queue node left in place")

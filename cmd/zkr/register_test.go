@@ -121,8 +121,10 @@ func TestRegister_SIGKILLedInstanceGoesWithTheSession(t *testing.T) {
 	killed := time.Now()
 	require.Eventually(t, func() bool { return count() == 0 }, time.Minute, 20*time.Millisecond)
 	t.Logf("gone %v after SIGKILL", time.Since(killed))
-	// The server expires a session within its timeout and one tick more.
-	assert.Less(t, time.Since(killed), sessionTimeout+time.Second, "the instance outlived its session")
+	// The server expires a session within its timeout and one tick more;
+	// the bound is wide for a loaded machine, and far below the 60 s that a
+	// --session-timeout left unused would give.
+	assert.Less(t, time.Since(killed), 5*sessionTimeout, "the instance outlived its session")
 }
 
 // Bad input is refused with status 2 before zkr waits for a session: the
