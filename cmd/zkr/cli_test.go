@@ -228,3 +228,15 @@ func TestZkr_HelpListsEveryRecipe(t *testing.T) {
 		assert.Contains(t, stdout, want)
 	}
 }
+
+// An empty --servers (a script's unset variable) is a usage error, not the
+// default 127.0.0.1:2181.
+func TestZkr_EmptyServersIsAUsageError(t *testing.T) {
+	t.Parallel()
+	for _, servers := range []string{"", " "} {
+		code, stdout, stderr := runZkr(t, "inspect", "--servers", servers, "--connect-timeout", "1m", "/a")
+		assert.Equal(t, exitUsage, code, "%q: %s", servers, stderr)
+		assert.Empty(t, stdout)
+		assert.Contains(t, stderr, "zkr: usage: --servers is empty")
+	}
+}

@@ -20,7 +20,7 @@ const defaultServers = "127.0.0.1:2181"
 
 // connFlags are the flags of every command that talks to ZooKeeper.
 type connFlags struct {
-	servers        string
+	servers        serversFlag
 	sessionTimeout time.Duration
 	connectTimeout time.Duration
 	namespace      string
@@ -30,7 +30,7 @@ type connFlags struct {
 // registerConnFlags registers the common connection flags on fs.
 func registerConnFlags(fs *flag.FlagSet) *connFlags {
 	c := &connFlags{}
-	fs.StringVar(&c.servers, "servers", "", "ZooKeeper `host:port,...` to connect to (default $ZK_SERVERS, else "+defaultServers+")")
+	fs.Var(&c.servers, "servers", "ZooKeeper `host:port,...` to connect to (default $ZK_SERVERS, else "+defaultServers+")")
 	fs.DurationVar(&c.sessionTimeout, "session-timeout", 10*time.Second, "session timeout: how long a hold outlives a vanished zkr")
 	fs.DurationVar(&c.connectTimeout, "connect-timeout", 10*time.Second, "give up with status 3 when no session is up within this `duration`")
 	fs.StringVar(&c.namespace, "namespace", "", "prefix every path with this `namespace` (Curator's usingNamespace; \"app\" is \"/app\"; a chroot in --servers is one too)")
@@ -38,17 +38,41 @@ func registerConnFlags(fs *flag.FlagSet) *connFlags {
 	return c
 }
 
+// serversFlag is --servers; it remembers whether it was given, so that
+// an empty --servers (a script's unset variable) is an error rather than
+// the default server.
+type serversFlag struct {
+	value string
+	set   bool
+}
+
+// Set takes the connect string.
+func (f *serversFlag) Set(s string) error {
+	f.value, f.set = s, true
+	return nil
+}
+
+// String says the connect string.
+func (f *serversFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	return f.value
+}
+
 // connectString returns the connect string: --servers, else $ZK_SERVERS,
-// else the default.
-func (c *connFlags) connectString(e *env) string {
-	s := c.servers
-	if s == "" {
-		s = e.getenv("ZK_SERVERS")
+// else the default. A --servers that is given empty is a usage error.
+func (c *connFlags) connectString(e *env) (string, error) {
+	if c.servers.set {
+		if strings.TrimSpace(c.servers.value) == "" {
+			return "", usagef("--servers is empty: give host:port,... (leave the flag out for $ZK_SERVERS, else %s)", defaultServers)
+		}
+		return c.servers.value, nil
 	}
-	if s == "" {
-		s = defaultServers
+	if s := e.getenv("ZK_SERVERS"); s != "" {
+		return s, nil
 	}
-	return s
+	return defaultServers, nil
 }
 
 // newClient returns a client that is connecting in the background; it
@@ -73,8 +97,12 @@ func (c *connFlags) newClient(e *env) (*framework.Client, error) {
 		}
 		opts = append(opts, framework.WithAuth("digest", []byte(c.auth)))
 	}
+	servers, err := c.connectString(e)
+	if err != nil {
+		return nil, err
+	}
 	// The connect string as Curator's: its chroot is the namespace.
-	return framework.New([]string{c.connectString(e)}, opts...)
+	return framework.New([]string{servers}, opts...)
 }
 
 // waitConnected waits for the client's first session, at most

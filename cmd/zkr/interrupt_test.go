@@ -25,7 +25,7 @@ func TestWaitFor_InterruptAsTheLockIsGrantedIsNotSwallowed(t *testing.T) {
 			path := zktest.UniquePath(t)
 			signals := make(chan os.Signal, 4)
 			e := &env{stderr: io.Discard, getenv: func(string) string { return "" }, signals: signals}
-			conn := &connFlags{servers: zktest.Servers(t), sessionTimeout: 10 * time.Second, connectTimeout: 30 * time.Second}
+			conn := &connFlags{servers: serversFlag{value: zktest.Servers(t), set: true}, sessionTimeout: 10 * time.Second, connectTimeout: 30 * time.Second}
 			c, err := conn.newClient(e)
 			require.NoError(t, err)
 			defer c.Close()
