@@ -71,6 +71,8 @@ var (
 	errNoCommand = errors.New("cannot run command")
 	// errBeaten is a counter update that other writers beat on every try.
 	errBeaten = errors.New("other writers came first")
+	// errNoMatch is a name that names nothing there (zkr services NAME).
+	errNoMatch = errors.New("not found")
 	// errTimedOut is a barrier's wait or a queue's take that --timeout
 	// ended.
 	errTimedOut = errors.New("timed out")

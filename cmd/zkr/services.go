@@ -84,6 +84,9 @@ func setupServices(fs *flag.FlagSet, conn *connFlags) runFunc {
 			}
 			found = append(found, insts...)
 		}
+		if name != "" && len(found) == 0 {
+			return fmt.Errorf("services: %w: no instance of %q under %s", errNoMatch, name, *base)
+		}
 		if *asJSON {
 			for _, s := range found {
 				fmt.Fprintf(e.stdout, "%s\n", s.raw)

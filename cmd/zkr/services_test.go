@@ -84,3 +84,16 @@ func TestServices_BadInputFailsWithStatus2BeforeConnecting(t *testing.T) {
 		usageFails(t, tc.args, tc.says)
 	}
 }
+
+// zkr services NAME that finds no instance fails, so that a script can
+// tell; without NAME an empty registry is no failure.
+func TestServices_NameWithNoInstanceExitsWithStatus1(t *testing.T) {
+	t.Parallel()
+	base := zktest.UniquePath(t)
+	_, err := registry(t, base).Register(ctxOf(t), discovery.Instance[json.RawMessage]{Name: "db", ID: "db-1", Address: "db.example"})
+	require.NoError(t, err)
+	code, stdout, stderr := runZkr(t, "services", "--servers", zktest.Servers(t), "--base", base, "web")
+	assert.Equal(t, exitError, code, stderr)
+	assert.Empty(t, stdout)
+	assert.Equal(t, `zkr: services: not found: no instance of "web" under `+base+"\n", stderr)
+}
