@@ -107,7 +107,8 @@ func TestZkr_HelpListsFlagsAndExitStatuses(t *testing.T) {
 	assert.Equal(t, 0, code)
 	for _, want := range []string{"zkr lock", "zkr semaphore", "zkr rwlock", "zkr elect", "zkr inspect", "zkr watch", "zkr revoke", "zkr server", "zkr demo",
 		"zkr barrier", "zkr counter", "zkr queue", "--servers", "Exit statuses",
-		"Common flags of lock, semaphore, rwlock, elect, inspect, watch, services, register, barrier, counter, queue and revoke", "--version"} {
+		"Common flags of lock, semaphore, rwlock, elect, inspect, watch, services, register, barrier, counter, queue, revoke, get, set, create, ls, stat and rm",
+		"zkr get", "zkr set", "zkr create", "zkr ls", "zkr stat", "zkr rm", "--version"} {
 		assert.Contains(t, stdout, want)
 	}
 	code, stdout, _ = runZkr(t, "lock", "-h")

@@ -105,6 +105,32 @@ func (c *connFlags) newClient(e *env) (*framework.Client, error) {
 	return framework.New([]string{servers}, opts...)
 }
 
+// connect is the connection of a command that makes its requests and
+// exits: it returns a client whose first session is up, and a context that
+// SIGINT or SIGTERM ends. check sees the client before any wait, so that
+// bad input (a path) fails at once. done closes both.
+func (c *connFlags) connect(ctx context.Context, e *env, check func(*framework.Client) error) (
+	client *framework.Client, sctx context.Context, done func(), err error) {
+	if client, err = c.newClient(e); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := check(client); err != nil {
+		client.Close()
+		return nil, nil, nil, err
+	}
+	sctx, stop := cancelOnSignal(ctx, e)
+	done = func() {
+		stop()
+		client.Close()
+	}
+	if err := c.waitConnected(sctx, e, client, -1); err != nil {
+		err = interrupted(sctx, err)
+		done()
+		return nil, nil, nil, err
+	}
+	return client, sctx, done, nil
+}
+
 // waitConnected waits for the client's first session, at most
 // --connect-timeout, and at most bound if that is not negative (--timeout
 // bounds the whole wait). When it runs out, the client's error says the

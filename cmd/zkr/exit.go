@@ -17,7 +17,7 @@ import (
 // COMMAND's status when it ran to its end.
 const (
 	exitOK          = 0   // done
-	exitError       = 1   // any other failure (the server refused a request, ...)
+	exitError       = 1   // any other failure (the server refused a request, no such node, ...)
 	exitUsage       = 2   // bad flag, argument or path
 	exitUnreachable = 3   // no session in time, a name that does not resolve, servers gone while waiting
 	exitNotAcquired = 4   // --timeout ran out while others held the lock or leases, or led, or no item came; a counter update beaten
@@ -32,7 +32,8 @@ const exitStatuses = `Exit statuses:
   0    done (for lock, semaphore, rwlock, elect, register and barrier
        enter: COMMAND's own status when it ran; for watch, inspect
        --watch and register without COMMAND: ended by SIGINT or SIGTERM)
-  1    other failure (the server refused a request, ...)
+  1    other failure (the server refused a request, no such node, a
+       version that did not match, services NAME found none, ...)
   2    usage: bad flag, argument, path or --servers
   3    ZooKeeper unreachable: no session within --connect-timeout (or
        --timeout), a server name that does not resolve, or the servers

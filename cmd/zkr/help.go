@@ -47,6 +47,8 @@ const recipesHelp = `Recipes (zkrecipes packages; Curator 5.x processes on the s
   queue      recipes/queue        DistributedQueue (--kind priority, delay, id: DistributedPriorityQueue,
                                   DistributedDelayQueue, DistributedIdQueue; simple:
                                   SimpleDistributedQueue)
+  get, set, create, ls, stat, rm
+             plain nodes, as zkCli.sh (--json for scripts)
   inspect    also reads recipes/leader's LeaderLatch elections; recipes/multilock
              (InterProcessMultiLock) is its parts' locks, inspected one path at a time
   (Go only)  recipes/node         PersistentNode, PersistentTtlNode, GroupMember

@@ -18,6 +18,9 @@
 //	zkr counter get|add|set PATH [N]         read, add to or set a distributed counter
 //	zkr queue put|take|ls PATH [ITEM...]     put into, take from or list a distributed queue
 //	zkr revoke NODE                          ask a revocable holder to release
+//	zkr get|stat|ls PATH                     read a node's data, its stat or its children
+//	zkr set|create PATH [DATA]               write or create a node
+//	zkr rm [--recursive] PATH                delete a node, or a subtree
 //	zkr server [--port P] [--data DIR]       run a local ZooKeeper in the foreground
 //	zkr demo                                 watch the recipes at work
 //
@@ -118,6 +121,18 @@ var commands = []command{
 		connects: true, nargs: 2, moreArgs: true, setup: setupQueue, help: queueHelp},
 	{name: "revoke", synopsis: "[flags] NODE", summary: "ask the holder of lock node NODE to release it (Curator's revocation)",
 		connects: true, nargs: 1, setup: setupRevoke, help: revokeHelp},
+	{name: "get", synopsis: "[flags] PATH", summary: "print the data of the node at PATH (zkCli.sh's get)",
+		connects: true, nargs: 1, setup: setupGet, help: getHelp},
+	{name: "set", synopsis: "[flags] PATH [DATA]", summary: "write DATA, or stdin, into the node at PATH (--version: only at that version)",
+		connects: true, nargs: 1, optArgs: 1, setup: setupSet, help: setHelp},
+	{name: "create", synopsis: "[flags] PATH [DATA]", summary: "create the node at PATH (--sequential, --container, --ttl D; --parents) and print its path",
+		connects: true, nargs: 1, optArgs: 1, setup: setupCreate, help: createHelp},
+	{name: "ls", synopsis: "[flags] [-R] PATH", summary: "list the children of the node at PATH (-R: PATH and every node below it)",
+		connects: true, nargs: 1, setup: setupLs, help: lsHelp},
+	{name: "stat", synopsis: "[flags] PATH", summary: "print the stat of the node at PATH (versions, zxids, times, owner session)",
+		connects: true, nargs: 1, setup: setupStat, help: statHelp},
+	{name: "rm", synopsis: "[flags] [--recursive] PATH", summary: "delete the node at PATH (--recursive: and every node below it; never / or /zookeeper)",
+		connects: true, nargs: 1, setup: setupRm, help: rmHelp},
 	{name: "server", synopsis: "[--port P] [--data DIR]", summary: "run a local ZooKeeper for development until interrupted",
 		setup: setupServer, help: serverHelp},
 	{name: "demo", synopsis: "[flags]", summary: "workers contend for a mutex and a semaphore on a local ZooKeeper; one session is killed midway",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,8 +56,15 @@ type zkrProcess struct {
 // end of the test if still running.
 func startZkr(t testing.TB, env []string, args ...string) *zkrProcess {
 	t.Helper()
+	return startZkrStdin(t, env, nil, args...)
+}
+
+// startZkrStdin is startZkr with stdin (nil: none).
+func startZkrStdin(t testing.TB, env []string, stdin io.Reader, args ...string) *zkrProcess {
+	t.Helper()
 	p := &zkrProcess{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(os.Args[0], args...)
+	p.cmd.Stdin = stdin
 	p.cmd.Env = append(append(os.Environ(), asZkr+"=1"), env...)
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	// Its own process group, so that clean-up can end COMMAND too; and no
