@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
 // nodeCmd runs `zkr VERB --servers S ARGS...`, requires status 0 and an
@@ -213,4 +214,15 @@ func TestNodes_UnreachableServerExitsWithStatus3(t *testing.T) {
 		assert.Empty(t, stdout)
 		assert.True(t, strings.HasPrefix(stderr, "zkr: ZooKeeper unreachable: "), stderr)
 	}
+}
+
+// go-zookeeper names the answer of a server without TTL nodes "unknown
+// error: -6"; zkr says what it likely means.
+func TestNodes_CreateWithTTLSaysWhatAServerWithoutThemNeeds(t *testing.T) {
+	t.Parallel()
+	server := zktest.NewServer(t, zktesting.WithoutTTL())
+	code, stdout, stderr := runZkr(t, "create", "--servers", server.Addr(), "--ttl", "1m", "/lease")
+	assert.Equal(t, exitError, code, stderr)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, "extendedTypesEnabled=true")
 }

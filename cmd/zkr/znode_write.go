@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework"
 )
@@ -139,7 +142,7 @@ func setupCreate(fs *flag.FlagSet, conn *connFlags) runFunc {
 		defer done()
 		created, err := client.Create(ctx, args[0], data, mode, opts...)
 		if err != nil {
-			return interrupted(ctx, fmt.Errorf("create %s: %w", args[0], err))
+			return interrupted(ctx, fmt.Errorf("create %s: %w%s", args[0], err, ttlHint(mode, err)))
 		}
 		if f.json {
 			return writeJSONLine(e.stdout, struct {
@@ -149,4 +152,20 @@ func setupCreate(fs *flag.FlagSet, conn *connFlags) runFunc {
 		_, err = fmt.Fprintln(e.stdout, created)
 		return err
 	}
+}
+
+// ttlHint says why a server may have refused a TTL node: go-zookeeper
+// names the server's answer, UNIMPLEMENTED, no better than "unknown error:
+// -6".
+func ttlHint(mode framework.CreateMode, err error) string {
+	if mode != framework.PersistentTTL && mode != framework.PersistentSequentialTTL {
+		return ""
+	}
+	for _, known := range []error{zk.ErrNodeExists, zk.ErrNoNode, zk.ErrNoAuth, framework.ErrOutcomeUnknown,
+		context.Canceled, context.DeadlineExceeded, framework.ErrClosed, framework.ErrUnreachable, framework.ErrNotConnected} {
+		if errors.Is(err, known) {
+			return ""
+		}
+	}
+	return " (the server refuses TTL nodes unless it runs with extendedTypesEnabled=true)"
 }
