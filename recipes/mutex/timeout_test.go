@@ -82,9 +82,9 @@ func TestMutex_HeldLockRunsOutAsNotAcquired(t *testing.T) {
 }
 
 // The deadline holds when the create is answered in time and the wait's
-// listing is not: the waiter's node is left to the client to delete in
-// the background, rather than deleted while the caller waits past its
-// deadline for answers that queue behind the unanswered listing.
+// listing is not: the delete of the waiter's node, whose answer queues
+// behind the unanswered listing, is waited for a second at most (not the
+// 5 s of a release) and then left to the client's background deletion.
 func TestMutex_AcquireTimeoutReturnsAtItsDeadlineWhenTheWaitsListingIsLate(t *testing.T) {
 	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))

@@ -283,9 +283,9 @@ func TestFault_SessionLostWhileReleasingTheGuardIsNoLease(t *testing.T) {
 }
 
 // The deadline holds when the lease node's create is answered in time and
-// a listing after it is not: the nodes are left to the client to delete in
-// the background, rather than deleted while the caller waits past its
-// deadline for answers that queue behind the unanswered listing.
+// a listing after it is not: the delete of the guard's node, whose answer
+// queues behind the unanswered listing, is waited for a second at most
+// and then left to the client's background deletion.
 func TestFault_AcquireTimeoutReturnsAtItsDeadlineWhenAListingIsLate(t *testing.T) {
 	t.Parallel()
 	proxy := zktest.NewProxy(t, zktest.Servers(t))

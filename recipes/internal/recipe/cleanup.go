@@ -37,11 +37,16 @@ func FinishContext(ctx context.Context) (context.Context, context.CancelFunc) {
 // wraps framework.ErrSessionChanged. Any other failure hands the node to
 // the client's background deletion, and is returned.
 func DeleteNode(ctx context.Context, client *framework.Client, node framework.Node) error {
+	ctx, cancel := FinishContext(ctx)
+	defer cancel()
+	return deleteNode(ctx, client, node)
+}
+
+// deleteNode is DeleteNode within ctx, which bounds the wait.
+func deleteNode(ctx context.Context, client *framework.Client, node framework.Node) error {
 	if node.Session.IsLost() {
 		return fmt.Errorf("%w: %s went with its session", framework.ErrSessionChanged, node.Path)
 	}
-	ctx, cancel := FinishContext(ctx)
-	defer cancel()
 	err := client.Delete(framework.BindSession(ctx, node.Session), node.Path, -1)
 	switch {
 	case err == nil, IsNoNode(err):
@@ -55,20 +60,25 @@ func DeleteNode(ctx context.Context, client *framework.Client, node framework.No
 	return err
 }
 
+// DiscardWait bounds the wait for a delete that DiscardNode makes after
+// the caller's context has ended.
+const DiscardWait = time.Second
+
 // DiscardNode deletes a node that a call made and no longer needs (a
-// waiter's node of an acquire that failed). While ctx lives it is
-// DeleteNode. Once ctx has ended the caller returns at once, as every call
-// does when its context ends: the node is handed to the client's
-// background deletion instead of a wait of up to CleanupTimeout, which a
-// slow answer would add to the caller's deadline. A node of a lost
-// session went with it: nothing is sent.
+// waiter's node of an acquire that failed), as DeleteNode does, so that
+// the caller finds it gone when the call returns. Once ctx has ended, the
+// caller is past its deadline: the delete's answer is then waited for at
+// most DiscardWait, not CleanupTimeout, and a node not deleted by then is
+// left to the client's background deletion, so that a server slow to
+// answer adds at most a second to the caller's deadline.
 func DiscardNode(ctx context.Context, client *framework.Client, node framework.Node) {
-	switch {
-	case ctx.Err() == nil:
+	if ctx.Err() == nil {
 		_ = DeleteNode(ctx, client, node)
-	case !node.Session.IsLost():
-		_, _ = client.DeleteInBackground(node.Path)
+		return
 	}
+	bounded, cancel := context.WithTimeout(context.WithoutCancel(ctx), DiscardWait)
+	defer cancel()
+	_ = deleteNode(bounded, client, node)
 }
 
 // IsNoNode reports whether err says that a node does not exist.
