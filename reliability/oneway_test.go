@@ -162,7 +162,7 @@ func holdThroughOneWayPartition(t *testing.T, kind holdKind, policy framework.Er
 		acquired <- acquisition{at: time.Now(), told: isClosed(lost)}
 	}()
 	require.Eventually(t, func() bool { return len(zktest.Children(t, other, kind.queued(path))) == 2 },
-		10*time.Second, 10*time.Millisecond, "the next holder queues")
+		30*time.Second, 10*time.Millisecond, "the next holder queues")
 
 	proxy.PauseRequests()
 	stopBeacons := setBeacons(ctx, other, beacon)
