@@ -59,9 +59,7 @@ func (l *loop) apply(results []result) {
 // applyData applies a read that found the node.
 func (l *loop) applyData(r result) {
 	c := l.c
-	c.mu.RLock()
 	old := c.tree.find(r.path)
-	c.mu.RUnlock()
 	if old != nil {
 		switch {
 		case r.stat.Czxid == old.stat.Czxid:
@@ -83,9 +81,7 @@ func (l *loop) applyData(r result) {
 func (l *loop) placed(r result) bool {
 	c := l.c
 	parentPath := zkpath.Parent(r.path)
-	c.mu.RLock()
 	parent := c.tree.find(parentPath)
-	c.mu.RUnlock()
 	z := r.stat.Czxid
 	switch {
 	case parent == nil:
@@ -114,7 +110,7 @@ func (l *loop) placed(r result) bool {
 
 // update applies a read of the incarnation held: a Changed if its data
 // is later, a Stat alone if only its children moved. The node changes in
-// place (under the lock: readers copy it out), the event gets copies.
+// place (store.set), the event gets copies.
 func (l *loop) update(r result, n *node) {
 	c := l.c
 	if r.stat.Mzxid < n.stat.Mzxid || (r.stat.Mzxid == n.stat.Mzxid && r.stat.Pzxid <= n.stat.Pzxid) {
@@ -126,9 +122,7 @@ func (l *loop) update(r result, n *node) {
 	if changed {
 		data = c.stored(r.path, r.data)
 	}
-	c.mu.Lock()
-	n.data, n.stat = data, r.stat
-	c.mu.Unlock()
+	c.tree.set(n, data, r.stat)
 	if changed {
 		c.emit(Event{Type: Changed, Path: r.path, Entry: n.entry(r.path), Old: old})
 	}
@@ -138,9 +132,7 @@ func (l *loop) update(r result, n *node) {
 func (l *loop) create(r result) {
 	c := l.c
 	n := &node{data: c.stored(r.path, r.data), stat: r.stat}
-	c.mu.Lock()
 	stored := c.tree.put(r.path, n)
-	c.mu.Unlock()
 	if !stored { // placed saw the parent cached, so never; its read places n
 		l.pend(zkpath.Parent(r.path), wantData)
 		return
@@ -154,29 +146,10 @@ func (l *loop) create(r result) {
 // applyList reads the children a node's list names and the cache lacks,
 // and those it holds and the list lacks (their reads find them gone).
 func (l *loop) applyList(r result) {
-	c := l.c
-	c.mu.RLock()
-	parent := c.tree.find(r.path)
-	if parent == nil {
-		c.mu.RUnlock()
+	fresh, gone, ok := l.c.tree.diff(r.path, r.children)
+	if !ok {
 		return
 	}
-	listed := make(map[string]bool, len(r.children))
-	var fresh, gone []string
-	for _, name := range r.children {
-		listed[name] = true
-		if c.tree.child(parent, name) == nil {
-			fresh = append(fresh, name)
-		}
-	}
-	if x := c.tree.kids[parent]; x != nil {
-		x.each(func(name string, _ *node) {
-			if !listed[name] {
-				gone = append(gone, name)
-			}
-		})
-	}
-	c.mu.RUnlock()
 	// After the load, a child the cache lacks was created after its
 	// parent's read, as a rule: its parent is read after it (placed).
 	w := wantData
@@ -194,9 +167,7 @@ func (l *loop) applyList(r result) {
 // remove deletes a node that is gone, with its subtree, deepest first.
 func (l *loop) remove(p string) {
 	c := l.c
-	c.mu.Lock()
 	gone := c.tree.remove(p)
-	c.mu.Unlock()
 	for _, e := range gone {
 		c.emit(Event{Type: Deleted, Path: e.Path, Old: e})
 	}

@@ -15,7 +15,7 @@ import (
 // the child, and the child's removal after, left it out of the cache for
 // good. The list comes last and names the child as one to read.
 func TestApply_AListComesAfterTheReadsOfItsRound(t *testing.T) {
-	c := &Cache{path: "/r", opts: options{maxDepth: -1}, tree: newTree("/r")}
+	c := &Cache{path: "/r", opts: options{maxDepth: -1}, tree: newStore("/r")}
 	c.tree.put("/r", &node{stat: zk.Stat{Czxid: 1, Pzxid: 2, NumChildren: 1}})
 	c.tree.put("/r/a", &node{stat: zk.Stat{Czxid: 2, Pzxid: 2}})
 	var told []string

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
-	"sync"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -21,8 +19,7 @@ type Cache struct {
 	path   string
 	opts   options
 
-	mu        sync.RWMutex
-	tree      *tree
+	tree      *store
 	listeners recipe.Listeners[Event]
 	life      *recipe.Background
 
@@ -50,7 +47,7 @@ func New(client *framework.Client, path string, opts ...Option) (*Cache, error) 
 		}
 	}
 	return &Cache{
-		client: client, path: path, opts: o, tree: newTree(path),
+		client: client, path: path, opts: o, tree: newStore(path),
 		life: recipe.NewBackground("cache " + path), in: newInbox(), initialized: make(chan struct{}),
 	}, nil
 }
@@ -123,46 +120,19 @@ func (c *Cache) Done() <-chan struct{} { return c.life.Done() }
 func (c *Cache) Err() error { return c.life.Err() }
 
 // Get returns the cached node at path.
-func (c *Cache) Get(path string) (Entry, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	n := c.tree.find(path)
-	if n == nil {
-		return Entry{}, false
-	}
-	return n.entry(path), true
-}
+func (c *Cache) Get(path string) (Entry, bool) { return c.tree.get(path) }
 
 // Children returns the sorted names of the cached children of the node
 // at path, and whether that node is cached.
-func (c *Cache) Children(path string) ([]string, bool) {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	n := c.tree.find(path)
-	if n == nil {
-		return nil, false
-	}
-	return c.tree.children(n), true
-}
+func (c *Cache) Children(path string) ([]string, bool) { return c.tree.children(path) }
 
 // Entries returns every cached node, sorted by path: one consistent
 // view, as of the events delivered so far. The paths are built in one
 // string, which an Entry kept keeps whole.
-func (c *Cache) Entries() []Entry {
-	c.mu.RLock()
-	out := make([]Entry, 0, c.tree.size)
-	c.tree.walk(func(p string, n *node) { out = append(out, n.entry(p)) })
-	c.mu.RUnlock()
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out
-}
+func (c *Cache) Entries() []Entry { return c.tree.entries() }
 
 // Len returns the number of cached nodes.
-func (c *Cache) Len() int {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.tree.size
-}
+func (c *Cache) Len() int { return c.tree.len() }
 
 // emit delivers ev to every listener, on the cache's goroutine.
 func (c *Cache) emit(ev Event) { c.listeners.Emit(ev) }

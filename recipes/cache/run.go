@@ -136,10 +136,7 @@ func (l *loop) ended(err error) bool {
 		l.src = newOneShotSource(l.c)
 		l.catch = false
 		l.pend(l.c.path, wantData|wantList)
-		l.c.mu.RLock()
-		paths := l.c.tree.paths()
-		l.c.mu.RUnlock()
-		for _, p := range paths {
+		for _, p := range l.c.tree.paths() {
 			l.pend(p, wantData|wantList)
 		}
 		return true
@@ -192,9 +189,7 @@ func (l *loop) settle() bool {
 
 // catchUp asks which cached nodes changed after l.since, and pends them.
 func (l *loop) catchUp() error {
-	l.c.mu.RLock()
 	present := l.c.tree.paths()
-	l.c.mu.RUnlock()
 	var absent []string
 	if len(present) == 0 {
 		absent = []string{l.c.path}
