@@ -23,9 +23,8 @@ type Cache struct {
 	listeners recipe.Listeners[Event]
 	life      *recipe.Background
 
-	ctx         context.Context // of the cache's goroutine, set as it starts
-	in          *inbox          // the source's signals for the cache's goroutine
-	initialized chan struct{}   // closed once Initialized was delivered
+	in          *inbox        // the source's signals for the cache's goroutine
+	initialized chan struct{} // closed once Initialized was delivered
 }
 
 // New returns a cache of the node at path and its subtree, with the

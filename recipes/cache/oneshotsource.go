@@ -20,16 +20,18 @@ const readsInFlight = 32
 // to the last zxid it saw, so that the server fires those whose nodes
 // changed meanwhile, and nothing else; after a new session they end, and
 // the cache reads their nodes again. Each watch waits on a goroutine of
-// its own, which forwards its one event.
+// its own, which forwards its one event: the client hands a one-shot
+// watch's event over on a channel only.
 type oneShotSource struct {
-	c *Cache
+	c    *Cache
+	stop chan struct{} // closed by close: the watches' goroutines end
 
 	mu    sync.Mutex
 	armed map[string]want // the watches set and not yet fired
 }
 
 func newOneShotSource(c *Cache) *oneShotSource {
-	return &oneShotSource{c: c, armed: make(map[string]want)}
+	return &oneShotSource{c: c, stop: make(chan struct{}), armed: make(map[string]want)}
 }
 
 func (s *oneShotSource) read(ctx context.Context, reqs []request) ([]result, error) {
@@ -178,12 +180,12 @@ func (s *oneShotSource) disarm(p string, w want) {
 // wait forwards the one event of a watch as a signal to read its node
 // again, which sets the watch again.
 func (s *oneShotSource) wait(p string, kind want, ch <-chan zk.Event) {
-	// Ends with the watch's one event, or when the cache stops.
+	// Ends with the watch's one event, or when the source is closed.
 	go func() {
 		var ev zk.Event
 		select {
 		case ev = <-ch:
-		case <-s.c.ctx.Done():
+		case <-s.stop:
 			return
 		}
 		s.disarm(p, kind)
@@ -204,9 +206,10 @@ func (s *oneShotSource) catchUp(context.Context, int64, []string, []string) ([]s
 	return nil, nil
 }
 
-// close leaves the watches to fire into nothing: one-shot watches cannot
-// be removed on a server before 3.6, and each fires at most once.
-func (s *oneShotSource) close(context.Context) {}
+// close leaves the watches to fire into nothing, and ends the goroutines
+// that wait for them: one-shot watches cannot be removed on a server
+// before 3.6, and each fires at most once.
+func (s *oneShotSource) close(context.Context) { close(s.stop) }
 
 // listsEveryNode is true: a node's child watch, set by reading its
 // children, is what tells of a child created later.

@@ -33,8 +33,7 @@ type loop struct {
 }
 
 func (c *Cache) run(ctx context.Context) {
-	c.ctx = ctx
-	src := c.openUntilSet()
+	src := c.openUntilSet(ctx)
 	if src == nil {
 		return
 	}
@@ -44,7 +43,7 @@ func (c *Cache) run(ctx context.Context) {
 		l.src.close(cleanup)
 		cancel()
 	}()
-	if !l.settle() {
+	if !l.settle(ctx) {
 		return
 	}
 	c.emit(Event{Type: Initialized})
@@ -53,10 +52,10 @@ func (c *Cache) run(ctx context.Context) {
 	for {
 		select {
 		case <-c.in.ready():
-		case <-c.ctx.Done():
+		case <-ctx.Done():
 			return
 		}
-		if !l.drain() || !l.settle() {
+		if !l.drain(ctx) || !l.settle(ctx) {
 			return
 		}
 	}
@@ -64,13 +63,13 @@ func (c *Cache) run(ctx context.Context) {
 
 // openUntilSet sets the cache's watch, trying again while the server
 // cannot be reached; nil when the cache must stop.
-func (c *Cache) openUntilSet() source {
+func (c *Cache) openUntilSet(ctx context.Context) source {
 	for {
-		src, err := c.open(c.ctx)
+		src, err := c.open(ctx)
 		if err == nil {
 			return src
 		}
-		if c.ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return nil
 		}
 		if errors.Is(err, ErrClosed) { // the client's Close
@@ -80,16 +79,16 @@ func (c *Cache) openUntilSet() source {
 		c.log().Debug("cache watch not set; trying again", "path", c.path, "err", err)
 		select {
 		case <-time.After(retryPause):
-		case <-c.ctx.Done():
+		case <-ctx.Done():
 			return nil
 		}
 	}
 }
 
 // drain notes every signal waiting in the inbox.
-func (l *loop) drain() bool {
+func (l *loop) drain(ctx context.Context) bool {
 	for _, s := range l.c.in.take() {
-		if !l.note(s) {
+		if !l.note(ctx, s) {
 			return false
 		}
 	}
@@ -97,10 +96,10 @@ func (l *loop) drain() bool {
 }
 
 // note records s; false when the cache must stop.
-func (l *loop) note(s signal) bool {
+func (l *loop) note(ctx context.Context, s signal) bool {
 	switch {
 	case s.ended:
-		return l.ended(s.err)
+		return l.ended(ctx, s.err)
 	case s.catch:
 		if !l.catch || s.since < l.since {
 			l.since = s.since
@@ -130,8 +129,8 @@ func (l *loop) pend(p string, w want) {
 // ended handles the end of the source: a server that can no longer keep
 // the recursive watch (a rolling downgrade) moves the cache to one-shot
 // watches, which read every node again; anything else stops the cache.
-func (l *loop) ended(err error) bool {
-	if errors.Is(err, framework.ErrUnimplemented) && l.c.ctx.Err() == nil {
+func (l *loop) ended(ctx context.Context, err error) bool {
+	if errors.Is(err, framework.ErrUnimplemented) && ctx.Err() == nil {
 		l.c.log().Info("the server can no longer keep the recursive watch; caching with one-shot watches", "path", l.c.path)
 		l.src = newOneShotSource(l.c)
 		l.catch = false
@@ -141,28 +140,28 @@ func (l *loop) ended(err error) bool {
 		}
 		return true
 	}
-	if err != nil && l.c.ctx.Err() == nil {
+	if err != nil && ctx.Err() == nil {
 		l.c.life.Stopped(err)
 	}
 	return false
 }
 
 // settle reads until nothing is pending; false when the cache must stop.
-func (l *loop) settle() bool {
+func (l *loop) settle(ctx context.Context) bool {
 	for {
-		if l.c.ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return false
 		}
 		if l.catch {
-			if err := l.catchUp(); err != nil {
-				if !l.failed("catch up", err) {
+			if err := l.catchUp(ctx); err != nil {
+				if !l.failed(ctx, "catch up", err) {
 					return false
 				}
 				continue
 			}
 			// The notifications the catch-up's question drew came before
 			// its answer: they join what it reported, read once.
-			if !l.drain() {
+			if !l.drain(ctx) {
 				return false
 			}
 		}
@@ -170,9 +169,9 @@ func (l *loop) settle() bool {
 			return true
 		}
 		reqs := l.take()
-		results, err := l.src.read(l.c.ctx, reqs)
+		results, err := l.src.read(ctx, reqs)
 		if err != nil {
-			if !l.failed("read", err) {
+			if !l.failed(ctx, "read", err) {
 				return false
 			}
 			for _, r := range reqs {
@@ -181,20 +180,20 @@ func (l *loop) settle() bool {
 			continue
 		}
 		l.apply(results)
-		if !l.drain() {
+		if !l.drain(ctx) {
 			return false
 		}
 	}
 }
 
 // catchUp asks which cached nodes changed after l.since, and pends them.
-func (l *loop) catchUp() error {
+func (l *loop) catchUp(ctx context.Context) error {
 	present := l.c.tree.paths()
 	var absent []string
 	if len(present) == 0 {
 		absent = []string{l.c.path}
 	}
-	sigs, err := l.src.catchUp(l.c.ctx, l.since, present, absent)
+	sigs, err := l.src.catchUp(ctx, l.since, present, absent)
 	if err != nil {
 		return err
 	}
@@ -207,19 +206,19 @@ func (l *loop) catchUp() error {
 
 // failed logs a failed request and waits before the next; false when the
 // cache must stop (it was closed, or its client was).
-func (l *loop) failed(what string, err error) bool {
-	if l.c.ctx.Err() != nil {
+func (l *loop) failed(ctx context.Context, what string, err error) bool {
+	if ctx.Err() != nil {
 		return false
 	}
 	if errors.Is(err, framework.ErrClosed) {
-		l.ended(err)
+		l.ended(ctx, err)
 		return false
 	}
 	l.c.log().Debug("cache "+what+" failed; trying again", "path", l.c.path, "err", err)
 	select {
 	case <-time.After(retryPause):
 		return true
-	case <-l.c.ctx.Done():
+	case <-ctx.Done():
 		return false
 	}
 }
