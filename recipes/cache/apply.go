@@ -41,7 +41,7 @@ func (l *loop) apply(results []result) {
 	for _, r := range results {
 		switch {
 		case r.err != nil:
-			l.pending[r.path] |= r.want
+			l.pend(r.path, r.want)
 		case r.want&wantData == 0:
 		case !r.exists:
 			l.remove(r.path)

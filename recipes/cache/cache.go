@@ -23,7 +23,7 @@ type Cache struct {
 	listeners recipe.Listeners[Event]
 	life      *recipe.Background
 
-	in          *inbox        // the source's signals for the cache's goroutine
+	in          *inbox        // what the cache's goroutine must read next
 	initialized chan struct{} // closed once Initialized was delivered
 }
 

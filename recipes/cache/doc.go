@@ -61,6 +61,6 @@
 // a change as a Created with the last data), as with Curator. A node's
 // Stat is that of its last read: a child's creation moves the parent's
 // NumChildren and Pzxid on the server without an event. A listener that
-// blocks holds the cache back; the watch's events wait in the cache's
-// queue meanwhile.
+// blocks holds the cache back; meanwhile the watch's events wait as
+// the reads they ask for, one per node however many events it had.
 package cache

@@ -177,8 +177,8 @@ func (s *oneShotSource) disarm(p string, w want) {
 	}
 }
 
-// wait forwards the one event of a watch as a signal to read its node
-// again, which sets the watch again.
+// wait turns the one event of a watch into a read of its node, which
+// sets the watch again.
 func (s *oneShotSource) wait(p string, kind want, ch <-chan zk.Event) {
 	// Ends with the watch's one event, or when the source is closed.
 	go func() {
@@ -196,13 +196,13 @@ func (s *oneShotSource) wait(p string, kind want, ch <-chan zk.Event) {
 		case zk.EventNotWatching: // a new session: set both again
 			w = wantData | wantList
 		}
-		s.c.in.put(signal{path: p, want: w})
+		s.c.in.read(p, w)
 	}()
 }
 
 // catchUp is not needed: the client sets one-shot watches again relative
 // to the last zxid it saw, and the server fires those that changed.
-func (s *oneShotSource) catchUp(context.Context, int64, []string, []string) ([]signal, error) {
+func (s *oneShotSource) catchUp(context.Context, int64, []string, []string) ([]request, error) {
 	return nil, nil
 }
 

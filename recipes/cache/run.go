@@ -9,11 +9,11 @@ import (
 	"github.com/zkrecipes/zkrecipes/framework"
 )
 
-// The cache's goroutine takes signals, gathers every one that is waiting,
-// and reads what they name in batches until nothing is left to read.
-// Every signal leads to a read, a deletion included: a read's reply comes
-// after every notification the server sent before it, so the tree moves
-// only forward, from one read of a node to a later one, and an old
+// The cache's goroutine takes what its inbox asks, every read waiting at
+// once, and reads in batches until nothing is left to read. Every
+// notification leads to a read, a deletion included: a read's reply
+// comes after every notification the server sent before it, so the tree
+// moves only forward, from one read of a node to a later one, and an old
 // notification taken late costs a read that changes nothing, never a
 // wrong event. apply.go says how a node's new incarnation is placed under
 // its parent's, so that a Deleted is only ever the server's.
@@ -22,14 +22,12 @@ import (
 // whole (the client's own retries were spent).
 const retryPause = 200 * time.Millisecond
 
-// loop is the state of the cache's goroutine.
+// loop is the state of the cache's goroutine; what it must read next is
+// in the cache's inbox.
 type loop struct {
-	c       *Cache
-	src     source
-	pending map[string]want
-	catch   bool
-	since   int64
-	loaded  bool // the first load is done: children a list finds are new
+	c      *Cache
+	src    source
+	loaded bool // the first load is done: children a list finds are new
 }
 
 func (c *Cache) run(ctx context.Context) {
@@ -37,12 +35,13 @@ func (c *Cache) run(ctx context.Context) {
 	if src == nil {
 		return
 	}
-	l := &loop{c: c, src: src, pending: map[string]want{c.path: wantData}}
+	l := &loop{c: c, src: src}
 	defer func() {
 		cleanup, cancel := context.WithTimeout(context.Background(), closeBound)
 		l.src.close(cleanup)
 		cancel()
 	}()
+	l.pend(c.path, wantData)
 	if !l.settle(ctx) {
 		return
 	}
@@ -55,7 +54,7 @@ func (c *Cache) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		}
-		if !l.drain(ctx) || !l.settle(ctx) {
+		if !l.settle(ctx) {
 			return
 		}
 	}
@@ -85,121 +84,105 @@ func (c *Cache) openUntilSet(ctx context.Context) source {
 	}
 }
 
-// drain notes every signal waiting in the inbox.
-func (l *loop) drain(ctx context.Context) bool {
-	for _, s := range l.c.in.take() {
-		if !l.note(ctx, s) {
-			return false
-		}
-	}
-	return true
-}
+// pend asks for a read of w of the node at p, on the cache's goroutine.
+func (l *loop) pend(p string, w want) { l.c.in.add(p, w) }
 
-// note records s; false when the cache must stop.
-func (l *loop) note(ctx context.Context, s signal) bool {
-	switch {
-	case s.ended:
-		return l.ended(ctx, s.err)
-	case s.catch:
-		if !l.catch || s.since < l.since {
-			l.since = s.since
-		}
-		l.catch = true
-	default:
-		l.pend(s.path, s.want)
+// wanted is what of w the cache reads of the node at p: nothing of a
+// node it does not keep, no list where it keeps no children, no parent's
+// read for the root or for a list alone. It is applied as the reads are
+// taken, on the cache's goroutine, not as they are asked for: the filter
+// is the caller's code, which the client's reading goroutine never runs.
+func (c *Cache) wanted(p string, w want) want {
+	if !c.keeps(p) {
+		return 0
 	}
-	return true
-}
-
-func (l *loop) pend(p string, w want) {
-	if !l.c.keeps(p) {
-		return
-	}
-	if !l.c.lists(p) {
+	if !c.lists(p) {
 		w &^= wantList
 	}
-	if p == l.c.path || w&wantData == 0 {
+	if p == c.path || w&wantData == 0 {
 		w &^= wantVerify // the root is placed under nothing; a list alone needs no parent
 	}
-	if w != 0 {
-		l.pending[p] |= w
-	}
+	return w
 }
 
-// ended handles the end of the source: a server that can no longer keep
-// the recursive watch (a rolling downgrade) moves the cache to one-shot
-// watches, which read every node again; anything else stops the cache.
-func (l *loop) ended(ctx context.Context, err error) bool {
-	if errors.Is(err, framework.ErrUnimplemented) && ctx.Err() == nil {
+// ended handles the end of the source, if it ended: a server that can no
+// longer keep the recursive watch (a rolling downgrade) moves the cache
+// to one-shot watches, which read every node again; anything else stops
+// the cache. False when the cache must stop.
+func (l *loop) ended(ctx context.Context) bool {
+	ended, err := l.c.in.takeEnd()
+	switch {
+	case !ended:
+		return true
+	case errors.Is(err, framework.ErrUnimplemented) && ctx.Err() == nil:
 		l.c.log().Info("the server can no longer keep the recursive watch; caching with one-shot watches", "path", l.c.path)
 		l.src = newOneShotSource(l.c)
-		l.catch = false
+		l.c.in.takeCatch()
 		l.pend(l.c.path, wantData|wantList)
 		for _, p := range l.c.tree.paths() {
 			l.pend(p, wantData|wantList)
 		}
 		return true
 	}
+	l.stop(ctx, err)
+	return false
+}
+
+// stop records err as why the cache stopped, unless ctx ended first.
+func (l *loop) stop(ctx context.Context, err error) {
 	if err != nil && ctx.Err() == nil {
 		l.c.life.Stopped(err)
 	}
-	return false
 }
 
 // settle reads until nothing is pending; false when the cache must stop.
 func (l *loop) settle(ctx context.Context) bool {
 	for {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || !l.ended(ctx) {
 			return false
 		}
-		if l.catch {
-			if err := l.catchUp(ctx); err != nil {
+		if since, ok := l.c.in.takeCatch(); ok {
+			// The notifications the catch-up's question drew came before
+			// its answer: they join what it reports, read once.
+			if err := l.catchUp(ctx, since); err != nil {
+				l.c.in.catchUp(since)
 				if !l.failed(ctx, "catch up", err) {
 					return false
 				}
 				continue
 			}
-			// The notifications the catch-up's question drew came before
-			// its answer: they join what it reported, read once.
-			if !l.drain(ctx) {
-				return false
-			}
-		}
-		if len(l.pending) == 0 {
-			return true
 		}
 		reqs := l.take()
+		if len(reqs) == 0 {
+			return true
+		}
 		results, err := l.src.read(ctx, reqs)
 		if err != nil {
+			for _, r := range reqs {
+				l.pend(r.path, r.want)
+			}
 			if !l.failed(ctx, "read", err) {
 				return false
-			}
-			for _, r := range reqs {
-				l.pending[r.path] |= r.want
 			}
 			continue
 		}
 		l.apply(results)
-		if !l.drain(ctx) {
-			return false
-		}
 	}
 }
 
-// catchUp asks which cached nodes changed after l.since, and pends them.
-func (l *loop) catchUp(ctx context.Context) error {
+// catchUp asks which cached nodes changed after since, and pends them.
+func (l *loop) catchUp(ctx context.Context, since int64) error {
 	present := l.c.tree.paths()
 	var absent []string
 	if len(present) == 0 {
 		absent = []string{l.c.path}
 	}
-	sigs, err := l.src.catchUp(ctx, l.since, present, absent)
+	reqs, err := l.src.catchUp(ctx, since, present, absent)
 	if err != nil {
 		return err
 	}
-	l.catch = false
-	for _, s := range sigs {
-		l.pend(s.path, s.want)
+	for _, r := range reqs {
+		l.pend(r.path, r.want)
 	}
 	return nil
 }
@@ -211,7 +194,7 @@ func (l *loop) failed(ctx context.Context, what string, err error) bool {
 		return false
 	}
 	if errors.Is(err, framework.ErrClosed) {
-		l.ended(ctx, err)
+		l.stop(ctx, err)
 		return false
 	}
 	l.c.log().Debug("cache "+what+" failed; trying again", "path", l.c.path, "err", err)
@@ -223,17 +206,19 @@ func (l *loop) failed(ctx context.Context, what string, err error) bool {
 	}
 }
 
-// take empties pending into requests, parents before children.
+// take empties the inbox's reads into requests, parents before children.
 func (l *loop) take() []request {
 	type ranked struct {
 		request
 		depth int
 	}
-	rs := make([]ranked, 0, len(l.pending))
-	for p, w := range l.pending {
-		rs = append(rs, ranked{request{path: p, want: w}, depth(l.c.path, p)})
+	reads := l.c.in.takeReads()
+	rs := make([]ranked, 0, len(reads))
+	for p, w := range reads {
+		if w = l.c.wanted(p, w); w != 0 {
+			rs = append(rs, ranked{request{path: p, want: w}, depth(l.c.path, p)})
+		}
 	}
-	l.pending = make(map[string]want) // not clear: a load's table would stay allocated
 	sort.Slice(rs, func(i, j int) bool {
 		if rs[i].depth != rs[j].depth {
 			return rs[i].depth < rs[j].depth

@@ -33,32 +33,34 @@ type watchSource struct {
 	batch int // reads per multi-read now, at most batchOps
 }
 
-// openWatchSource sets the watch. Its events are put in the cache's inbox
-// on the client's goroutine, before the replies that follow them are
+// openWatchSource sets the watch. Its events go to the cache's inbox on
+// the client's reading goroutine, before the replies that follow them are
 // handed on: once a read returns, every notification the server sent
 // before its reply is in the inbox, which the cache takes before it reads
-// again (a catch-up's own notifications merge with what it reports).
+// again (a catch-up's own notifications merge with what it reports). No
+// goroutine of the cache's or the watch's stands between.
 func openWatchSource(ctx context.Context, c *Cache, mode framework.WatchMode) (*watchSource, error) {
 	w, err := c.client.Hooks().WatchFunc(ctx, c.path, mode, c.in.onWatchEvent, c.in.onWatchEnd)
 	if err != nil {
 		// A watch set and then failed (its answer came too late) may have
 		// told something, its end included: not the cache's, which sets
 		// another.
-		c.in.take()
+		c.in.reset()
 		return nil, err
 	}
 	return &watchSource{c: c, w: w, batch: batchOps}, nil
 }
 
-// onWatchEvent turns a watch's event into a signal. It never blocks.
+// onWatchEvent asks for what a watch's event calls for. It runs on the
+// client's reading goroutine and never blocks (see inbox).
 func (b *inbox) onWatchEvent(ev framework.WatchEvent) {
 	switch ev.Type {
 	case framework.NodeCreated: // under which incarnation of its parent: read it after
-		b.put(signal{path: ev.Path, want: wantData | wantVerify})
+		b.read(ev.Path, wantData|wantVerify)
 	case framework.NodeDataChanged, framework.NodeDeleted:
-		b.put(signal{path: ev.Path, want: wantData})
+		b.read(ev.Path, wantData)
 	case framework.WatchResumed, framework.WatchSessionChanged:
-		b.put(signal{catch: true, since: ev.Zxid})
+		b.catchUp(ev.Zxid)
 	}
 	// Others are not for the cache: a child list of the root alone (not
 	// cached), a new connection before the watch is set again on it (the
@@ -66,7 +68,7 @@ func (b *inbox) onWatchEvent(ev framework.WatchEvent) {
 }
 
 // onWatchEnd tells the cache that the watch ended on its own.
-func (b *inbox) onWatchEnd(err error) { b.put(signal{ended: true, err: err}) }
+func (b *inbox) onWatchEnd(err error) { b.end(err) }
 
 func (s *watchSource) read(ctx context.Context, reqs []request) ([]result, error) {
 	batches := s.split(reqs)
@@ -189,20 +191,20 @@ func (b readBatch) results(rs []framework.ReadResult, out []result) []result {
 	return out
 }
 
-func (s *watchSource) catchUp(ctx context.Context, since int64, present, absent []string) ([]signal, error) {
+func (s *watchSource) catchUp(ctx context.Context, since int64, present, absent []string) ([]request, error) {
 	evs, err := s.c.client.ChangedSince(ctx, since, present, absent)
 	if err != nil {
 		return nil, err
 	}
-	sigs := make([]signal, 0, len(evs))
+	reqs := make([]request, 0, len(evs))
 	for _, ev := range evs {
 		w := wantData
 		if ev.Type == framework.NodeChildrenChanged {
 			w = wantList
 		}
-		sigs = append(sigs, signal{path: ev.Path, want: w})
+		reqs = append(reqs, request{path: ev.Path, want: w})
 	}
-	return sigs, nil
+	return reqs, nil
 }
 
 func (s *watchSource) close(ctx context.Context) { _ = s.w.Close(ctx) }
