@@ -245,3 +245,54 @@ func TestConsumer_AtMostOnceDropsAnItemWhoseDeleteAnswerIsLost(t *testing.T) {
 	assert.Equal(t, 1, proxy.DroppedRepliesOf(zktest.OpDelete))
 	assert.Equal(t, []string{"taken"}, r.got())
 }
+
+// A put whose answer is lost, and whose session then ends before it is
+// sent again, is not applied a second time: the marker that could tell went
+// with the session, so the put is unknown rather than repeated under a new
+// marker. The retry policy's wait outlasts the session, as a backoff of a
+// few retries does.
+func TestQueue_PutWhoseAnswerIsLostAsItsSessionEndsIsNotRepeated(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second),
+		framework.WithRetryPolicy(framework.RetryNTimes(3, 15*time.Second)))
+	direct := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	locks := path + "-locks"
+	q := newQueue(t, c, path, queue.WithLockPath(locks))
+	require.NoError(t, q.Put(ctx, "first")) // the marker exists
+	session := c.Session()
+	proxy.PauseReplies() // the put reaches the server; its answer does not come back
+	put := make(chan error, 1)
+	go func() { put <- q.Put(ctx, "second") }() // ends when the put gives up or is applied
+	require.Eventually(t, func() bool { return len(items(t, direct, path)) == 2 }, 10*time.Second, 10*time.Millisecond,
+		"the put is applied")
+	proxy.Pause() // the server no longer hears the client: the session expires
+	zktest.WaitClosed(t, session.Lost(), 30*time.Second, "the client gives the session up")
+	require.Eventually(t, func() bool { return len(children(t, direct, locks)) == 0 }, 30*time.Second, 10*time.Millisecond,
+		"the server expires the session, and its marker")
+	proxy.Resume()
+	select {
+	case err := <-put:
+		assert.ErrorIs(t, err, queue.ErrOutcomeUnknown, "the proof of the lost run went with its session")
+	case <-time.After(60 * time.Second):
+		t.Fatal("the put did not end")
+	}
+	assert.Equal(t, []string{"first", "second"}, queueData(t, direct, path), "applied once, never twice")
+}
+
+// queueData returns the items of the queue's nodes, in order.
+func queueData(t testing.TB, c *framework.Client, path string) []string {
+	t.Helper()
+	var out []string
+	for _, n := range items(t, c, path) {
+		data, _, err := c.Get(testContext(t), path+"/"+n)
+		require.NoError(t, err)
+		raw, err := queue.Decode(data)
+		require.NoError(t, err)
+		for _, b := range raw {
+			out = append(out, string(b))
+		}
+	}
+	return out
+}

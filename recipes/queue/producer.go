@@ -176,18 +176,26 @@ func (pr *producer) send(batch []*put) error {
 		ops = append(ops, p.op)
 	}
 	var lost error // the first lost answer, nil until then
+	var m *marker
 	start := time.Now()
 	for attempt := 0; ; attempt++ {
-		m, err := pr.markerFor(ctx)
-		if err != nil {
-			return err
+		// After a lost answer only the marker of the lost run can tell
+		// whether it applied, and fence it off if not: that one is sent
+		// again even when its session has ended (its node is then gone, and
+		// the put unknown). A marker made since would let the put apply
+		// twice.
+		if lost == nil {
+			var err error
+			if m, err = pr.markerFor(ctx); err != nil {
+				return err
+			}
 		}
 		tx := ops[1:]
 		if m != nil {
 			ops[0] = framework.SetOp(m.path, nil, m.version)
 			tx = ops
 		}
-		_, err = pr.c.client.Multi(ctx, tx...)
+		_, err := pr.c.client.Multi(ctx, tx...)
 		if done, err := pr.judge(ctx, m, err, &lost); done || err != nil {
 			return err
 		}
