@@ -296,3 +296,24 @@ func queueData(t testing.TB, c *framework.Client, path string) []string {
 	}
 	return out
 }
+
+// A put given up on after a lost answer leaves its marker at a version the
+// producer does not know: the next put does not take the marker's refusal
+// for a lost run of its own, which would report it applied though it never
+// was.
+func TestQueue_PutAfterOneGivenUpOnIsNotReportedAppliedUnlessItWas(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithRetryPolicy(framework.RetryNTimes(1, 10*time.Millisecond)))
+	direct := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	q := newQueue(t, c, path, queue.WithLockPath(path+"-locks"))
+	require.NoError(t, q.Put(ctx, "first")) // the marker exists
+	proxy.DropNextReply(zktest.OpMulti)     // the put runs, its answer is lost,
+	proxy.DropNextReply(zktest.OpMulti)     // and so is the marker's refusal of the retry
+	require.ErrorIs(t, q.Put(ctx, "given up"), queue.ErrOutcomeUnknown)
+	proxy.DropNextReply(zktest.OpMulti) // the next put's first answer is lost too
+	assert.NoError(t, q.Put(ctx, "next"), "a marker of its own tells that its lost run applied it")
+	assert.Equal(t, 3, proxy.DroppedRepliesOf(zktest.OpMulti))
+	assert.Equal(t, []string{"first", "given up", "next"}, queueData(t, direct, path), "each put applied once")
+}

@@ -196,13 +196,30 @@ func (pr *producer) send(batch []*put) error {
 			tx = ops
 		}
 		_, err := pr.c.client.Multi(ctx, tx...)
-		if done, err := pr.judge(ctx, m, err, &lost); done || err != nil {
+		done, err := pr.judge(ctx, m, err, &lost)
+		if err == nil && !done {
+			if werr := pr.c.client.Hooks().RetryWait(ctx, attempt, start); werr != nil {
+				err = pr.gaveUp(lost, werr)
+			}
+		}
+		if err != nil && lost != nil {
+			pr.forget(m)
+		}
+		if done || err != nil {
 			return err
 		}
-		if werr := pr.c.client.Hooks().RetryWait(ctx, attempt, start); werr != nil {
-			return pr.gaveUp(lost, werr)
-		}
 	}
+}
+
+// forget drops the marker of a batch given up on after a lost answer: a
+// lost run may have moved its version, so that a later refusal by it would
+// prove nothing.
+func (pr *producer) forget(m *marker) {
+	if m == nil || pr.marker != m {
+		return // markerFailed has dropped it already
+	}
+	pr.marker = nil
+	pr.c.deleteMarker(m)
 }
 
 // judge reads a batch's transaction's outcome: done (applied, once), an
