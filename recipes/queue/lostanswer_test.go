@@ -3,6 +3,7 @@ package queue_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -316,4 +317,81 @@ func TestQueue_PutAfterOneGivenUpOnIsNotReportedAppliedUnlessItWas(t *testing.T)
 	assert.NoError(t, q.Put(ctx, "next"), "a marker of its own tells that its lost run applied it")
 	assert.Equal(t, 3, proxy.DroppedRepliesOf(zktest.OpMulti))
 	assert.Equal(t, []string{"first", "given up", "next"}, queueData(t, direct, path), "each put applied once")
+}
+
+// A transactional take whose closing transaction is applied while its
+// answer is lost, and whose session then ends, applies the effect once:
+// the consumer cannot tell, says the item not taken, and goes on in a new
+// session; nobody takes the item again.
+func TestTxConsumer_CommitWhoseAnswerIsLostAsTheSessionEndsAppliesTheEffectOnce(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(4*time.Second))
+	direct := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	locks, effectDir := path+"-locks", path+"-effects"
+	_, err := direct.Create(ctx, effectDir, nil, framework.Persistent, framework.WithParents())
+	require.NoError(t, err)
+	producer := newQueue(t, direct, path, queue.WithLockPath(locks))
+	require.NoError(t, producer.Put(ctx, "only"))
+	called, release := make(chan struct{}), make(chan struct{})
+	var first sync.Once
+	cn, err := newQueue(t, c, path, queue.WithLockPath(locks)).NewTxConsumer(func(_ context.Context, item string) ([]framework.Op, error) {
+		first.Do(func() { close(called); <-release })
+		return []framework.Op{framework.CreateOp(effectDir+"/e-", []byte(item), framework.PersistentSequential)}, nil
+	})
+	require.NoError(t, err)
+	start(t, cn)
+	zktest.WaitClosed(t, called, 20*time.Second, "the function called")
+	session := c.Session()
+	proxy.PauseReplies() // the closing transaction reaches the server; its answer does not come back
+	close(release)
+	require.Eventually(t, func() bool { return len(items(t, direct, path)) == 0 }, 10*time.Second, 10*time.Millisecond,
+		"the closing transaction is applied")
+	proxy.Pause() // the server no longer hears the client: the session expires
+	zktest.WaitClosed(t, session.Lost(), 30*time.Second, "the client gives the session up")
+	require.Eventually(t, func() bool { return len(children(t, direct, locks)) <= 1 }, 30*time.Second, 10*time.Millisecond,
+		"the server expires the session (the producer's marker stays)")
+	proxy.Resume()
+	require.NoError(t, producer.Put(ctx, "next"))
+	assert.Eventually(t, func() bool { return len(effects(t, direct, effectDir)) >= 2 }, 20*time.Second, 10*time.Millisecond,
+		"the consumer goes on in its new session")
+	assert.Equal(t, []string{"only", "next"}, effects(t, direct, effectDir), "each effect once")
+	assert.Empty(t, items(t, direct, path))
+}
+
+// Puts that go in one transaction (group commit) and lose its answer are
+// each applied once and reported applied.
+func TestQueue_PutsInOneTransactionWhoseAnswerIsLostAreEachAppliedOnce(t *testing.T) {
+	proxy, c := proxied(t)
+	direct := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	q := newQueue(t, c, path, queue.WithLockPath(path+"-locks"))
+	require.NoError(t, q.Put(ctx, "first")) // the marker exists
+	proxy.HoldReplies()                     // the puts below pile up behind the lead's
+	var wg sync.WaitGroup
+	errs := make(chan error, 21)
+	wg.Go(func() { errs <- q.Put(ctx, "lead") }) // ends when the put does
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpMulti) >= 2 }, 10*time.Second, 10*time.Millisecond)
+	for i := range 20 {
+		wg.Go(func() { errs <- q.Put(ctx, fmt.Sprintf("item-%02d", i)) }) // ends when the put does
+	}
+	proxy.DropNextReply(zktest.OpMulti) // the transaction of the puts that piled up
+	proxy.ReleaseReplies()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		assert.NoError(t, err)
+	}
+	assert.Equal(t, 1, proxy.DroppedRepliesOf(zktest.OpMulti))
+	got := queueData(t, direct, path)
+	assert.Len(t, got, 22, "each put once: %v", got)
+	seen := map[string]int{}
+	for _, it := range got {
+		seen[it]++
+	}
+	for it, n := range seen {
+		assert.Equal(t, 1, n, "item %s", it)
+	}
 }
