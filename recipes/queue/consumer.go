@@ -267,6 +267,10 @@ func (cn *Consumer[T]) batch(ctx context.Context, names []string, changed <-chan
 		case <-ctx.Done():
 			continue
 		}
+		if ctx.Err() != nil { // both were ready, and select chose the slot
+			<-slots
+			continue
+		}
 		// With a slot, the items before have been taken (with one slot) or
 		// are under way: a change now may be an item that goes first.
 		if cn.opts.refresh > 0 && sent >= cn.opts.refresh && fired(changed) {

@@ -18,6 +18,11 @@ import (
 // and delete must not be left half done when the consumer stops; the
 // client's retry policy bounds them.
 func (cn *Consumer[T]) take(ctx context.Context, name string) outcome {
+	if ctx.Err() != nil {
+		// Closed before it began (its slot came free as Close ended ctx):
+		// a closed consumer takes nothing more.
+		return outcome{name: name, refusing: true}
+	}
 	switch {
 	case cn.b.c.opts.lockPath != "":
 		return cn.takeLocked(ctx, name)
