@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -19,6 +20,9 @@ import (
 // ZooKeeper's own recipes: each item is one node "qn-<sequence>" holding the
 // item's bytes as they are, taken in sequence order. Takers list the
 // directory with a watch and delete the first item they can: at most once.
+// A taker keeps the rest of its listing for its next takes (as Kazoo's
+// queue does), so a backlog costs a read and a delete per item and one
+// listing, where Curator's taker lists for every item.
 // Its directory is a container, as Curator makes it. It is safe for
 // concurrent use.
 type Simple struct {
@@ -26,6 +30,14 @@ type Simple struct {
 	path   string
 	opts   options
 	what   string
+
+	mu sync.Mutex // guards kept and gen
+	// kept holds the items of a listing after the one a take took, in
+	// order, for the takes to come, so that a backlog is listed once
+	// rather than for every item: an item put since comes after them all,
+	// as its sequence is higher. gen counts the listings kept.
+	kept []string
+	gen  uint64
 }
 
 // NewSimple returns the simple queue whose items live under path. Of the
@@ -138,8 +150,12 @@ func (s *Simple) items(names []string) []string {
 
 // poll takes the first item it can; block waits for one on the
 // directory's watch until ctx ends, else it is ErrEmpty. seen tells
-// whether a listing was read.
+// whether a listing was read. The items kept from an earlier listing go
+// first, without a listing of their own.
 func (s *Simple) poll(ctx context.Context, block bool) (data []byte, seen bool, _ error) {
+	if data, took, err := s.takeKept(ctx); took || err != nil {
+		return data, false, err
+	}
 	for {
 		var names []string
 		var changed <-chan zk.Event
@@ -176,29 +192,71 @@ func (s *Simple) poll(ctx context.Context, block bool) (data []byte, seen bool, 
 	}
 }
 
-// takeFirst reads and deletes the first of items still there. A delete
-// whose answer was lost cannot tell this taker's delete from another's:
-// it is ErrOutcomeUnknown, and the item is not handed out.
+// takeFirst reads and deletes the first of items still there, and keeps
+// the items after it for the takes to come.
 func (s *Simple) takeFirst(ctx context.Context, items []string) ([]byte, bool, error) {
-	for _, name := range items {
-		p := zkpath.Join(s.path, name)
-		data, stat, err := s.client.Get(ctx, p)
-		if recipe.IsNoNode(err) {
+	for i, name := range items {
+		data, gone, err := s.takeItem(ctx, name)
+		switch {
+		case err != nil:
+			return nil, false, err
+		case gone:
 			continue
 		}
-		if err != nil {
-			return nil, false, fmt.Errorf("%s: take: %w", s.what, err)
-		}
-		err = s.client.Delete(ctx, p, stat.Version)
-		switch {
-		case err == nil:
-			return data, true, nil
-		case errors.Is(err, ErrOutcomeUnknown):
-			return nil, false, fmt.Errorf("%s: take %s: %w", s.what, name, err)
-		case recipe.IsNoNode(err), errors.Is(err, zk.ErrBadVersion):
-			continue // another taker's
-		}
-		return nil, false, fmt.Errorf("%s: take: %w", s.what, err)
+		s.mu.Lock()
+		s.kept, s.gen = items[i+1:], s.gen+1
+		s.mu.Unlock()
+		return data, true, nil
 	}
 	return nil, false, nil
+}
+
+// takeKept takes the first item kept from an earlier listing. An item
+// gone drops what is kept (other takers take from it: a new listing costs
+// no more than a read of each item they took), and so does a failure, so
+// that the item not taken is not passed over; unless another take has
+// kept a listing since.
+func (s *Simple) takeKept(ctx context.Context) ([]byte, bool, error) {
+	s.mu.Lock()
+	if len(s.kept) == 0 {
+		s.mu.Unlock()
+		return nil, false, nil
+	}
+	name, gen := s.kept[0], s.gen
+	s.kept = s.kept[1:]
+	s.mu.Unlock()
+	data, gone, err := s.takeItem(ctx, name)
+	if err == nil && !gone {
+		return data, true, nil
+	}
+	s.mu.Lock()
+	if s.gen == gen {
+		s.kept = nil
+	}
+	s.mu.Unlock()
+	return nil, false, err
+}
+
+// takeItem reads and deletes one item; gone when another taker has it. A
+// delete whose answer was lost cannot tell this taker's delete from
+// another's: it is ErrOutcomeUnknown, and the item is not handed out.
+func (s *Simple) takeItem(ctx context.Context, name string) (data []byte, gone bool, _ error) {
+	p := zkpath.Join(s.path, name)
+	data, stat, err := s.client.Get(ctx, p)
+	if recipe.IsNoNode(err) {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: take: %w", s.what, err)
+	}
+	err = s.client.Delete(ctx, p, stat.Version)
+	switch {
+	case err == nil:
+		return data, false, nil
+	case errors.Is(err, ErrOutcomeUnknown):
+		return nil, false, fmt.Errorf("%s: take %s: %w", s.what, name, err)
+	case recipe.IsNoNode(err), errors.Is(err, zk.ErrBadVersion):
+		return nil, true, nil // another taker's
+	}
+	return nil, false, fmt.Errorf("%s: take: %w", s.what, err)
 }

@@ -3,6 +3,7 @@ package queue_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -171,4 +172,87 @@ func TestSimple_PollWhileTheServerIsUnreachableIsNotEmpty(t *testing.T) {
 	require.ErrorIs(t, err, queue.ErrUnreachable)
 	require.NotErrorIs(t, err, queue.ErrEmpty)
 	proxy.Resume()
+}
+
+// Taking a backlog costs a read and a delete per item, and a listing per
+// batch: a taker lists the queue when the items of its last listing are
+// gone, not for every item (Curator's taker lists for every item).
+func TestSimple_TakingABacklogListsOncePerBatch(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	taker := newSimple(t, connect(t, proxy.Addr()), zktest.UniquePath(t))
+	offerer := newSimple(t, connect(t, zktest.Servers(t)), taker.Path())
+	ctx := testContext(t)
+	const n = 30
+	for i := range n {
+		require.NoError(t, offerer.Offer(ctx, []byte(fmt.Sprint(i))))
+	}
+	before := proxy.Sent()
+	for i := range n {
+		data, err := taker.Take(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, fmt.Sprint(i), string(data), "in order")
+	}
+	sent := proxy.Sent() - before
+	t.Logf("%d requests for %d items", sent, n)
+	assert.LessOrEqual(t, sent, int64(2*n+1), "a read and a delete per item, one listing")
+}
+
+// A taker whose last listing names items that another taker has taken
+// since lists again, and still takes in order, newer items after older.
+func TestSimple_TakeAfterAnotherTakerTookItsListedItemsGoesOnInOrder(t *testing.T) {
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	a := newSimple(t, connect(t, zktest.Servers(t)), path)
+	b := newSimple(t, connect(t, zktest.Servers(t)), path)
+	for i := range 4 {
+		require.NoError(t, b.Offer(ctx, []byte(fmt.Sprint(i))))
+	}
+	take := func(s *queue.Simple) string {
+		data, err := s.Poll(ctx, 0)
+		require.NoError(t, err)
+		return string(data)
+	}
+	assert.Equal(t, "0", take(a))
+	assert.Equal(t, "1", take(b))
+	assert.Equal(t, "2", take(b))
+	require.NoError(t, b.Offer(ctx, []byte("4")))
+	assert.Equal(t, "3", take(a))
+	assert.Equal(t, "4", take(a))
+	_, err := a.Poll(ctx, 0)
+	require.ErrorIs(t, err, queue.ErrEmpty)
+}
+
+// Takers that share one Simple take every item of a backlog once, and
+// none waits for an item while others are still there.
+func TestSimple_ConcurrentTakersOfOneQueueTakeEveryItemOnce(t *testing.T) {
+	ctx := testContext(t)
+	s := newSimple(t, connect(t, zktest.Servers(t)), zktest.UniquePath(t))
+	const n, takers = 60, 6
+	for i := range n {
+		require.NoError(t, s.Offer(ctx, []byte(fmt.Sprint(i))))
+	}
+	got := make(chan string, n)
+	var wg sync.WaitGroup
+	for range takers {
+		wg.Go(func() { // ends when the queue is seen empty
+			for {
+				data, err := s.Poll(ctx, 0)
+				if err != nil {
+					assert.ErrorIs(t, err, queue.ErrEmpty)
+					return
+				}
+				got <- string(data)
+			}
+		})
+	}
+	wg.Wait()
+	close(got)
+	seen := map[string]int{}
+	for it := range got {
+		seen[it]++
+	}
+	assert.Len(t, seen, n, "every item")
+	for it, k := range seen {
+		assert.Equal(t, 1, k, "item %s once", it)
+	}
 }
