@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -22,11 +23,13 @@ const chaosQueueDrain = time.Minute
 
 // chaosQueues are the chaos run's queues (recipes/queue, Curator's
 // DistributedQueue with a lock path): a lock-safe one and a transactional
-// one, whose effects are nodes written in each item's transaction.
+// one, whose effects are nodes written in each item's transaction; and a
+// Simple queue (at most once).
 type chaosQueues struct {
 	root      string
 	lockSafe  *chaos.QueueLedger
 	tx        *chaos.QueueLedger
+	simple    *chaos.SimpleLedger
 	runners   []runner
 	producers []*framework.Client
 }
@@ -35,6 +38,7 @@ type chaosQueues struct {
 func (cq *chaosQueues) lockSafeDir() string { return cq.root + "/queue" }
 func (cq *chaosQueues) txDir() string       { return cq.root + "/txqueue" }
 func (cq *chaosQueues) effectsDir() string  { return cq.root + "/txqueue-effects" }
+func (cq *chaosQueues) simpleDir() string   { return cq.root + "/simple-queue" }
 
 // startChaosQueues returns the queues' producers and consumers. Each
 // producer has a client of its own that rides the proxies of one of the
@@ -74,7 +78,23 @@ func startChaosQueues(t *testing.T, root string, clients []*framework.Client, li
 	for _, i := range []int{1, 3, 4} {
 		cq.runners = append(cq.runners, cq.consumer(clients[i], fmt.Sprintf("go-%d", i), true, seed+750+uint64(i)))
 	}
+	cq.startSimple(t, clients, stats)
 	return cq
+}
+
+// startSimple adds the Simple queue's producer, on client 0, and its
+// consumers, on clients 2 and 4.
+func (cq *chaosQueues) startSimple(t *testing.T, clients []*framework.Client, stats *chaos.Stats) {
+	cq.simple = &chaos.SimpleLedger{Name: "simple queue", Clock: cq.lockSafe.Clock}
+	for i, c := range []*framework.Client{clients[0], clients[2], clients[4]} {
+		s, err := queue.NewSimple(c, cq.simpleDir())
+		require.NoError(t, err)
+		if i == 0 {
+			cq.runners = append(cq.runners, &chaos.SimpleProducer{Queue: s, Ledger: cq.simple, Name: "go-0/simple", Stats: stats})
+			continue
+		}
+		cq.runners = append(cq.runners, &chaos.SimpleConsumer{Queue: s, Ledger: cq.simple, Stats: stats})
+	}
 }
 
 // consumer returns a consumer of the lock-safe queue, or of the
@@ -125,15 +145,18 @@ func (cq *chaosQueues) judge(t *testing.T, observer *framework.Client, report *c
 	report.TxQueue["effects"] = total
 	report.Violations = append(report.Violations, cq.lockSafe.Check(now)...)
 	report.Violations = append(report.Violations, cq.tx.CheckEffects(now, effects)...)
+	report.SimpleQueue = cq.simple.Counts()
+	report.Violations = append(report.Violations, cq.simple.Check(now)...)
 	for dir, n := range left {
 		report.Violations = append(report.Violations, chaos.Violation{Kind: "queue", Recipe: "queue", At: now,
 			Detail: fmt.Sprintf("%d items left in %s after the drain (%v)", n, dir, chaosQueueDrain)})
 	}
 }
 
-// drain runs a quick consumer of each queue on observer until both are
+// drain runs a quick consumer of each queue on observer until all are
 // empty, or chaosQueueDrain, and returns how many items each has left.
 func (cq *chaosQueues) drain(t *testing.T, observer *framework.Client) map[string]int {
+	cq.drainSimple(t, observer)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{}, 2)
 	for _, cn := range []*chaos.QueueConsumer{cq.consumer(observer, "drain", false, 0), cq.consumer(observer, "drain", true, 0)} {
@@ -158,6 +181,17 @@ func (cq *chaosQueues) drain(t *testing.T, observer *framework.Client) map[strin
 	<-done
 	<-done
 	return left
+}
+
+// drainSimple takes what is left in the Simple queue on observer, until
+// a look finds it empty.
+func (cq *chaosQueues) drainSimple(t *testing.T, observer *framework.Client) {
+	s, err := queue.NewSimple(observer, cq.simpleDir())
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), chaosQueueDrain)
+	defer cancel()
+	drain := &chaos.SimpleConsumer{Queue: s, Ledger: cq.simple, Stats: chaos.NewStats()}
+	assert.NoError(t, drain.Drain(ctx), "the simple queue is drained")
 }
 
 // queueItems lists the item nodes in dir.

@@ -257,6 +257,7 @@ func judge(t *testing.T, report *chaos.Report, root string) {
 	assert.Positive(t, report.DoubleBarrier["rounds_completed"], "double-barrier rounds completed")
 	assert.Positive(t, report.LockSafeQueue["items_consumed"], "lock-safe queue items taken")
 	assert.Positive(t, report.TxQueue["effects"], "transactional queue items applied")
+	assert.Positive(t, report.SimpleQueue["taken"], "simple queue items taken")
 	// A round of every kind lasts over a minute (five of them outlast the
 	// session timeout): a shorter run need not finish one.
 	if d, err := time.ParseDuration(report.Duration); err == nil && d >= chaos.MinBiteRun {

@@ -16,7 +16,9 @@
 //     (chaos_barrier_test.go) run beside them, and so do a lock-safe and a
 //     transactional queue (chaos_queue_test.go): every item put is taken,
 //     again only after its lock went with its session or its closing
-//     failed, and the transactional one's effects are there exactly once.
+//     failed, and the transactional one's effects are there exactly once;
+//     and a Simple queue's items are taken once at most, and missing only
+//     where a take's delete lost its answer.
 //     A run of two minutes or more fails unless its faults bit: a hold
 //     interrupted, an answer dropped, a session expired under a holder.
 //     Each hold of the Curator peer is vetted as it begins: a hold whose

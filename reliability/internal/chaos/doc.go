@@ -40,7 +40,10 @@
 //     once in the lock-safe mode, where only a run whose lock went with
 //     its session or whose closing transaction failed may be followed by
 //     another; and the transactional mode's effects, nodes written in the
-//     item's transaction, are there exactly once).
+//     item's transaction, are there exactly once). A Simple queue
+//     (simple.go) is offered items and taken from at most once
+//     (SimpleLedger: no item twice, and no more items missing than takes
+//     whose delete lost its answer).
 //
 // Every instant comes from one Clock, CLOCK_MONOTONIC, which the Curator
 // peer stamps its own holds on (PeerHeld), so that an overlap shorter than

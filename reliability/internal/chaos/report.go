@@ -51,6 +51,10 @@ type Report struct {
 	// taken again (QueueLedger.Counts); TxQueue also the effects.
 	LockSafeQueue map[string]int `json:"lock_safe_queue,omitempty"`
 	TxQueue       map[string]int `json:"tx_queue,omitempty"`
+	// SimpleQueue counts the Simple queue's offers by outcome, the items
+	// taken, taken again, and dropped by a take whose delete's answer was
+	// lost (SimpleLedger.Counts).
+	SimpleQueue map[string]int `json:"simple_queue,omitempty"`
 	// GrantsShrunk counts the reconnects that resumed a session under a
 	// shorter grant than the ensemble's own (FaultShrinkGrant).
 	GrantsShrunk    int               `json:"grants_shrunk"`
@@ -152,9 +156,9 @@ func givenBackByFaults(counts map[string]int) int {
 // Summary is the report in one line.
 func (r *Report) Summary() string {
 	return fmt.Sprintf("chaos: %s seed=%d clients=%d faults={%s} replies_dropped=%d {%s} holds_interrupted=%d sessions_expired_under_holder=%d "+
-		"acquisitions={%s} losses={%s} fencing={%s} increments={%s} jobs={%s} counter={%s} double_barrier={%s} lock_safe_queue={%s} tx_queue={%s} grants_shrunk=%d caches={%s} cache_divergences=%d registry={%s} violations=%d java_violations=%d orphans=%d leaked_goroutines=%d state_problems=%d",
+		"acquisitions={%s} losses={%s} fencing={%s} increments={%s} jobs={%s} counter={%s} double_barrier={%s} lock_safe_queue={%s} tx_queue={%s} simple_queue={%s} grants_shrunk=%d caches={%s} cache_divergences=%d registry={%s} violations=%d java_violations=%d orphans=%d leaked_goroutines=%d state_problems=%d",
 		r.Duration, r.Seed, r.Clients, kv(r.Faults), r.RepliesDropped, kv(r.RepliesDroppedBy), r.HoldsInterrupted, r.ExpiredUnderHolder,
-		kv(r.Acquisitions), kv(r.LossesSignalled), kv(r.Fencing), kv(r.Increments), kv(r.Jobs), kv(r.Counter), kv(r.DoubleBarrier), kv(r.LockSafeQueue), kv(r.TxQueue), r.GrantsShrunk,
+		kv(r.Acquisitions), kv(r.LossesSignalled), kv(r.Fencing), kv(r.Increments), kv(r.Jobs), kv(r.Counter), kv(r.DoubleBarrier), kv(r.LockSafeQueue), kv(r.TxQueue), kv(r.SimpleQueue), r.GrantsShrunk,
 		kv(r.Caches), len(r.CacheDivergences), kv(r.Registry), len(r.Violations), len(r.JavaViolations), len(r.Orphans), r.LeakedGoroutines, len(r.StateProblems))
 }
 
