@@ -34,6 +34,10 @@ var (
 	// ErrNoPeerFaults reports Isolate or Rejoin on an ensemble started
 	// without WithPeerFaults.
 	ErrNoPeerFaults = errors.New("zktesting: ensemble started without WithPeerFaults")
+	// ErrInvalidArgument reports an option with a value the server cannot
+	// be given. It is the library's shared sentinel,
+	// zkrecipes.ErrInvalidArgument.
+	ErrInvalidArgument = zkrecipes.ErrInvalidArgument
 	// ErrClosed reports a call on a server or ensemble after Close. It is
 	// the library's shared sentinel, zkrecipes.ErrClosed, as the client's
 	// and the recipes' are.

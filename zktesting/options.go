@@ -20,6 +20,7 @@ type options struct {
 	maxSession time.Duration
 	syncLimit  int  // 0: the default, syncLimitOf
 	peerFaults bool // an ensemble's members reach each other through proxies
+	saslUsers  map[string]string
 }
 
 // syncLimitOf returns the syncLimit in ticks: the one set, or by default

@@ -108,9 +108,13 @@ func newServer(o options, dir string, ownDir bool, port, id int, peers []peer) (
 	if err := writeConfig(dir, cfg, id); err != nil {
 		return nil, err
 	}
+	sasl, err := saslJavaOpts(dir, o.saslUsers)
+	if err != nil {
+		return nil, err
+	}
 	return &Server{
 		java:    java,
-		args:    javaArgs(cp, dir, o.javaOpts),
+		args:    javaArgs(cp, dir, append(sasl, o.javaOpts...)),
 		addr:    "127.0.0.1:" + strconv.Itoa(port),
 		dir:     dir,
 		ownDir:  ownDir,
