@@ -103,3 +103,19 @@ func TestAuth_SecondCredentialWhoseAnswerWasLostIsSentAgain(t *testing.T) {
 		assert.NoError(t, err, "%s's identity", who)
 	}
 }
+
+// After a refusal no connection is coming: a call fails at once with the
+// refusal, instead of waiting for the connection timeout and retrying.
+func TestAuth_CallsAfterARefusalFailWithIt(t *testing.T) {
+	c, err := framework.New([]string{zktest.Servers(t)}, framework.WithAuth("no-such-scheme", []byte("x")),
+		framework.WithConnectionTimeout(time.Minute))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	require.ErrorIs(t, c.WaitConnected(ctx), framework.ErrAuthFailed)
+
+	_, _, err = c.Get(ctx, "/")
+	require.ErrorIs(t, err, framework.ErrAuthFailed)
+	assert.NoError(t, ctx.Err(), "the call waited")
+}

@@ -27,7 +27,8 @@ func boundSession(ctx context.Context) *Session {
 
 // connection returns the live connection and its session, waiting for one
 // up to the connection timeout (ErrNotConnected, which is retryable), the
-// end of ctx, Close, or the loss of the session ctx is bound to.
+// end of ctx, Close, the loss of the session ctx is bound to, or the
+// server's refusal of the client's credentials (ErrAuthFailed, final).
 func (c *Client) connection(ctx context.Context) (*zk.Conn, *Session, error) {
 	var boundLost <-chan struct{}
 	if bound := boundSession(ctx); bound != nil {
@@ -36,13 +37,15 @@ func (c *Client) connection(ctx context.Context) (*zk.Conn, *Session, error) {
 	var timeout <-chan time.Time
 	for {
 		c.mu.Lock()
-		closed, connected, conn, session, ch := c.closed, c.connected, c.conn, c.session, c.connectedCh
+		closed, connected, conn, session, ch, refused := c.closed, c.connected, c.conn, c.session, c.connectedCh, c.auth.refused
 		c.mu.Unlock()
 		switch {
 		case closed:
 			return nil, nil, ErrClosed
 		case connected && session != nil:
 			return conn, session, nil
+		case refused != nil:
+			return nil, nil, refused // final: no connection is coming
 		}
 		if timeout == nil {
 			t := time.NewTimer(c.cfg.connectionTimeout)
@@ -51,6 +54,7 @@ func (c *Client) connection(ctx context.Context) (*zk.Conn, *Session, error) {
 		}
 		select {
 		case <-ch:
+		case <-c.authRefused:
 		case <-ctx.Done():
 			return nil, nil, ctx.Err()
 		case <-c.life.Done():
