@@ -72,7 +72,9 @@
 //     connection is back if need be.
 //   - No session is announced without the client's identity: the
 //     credentials of [WithAuth] are sent on every new connection, and a
-//     session is announced only once the server has accepted them all.
+//     session is announced only once the server has accepted them all;
+//     the SASL exchange of [WithSASL] runs on each connection before the
+//     server's connect response is handed on.
 //   - Invalid input (bad paths, bad options, calls after [Client.Close]) is
 //     rejected with a typed error before anything reaches the server.
 //

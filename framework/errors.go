@@ -50,9 +50,13 @@ var (
 	ErrRetriesExhausted = errors.New("framework: retries exhausted")
 	// ErrAuthFailed is returned by Connect and WaitConnected, and wrapped
 	// by ConnectionError, when the server refuses a credential of WithAuth
-	// (an unknown scheme, or one its provider rejects). The error names the
-	// scheme and wraps go-zookeeper's zk.ErrAuthFailed. The client then
-	// announces no session: it would run without its identity.
+	// (an unknown scheme, or one its provider rejects) or the SASL exchange
+	// of WithSASL (a wrong password, an unknown user). The error names the
+	// scheme or the SASL user and wraps go-zookeeper's zk.ErrAuthFailed
+	// when the server said AUTHFAILED. The client then announces no
+	// session: it would run without its identity, and every call that
+	// waits for a connection fails with it too. After a SASL refusal the
+	// client dials no more.
 	ErrAuthFailed = errors.New("framework: credentials refused by the server")
 	// ErrUnreachable is returned by Connect when no session was made
 	// before its deadline: the error says whose deadline it was (the

@@ -21,6 +21,7 @@ type config struct {
 	namespace         string
 	acl               ACLProvider
 	auth              []authCred
+	sasl              *saslCred // WithSASL; nil: none
 	logger            *slog.Logger
 	zkOptions         []func(*zk.Conn)
 	leaseMargin       float64
@@ -179,8 +180,9 @@ func WithACLProvider(p ACLProvider) Option {
 // the server has accepted every credential: one whose answer was lost
 // with its connection is sent again on the next. A credential the server
 // refuses (a scheme it does not know, or one its provider rejects) fails
-// Connect and WaitConnected with an error wrapping ErrAuthFailed, and the
-// client announces no session. Default none.
+// Connect, WaitConnected and every call waiting for a connection with an
+// error wrapping ErrAuthFailed, and the client announces no session.
+// Default none.
 func WithAuth(scheme string, auth []byte) Option {
 	return func(c *config) error {
 		if scheme == "" {

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -60,7 +61,7 @@ func (r *reach) last() (addr string, err error) {
 func (c *Client) recordDials(dial func(network, address string, timeout time.Duration) (net.Conn, error)) func(network, address string, timeout time.Duration) (net.Conn, error) {
 	return func(network, address string, timeout time.Duration) (net.Conn, error) {
 		conn, err := dial(network, address, timeout)
-		if err != nil {
+		if err != nil && !errors.Is(err, ErrClosed) { // a dial that the client's Close ended (see saslDialer)
 			c.reach.failed(c.log, c.servers, address, err)
 		}
 		return conn, err

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
-
-	"github.com/zkrecipes/zkrecipes/framework"
 )
 
 // opSASL is ZooKeeper's sasl request.
@@ -19,10 +17,21 @@ const opSASL = 102
 // maxToken bounds a server token: DIGEST-MD5's are a few hundred bytes.
 const maxToken = 64 << 10
 
+// ErrAuthFailed is wrapped by the error of a connection whose exchange
+// failed for good: the server refused it (a wrong password, an unknown
+// user, a server without SASL), answered what DIGEST-MD5 does not allow,
+// or did not prove that it knows the password. Another connection would
+// fail the same way. A connection lost in the middle of the exchange is
+// not: its error is the connection's own.
+var ErrAuthFailed = errors.New("zksasl: SASL authentication failed")
+
 // Dialer returns a dialer for go-zookeeper (zk.WithDialer) that dials with
 // base (net.DialTimeout when nil) and authenticates every connection as
 // user by SASL DIGEST-MD5 before go-zookeeper reads its connect response.
-func Dialer(base zk.Dialer, user, password string) zk.Dialer {
+// refused, if not nil, is called with the error (wrapping ErrAuthFailed)
+// of each connection whose exchange failed for good, before go-zookeeper
+// sees that error.
+func Dialer(base zk.Dialer, user, password string, refused func(error)) zk.Dialer {
 	if base == nil {
 		base = net.DialTimeout
 	}
@@ -31,7 +40,7 @@ func Dialer(base zk.Dialer, user, password string) zk.Dialer {
 		if err != nil {
 			return nil, err
 		}
-		return &saslConn{Conn: conn, user: user, password: password, writeBound: timeout}, nil
+		return &saslConn{Conn: conn, user: user, password: password, writeBound: timeout, refused: refused}, nil
 	}
 }
 
@@ -43,6 +52,7 @@ type saslConn struct {
 	net.Conn
 	user, password string
 	writeBound     time.Duration // the dial timeout, bounding each write of the exchange
+	refused        func(error)   // told of a failure for good; nil: no one
 	started        bool
 	response       []byte // the connect response, still to hand on
 }
@@ -80,8 +90,11 @@ func (c *saslConn) handshake() ([]byte, error) {
 		return resp, nil
 	}
 	if err := c.authenticate(); err != nil {
-		// The framework's sentinel: the exchange is this client's credential.
-		return nil, fmt.Errorf("%w: SASL DIGEST-MD5 as %q: %w", framework.ErrAuthFailed, c.user, err)
+		err = fmt.Errorf("SASL DIGEST-MD5 as %q: %w", c.user, err)
+		if errors.Is(err, ErrAuthFailed) && c.refused != nil {
+			c.refused(err)
+		}
+		return nil, err
 	}
 	return resp, nil
 }
@@ -123,22 +136,30 @@ func (c *saslConn) exchange(xid int32, token []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	// xid int32, zxid int64, err int32, then the token as a buffer.
+	return saslToken(xid, reply)
+}
+
+// saslToken reads the server's token from the reply to the sasl request
+// xid. Whatever is wrong with the reply is for good: the server answers
+// the same to the same exchange.
+func saslToken(xid int32, reply []byte) ([]byte, error) {
+	// length int32, xid int32, zxid int64, err int32, then the token as a
+	// buffer.
 	if len(reply) < 20 || int32(binary.BigEndian.Uint32(reply[4:8])) != xid {
-		return nil, fmt.Errorf("zksasl: an answer that is not the sasl reply (%d bytes)", len(reply))
+		return nil, fmt.Errorf("%w: an answer that is not the sasl reply (%d bytes)", ErrAuthFailed, len(reply))
 	}
 	if code := int32(binary.BigEndian.Uint32(reply[16:20])); code != 0 {
-		return nil, fmt.Errorf("the server answered %w", zkError(code))
+		return nil, fmt.Errorf("%w: the server answered %w", ErrAuthFailed, zkError(code))
 	}
 	if len(reply) < 24 {
-		return nil, fmt.Errorf("zksasl: a sasl reply without a token")
+		return nil, fmt.Errorf("%w: a sasl reply without a token", ErrAuthFailed)
 	}
 	n := int32(binary.BigEndian.Uint32(reply[20:24]))
 	if n < 0 {
 		return nil, nil
 	}
 	if int(n) != len(reply)-24 {
-		return nil, fmt.Errorf("zksasl: a sasl token of %d bytes in a reply of %d", n, len(reply))
+		return nil, fmt.Errorf("%w: a sasl token of %d bytes in a reply of %d", ErrAuthFailed, n, len(reply))
 	}
 	return reply[24:], nil
 }

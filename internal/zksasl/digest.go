@@ -6,7 +6,6 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,8 +21,8 @@ const (
 
 // errMechanism is a challenge or a server answer that DIGEST-MD5 (RFC
 // 2831) does not allow, or a server that does not prove it knows the
-// password.
-var errMechanism = errors.New("zksasl: DIGEST-MD5")
+// password: a failure for good.
+var errMechanism = fmt.Errorf("%w: DIGEST-MD5", ErrAuthFailed)
 
 // digestClient is one DIGEST-MD5 authentication, client side, with qop
 // "auth" (no integrity or privacy layer): the challenge answered, then

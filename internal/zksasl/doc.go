@@ -1,6 +1,10 @@
-// Package zksasl is a prototype of ZooKeeper's SASL authentication, with
-// the DIGEST-MD5 mechanism (what Kafka's ZooKeeper setups use without
-// Kerberos), on go-zookeeper as it is, which speaks no SASL.
+// Package zksasl implements ZooKeeper's SASL authentication, client side,
+// with the DIGEST-MD5 mechanism and qop auth (what Kafka's ZooKeeper
+// setups use without Kerberos), on go-zookeeper as it is, which speaks no
+// SASL. framework.WithSASL is its public face; the framework layers its
+// Dialer between the base dialer (the caller's, or the default) and its
+// own connection wrapper, so the exchange runs inside whatever connection
+// the base dialer returns, a TLS one too.
 //
 // ZooKeeper's Java client authenticates by SASL right after the session
 // handshake: it sends sasl requests (opcode 102, a token each) and reads
@@ -20,9 +24,14 @@
 // (bounded by the framework) set for the connect response bounds the
 // exchange too. Neither go-zookeeper nor the framework sees a SASL frame,
 // and a session is announced only once the exchange has succeeded on its
-// connection. A failed exchange fails the connection: go-zookeeper
-// connects again, and the client stays without a session.
+// connection. A failed exchange fails the connection. One that failed for
+// good (the server refused it: ErrAuthFailed) is reported to the dialer's
+// caller too, which the framework uses to stop connecting and to say why;
+// one whose connection was lost midway is not, and go-zookeeper connects
+// again.
 //
-// It is a prototype: a client gives it with
-// framework.WithZKOptions(zk.WithDialer(zksasl.Dialer(nil, user, password))).
+// Not supported: Kerberos (GSSAPI) and the other mechanisms, and
+// DIGEST-MD5's integrity and confidentiality layers (qop auth-int and
+// auth-conf): a server that offers only those is refused (ErrAuthFailed).
+// TLS is the way to protect the connection.
 package zksasl
