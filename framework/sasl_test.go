@@ -50,6 +50,7 @@ func TestSASL(t *testing.T) {
 		"ANewSessionAfterAnExpiryAuthenticatesAgain":            saslNewSessionAuthenticates,
 		"AMutexIsTakenAndGivenBackAsBob":                        saslMutex,
 		"AWrongPasswordFailsFastWithErrAuthFailedAndStopsThere": saslWrongPassword,
+		"RunsInsideATLSConnectionOfTheBaseDialer":               saslOverTLS,
 		"AnExchangeWhoseAnswerIsLostIsTriedAgain":               saslLostAnswer,
 	} {
 		t.Run(name, func(t *testing.T) {
