@@ -11,6 +11,17 @@ type peer struct {
 	id       int // myid, from 1
 	quorum   int // port followers connect to the leader on
 	election int // port of leader election
+	client   int // client port, named in a dynamic configuration (WithReconfig)
+}
+
+// line is the peer's server.N line; with a client port, as a dynamic
+// configuration names it.
+func (p peer) line() string {
+	l := fmt.Sprintf("server.%d=127.0.0.1:%d:%d", p.id, p.quorum, p.election)
+	if p.client != 0 {
+		l += fmt.Sprintf(":participant;127.0.0.1:%d", p.client)
+	}
+	return l
 }
 
 // serverConfig is what zoo.cfg says about one server.
@@ -22,6 +33,10 @@ type serverConfig struct {
 	noTTL      bool   // extendedTypesEnabled=false
 	maxSession time.Duration
 	syncLimit  int // in ticks
+	// reconfig: the peers go to a dynamic configuration file, which the
+	// server rewrites as it is reconfigured (WithReconfig).
+	reconfig    bool
+	dynamicFile string // with reconfig: the file zoo.cfg names
 }
 
 // render returns the content of zoo.cfg.
@@ -43,8 +58,22 @@ func (c serverConfig) render() string {
 	b.WriteString("4lw.commands.whitelist=*\n")
 	fmt.Fprintf(&b, "extendedTypesEnabled=%t\n", !c.noTTL)
 	b.WriteString("forceSync=no\n")
+	if c.reconfig {
+		b.WriteString("reconfigEnabled=true\nstandaloneEnabled=false\n")
+		fmt.Fprintf(&b, "dynamicConfigFile=%s\n", c.dynamicFile)
+		return b.String()
+	}
 	for _, p := range c.peers {
-		fmt.Fprintf(&b, "server.%d=127.0.0.1:%d:%d\n", p.id, p.quorum, p.election)
+		fmt.Fprintf(&b, "%s\n", p.line())
+	}
+	return b.String()
+}
+
+// renderDynamic returns the content of a dynamic configuration file.
+func (c serverConfig) renderDynamic() string {
+	var b strings.Builder
+	for _, p := range c.peers {
+		fmt.Fprintf(&b, "%s\n", p.line())
 	}
 	return b.String()
 }

@@ -52,6 +52,13 @@
 // client of a follower must allow for) before it drops them, while the
 // others expire their sessions. Rejoin ends the partition.
 //
+// An ensemble started WithReconfig can be reconfigured, as operators move
+// an ensemble to new machines with ZooKeeper 3.5+: AddMembers starts new
+// servers and adds them by an incremental reconfig, RemoveMembers takes
+// members out of the configuration (StopMember then stops them), and
+// /zookeeper/config names every member's client address, which a client
+// that follows the ensemble reads.
+//
 // The package pulls in no container runtime, nor package testing (NewServer
 // and NewEnsemble take a [TB], which every testing.TB is): importing it
 // costs a command nothing beyond go-zookeeper. On a machine with Docker and no ZooKeeper,

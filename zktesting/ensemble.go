@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -15,7 +16,13 @@ import (
 // are numbered from 0; member i has myid i+1. Its methods are safe for
 // concurrent use.
 type Ensemble struct {
-	members   []*Server
+	membersMu sync.Mutex
+	members   []*Server  // grown by AddMembers
+	peers     []peer     // by member
+	inConfig  []bool     // by member: in the configuration (WithReconfig)
+	opts      options    // for the members AddMembers starts
+	reconfig  sync.Mutex // one reconfiguration at a time
+
 	dir       string
 	ownDir    bool
 	tick      time.Duration
@@ -60,10 +67,17 @@ func startEnsemble(ctx context.Context, n int, o options) (*Ensemble, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.reconfig {
+		o.peerFaults = false // the servers rewrite each other's configuration: no proxies in it
+		o.javaOpts = append([]string{superDigestOpt()}, o.javaOpts...)
+	}
 	e := &Ensemble{dir: dir, ownDir: ownDir, tick: o.tick, syncLimit: o.syncLimitOf(), isolated: make([]bool, n)}
 	peers := make([]peer, n)
 	for i := range peers {
 		peers[i] = peer{id: i + 1, quorum: ports[3*i+1], election: ports[3*i+2]}
+		if o.reconfig {
+			peers[i].client = ports[3*i]
+		}
 	}
 	if o.peerFaults && n > 1 {
 		if e.links, err = newPeerLinks(peers); err != nil {
@@ -92,7 +106,9 @@ func startEnsemble(ctx context.Context, n int, o options) (*Ensemble, error) {
 			return nil, err
 		}
 		e.members = append(e.members, s)
+		e.inConfig = append(e.inConfig, true)
 	}
+	e.peers, e.opts = peers, o
 	if err := e.startAll(ctx); err != nil {
 		_ = e.Close()
 		return nil, err
@@ -105,9 +121,10 @@ func startEnsemble(ctx context.Context, n int, o options) (*Ensemble, error) {
 func (e *Ensemble) startAll(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	errs := make([]error, len(e.members))
+	members := e.all()
+	errs := make([]error, len(members))
 	var wg sync.WaitGroup
-	for i, m := range e.members {
+	for i, m := range members {
 		wg.Add(1)
 		// Ends when member i is ready or has failed to start.
 		go func() {
@@ -123,8 +140,9 @@ func (e *Ensemble) startAll(ctx context.Context) error {
 
 // Addrs returns the client addresses of the members, in member order.
 func (e *Ensemble) Addrs() []string {
-	addrs := make([]string, len(e.members))
-	for i, m := range e.members {
+	members := e.all()
+	addrs := make([]string, len(members))
+	for i, m := range members {
 		addrs[i] = m.Addr()
 	}
 	return addrs
@@ -136,6 +154,8 @@ func (e *Ensemble) ConnectString() string { return strings.Join(e.Addrs(), ",") 
 
 // Member returns member i, or nil if there is no such member.
 func (e *Ensemble) Member(i int) *Server {
+	e.membersMu.Lock()
+	defer e.membersMu.Unlock()
 	if i < 0 || i >= len(e.members) {
 		return nil
 	}
@@ -146,7 +166,7 @@ func (e *Ensemble) Member(i int) *Server {
 func (e *Ensemble) StopMember(i int) error {
 	m := e.Member(i)
 	if m == nil {
-		return fmt.Errorf("%w: %d of %d", ErrNoMember, i, len(e.members))
+		return fmt.Errorf("%w: %d of %d", ErrNoMember, i, len(e.all()))
 	}
 	return m.Stop()
 }
@@ -157,7 +177,7 @@ func (e *Ensemble) StopMember(i int) error {
 func (e *Ensemble) StartMember(ctx context.Context, i int) error {
 	m := e.Member(i)
 	if m == nil {
-		return fmt.Errorf("%w: %d of %d", ErrNoMember, i, len(e.members))
+		return fmt.Errorf("%w: %d of %d", ErrNoMember, i, len(e.all()))
 	}
 	return m.start(ctx)
 }
@@ -169,7 +189,7 @@ func (e *Ensemble) Leader(ctx context.Context) (int, error) {
 	ticker := time.NewTicker(probeInterval)
 	defer ticker.Stop()
 	for {
-		for i, m := range e.members {
+		for i, m := range e.all() {
 			if m.PID() == 0 {
 				continue
 			}
@@ -189,9 +209,10 @@ func (e *Ensemble) Leader(ctx context.Context) (int, error) {
 // StartEnsemble made it. Later calls return the first call's result.
 func (e *Ensemble) Close() error {
 	e.closeOnce.Do(func() {
-		errs := make([]error, len(e.members)+1)
+		members := e.all()
+		errs := make([]error, len(members)+1)
 		var wg sync.WaitGroup
-		for i, m := range e.members {
+		for i, m := range members {
 			wg.Add(1)
 			// Ends when member i has stopped.
 			go func() {
@@ -202,9 +223,16 @@ func (e *Ensemble) Close() error {
 		wg.Wait()
 		e.links.close()
 		if e.ownDir {
-			errs[len(e.members)] = os.RemoveAll(e.dir)
+			errs[len(members)] = os.RemoveAll(e.dir)
 		}
 		e.closeErr = errors.Join(errs...)
 	})
 	return e.closeErr
+}
+
+// all returns the members, in order.
+func (e *Ensemble) all() []*Server {
+	e.membersMu.Lock()
+	defer e.membersMu.Unlock()
+	return slices.Clone(e.members)
 }

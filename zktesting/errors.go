@@ -38,6 +38,9 @@ var (
 	// be given. It is the library's shared sentinel,
 	// zkrecipes.ErrInvalidArgument.
 	ErrInvalidArgument = zkrecipes.ErrInvalidArgument
+	// ErrNotReconfigurable reports AddMembers or RemoveMembers on an
+	// ensemble started without WithReconfig.
+	ErrNotReconfigurable = errors.New("zktesting: ensemble started without WithReconfig")
 	// ErrClosed reports a call on a server or ensemble after Close. It is
 	// the library's shared sentinel, zkrecipes.ErrClosed, as the client's
 	// and the recipes' are.

@@ -20,7 +20,33 @@ func writeConfig(dir string, cfg serverConfig, id int) error {
 			return fmt.Errorf("zktesting: %w", err)
 		}
 	}
+	if cfg.reconfig {
+		if err := writeDynamic(dir, &cfg); err != nil {
+			return err
+		}
+	}
 	if err := os.WriteFile(filepath.Join(dir, "zoo.cfg"), []byte(cfg.render()), 0o644); err != nil {
+		return fmt.Errorf("zktesting: %w", err)
+	}
+	return nil
+}
+
+// writeDynamic writes the dynamic configuration file of a member started
+// WithReconfig, once: the server rewrites it (under a new name, which it
+// writes into zoo.cfg) as it is reconfigured, and a later rewrite of
+// zoo.cfg (SetMaxSessionTimeout) must name the server's latest file, not
+// the first one.
+func writeDynamic(dir string, cfg *serverConfig) error {
+	cfg.dynamicFile = filepath.Join(dir, "zoo.cfg.dynamic")
+	if old, err := os.ReadFile(filepath.Join(dir, "zoo.cfg")); err == nil {
+		for _, line := range strings.Split(string(old), "\n") {
+			if f, ok := strings.CutPrefix(strings.TrimSpace(line), "dynamicConfigFile="); ok {
+				cfg.dynamicFile = f
+				return nil
+			}
+		}
+	}
+	if err := os.WriteFile(cfg.dynamicFile, []byte(cfg.renderDynamic()), 0o644); err != nil {
 		return fmt.Errorf("zktesting: %w", err)
 	}
 	return nil

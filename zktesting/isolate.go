@@ -120,7 +120,7 @@ func (e *Ensemble) Rejoin(i int) error { return e.setIsolated(i, false) }
 
 func (e *Ensemble) setIsolated(i int, cut bool) error {
 	if e.Member(i) == nil {
-		return fmt.Errorf("%w: %d of %d", ErrNoMember, i, len(e.members))
+		return fmt.Errorf("%w: %d of %d", ErrNoMember, i, len(e.all()))
 	}
 	if e.links == nil {
 		return ErrNoPeerFaults

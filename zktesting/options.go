@@ -21,6 +21,7 @@ type options struct {
 	syncLimit  int  // 0: the default, syncLimitOf
 	peerFaults bool // an ensemble's members reach each other through proxies
 	saslUsers  map[string]string
+	reconfig   bool // an ensemble can be reconfigured (WithReconfig)
 }
 
 // syncLimitOf returns the syncLimit in ticks: the one set, or by default
@@ -56,6 +57,22 @@ func WithSyncLimit(ticks int) Option {
 // default connects the members directly.
 func WithPeerFaults() Option {
 	return func(o *options) { o.peerFaults = true }
+}
+
+// WithReconfig starts an ensemble that can be reconfigured, as ZooKeeper
+// 3.5 and later do it: reconfigEnabled=true, standaloneEnabled=false (an
+// ensemble of one runs as a quorum of one, which can grow), the members
+// in a dynamic configuration file with their client addresses
+// (server.N=127.0.0.1:quorum:election:participant;127.0.0.1:client), and
+// a superuser digest with which Ensemble.AddMembers and RemoveMembers
+// run the reconfig (ZooKeeper lets only a superuser reconfigure; ACLs
+// are enforced as usual for everyone else). /zookeeper/config then names
+// every member's client address, which is what a client that follows the
+// ensemble reads. The members reach each other directly: WithPeerFaults
+// is ignored. A standalone server ignores it. The default ensemble
+// cannot be reconfigured.
+func WithReconfig() Option {
+	return func(o *options) { o.reconfig = true }
 }
 
 // WithTickTime sets ZooKeeper's tickTime, its unit of time: the shortest

@@ -104,7 +104,8 @@ func newServer(o options, dir string, ownDir bool, port, id int, peers []peer) (
 	if err != nil {
 		return nil, err
 	}
-	cfg := serverConfig{tick: o.tick, dataDir: filepath.Join(dir, "data"), clientPort: port, peers: peers, noTTL: o.noTTL, maxSession: o.maxSession, syncLimit: o.syncLimitOf()}
+	cfg := serverConfig{tick: o.tick, dataDir: filepath.Join(dir, "data"), clientPort: port, peers: peers, noTTL: o.noTTL, maxSession: o.maxSession, syncLimit: o.syncLimitOf(),
+		reconfig: o.reconfig && id > 0}
 	if err := writeConfig(dir, cfg, id); err != nil {
 		return nil, err
 	}

@@ -67,7 +67,7 @@ func NewEnsemble(t TB, n int, opts ...Option) *Ensemble {
 			t.Errorf("zktesting: close ensemble: %v", err)
 		}
 	})
-	logTailsOnFailure(t, e.members...)
+	logTailsOnFailure(t, e.all()...)
 	return e
 }
 
