@@ -27,7 +27,8 @@ type Client struct {
 	leases    *leaseBook
 	clock     clock // the lease book's too
 	reach     reach
-	baseDial  dialFunc // the caller's own dialer (zk.WithDialer), wrapped; nil: the default
+	baseDial  dialFunc      // the caller's own dialer (zk.WithDialer), wrapped; nil: the default
+	ensemble  ensembleHosts // the servers dialled, as the ensemble's configuration says
 
 	// life ends background work (the state loop, clean-ups) on Close.
 	life context.Context
@@ -123,6 +124,14 @@ func New(servers []string, opts ...Option) (*Client, error) {
 	c.wg.Add(1)
 	// Ends when Close cancels life.
 	go c.runStates()
+	if !cfg.untracked {
+		c.wg.Add(1)
+		// Ends when Close cancels life.
+		go func() {
+			defer c.wg.Done()
+			c.trackEnsemble()
+		}()
+	}
 	return c, nil
 }
 

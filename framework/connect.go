@@ -36,7 +36,7 @@ func Connect(ctx context.Context, servers []string, opts ...Option) (*Client, er
 
 // unreachable is the error of a wait for a connection that ctx ended.
 func (c *Client) unreachable(ctx context.Context) error {
-	e := &unreachableError{servers: strings.Join(c.servers, ","), ctxErr: ctx.Err()}
+	e := &unreachableError{servers: strings.Join(c.serverList(), ","), ctxErr: ctx.Err()}
 	e.whose = fmt.Sprintf("the caller's context ended (%v)", e.ctxErr)
 	if cause := context.Cause(ctx); cause != nil && cause != e.ctxErr {
 		e.whose = cause.Error() // says itself whose deadline it was
@@ -102,5 +102,5 @@ func (c *Client) lastAttempt() error {
 	if err == nil {
 		return nil
 	}
-	return attemptError{addr: addr, only: len(c.servers) == 1 && c.servers[0] == addr, cause: err}
+	return attemptError{addr: addr, only: c.onlyServer(addr), cause: err}
 }

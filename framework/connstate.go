@@ -97,7 +97,7 @@ func (c *Client) dial() error {
 	// the caller's own, if any) and event callback last: the client cannot
 	// work without them.
 	opts := []func(*zk.Conn){
-		zk.WithHostProvider(&hostProvider{}),
+		zk.WithHostProvider(c.ensemble.newProvider()),
 		zk.WithLogger(zkLogger{l: c.log}),
 	}
 	opts = append(opts, c.cfg.zkOptions...)

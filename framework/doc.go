@@ -205,6 +205,21 @@
 // and ZooKeeper's client take ("zk1:2181,zk2:2181/app", see
 // ParseConnectString): its chroot is the namespace.
 //
+// # A tracked ensemble
+//
+// By default the client follows the ensemble's configuration, as Curator's
+// EnsembleTracker does: it reads /zookeeper/config (a server path that no
+// namespace or chroot prefixes) with a one-shot watch of its own watch
+// table, and from then on dials the client addresses of the members it
+// names, so that an ensemble moved to new servers by reconfiguration keeps
+// the session; the namespace stays as it was. It skips a standalone server
+// (asking srvr once per server), a static configuration (no client ports),
+// an unreadable or empty one (logged at warn when a reconfigured ensemble
+// names no client address), one older than it follows, and one that names
+// none of the addresses the client reaches the ensemble at (a proxy, NAT,
+// a load balancer): then it keeps its list. [WithoutEnsembleTracking]
+// turns it off; [Client.Config] lists the members for operators.
+//
 // # Metrics and traces
 //
 // An [Observer] given with [WithObserver] hears what the client and every

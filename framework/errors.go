@@ -74,6 +74,9 @@ var (
 	// ErrNotConnected is the retryable failure of an attempt that found no
 	// connection within the connection timeout.
 	ErrNotConnected = errors.New("framework: not connected within the connection timeout")
+	// ErrInvalidEnsembleConfig is returned by Client.Config when the data
+	// of /zookeeper/config cannot be read as an ensemble's configuration.
+	ErrInvalidEnsembleConfig = errors.New("framework: invalid ensemble configuration")
 )
 
 // OpError is the error of a failed server call. It names the operation and

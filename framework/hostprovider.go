@@ -18,10 +18,12 @@ type hostProvider struct {
 	mu       sync.Mutex
 	servers  []string
 	next     int
-	failures int // attempts since the last successful connection
+	failures int  // attempts since the last successful connection
+	updated  bool // servers came from the ensemble's configuration: Init keeps them
 }
 
-// Init resolves the servers' names to addresses, once.
+// Init resolves the servers' names to addresses, once. A provider whose
+// list the ensemble's configuration has set already keeps that list.
 func (hp *hostProvider) Init(servers []string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
@@ -45,7 +47,11 @@ func (hp *hostProvider) Init(servers []string) error {
 	if len(resolved) == 0 {
 		return fmt.Errorf("%w: no server address could be resolved: %w", ErrInvalidAddress, errors.Join(failures...))
 	}
-	hp.servers = resolved
+	hp.mu.Lock()
+	defer hp.mu.Unlock()
+	if !hp.updated {
+		hp.servers = resolved
+	}
 	return nil
 }
 

@@ -24,6 +24,7 @@ type config struct {
 	sasl              *saslCred // WithSASL; nil: none
 	logger            *slog.Logger
 	zkOptions         []func(*zk.Conn)
+	untracked         bool // WithoutEnsembleTracking
 	leaseMargin       float64
 	serverLag         time.Duration
 	clock             clock    // nil: the process's; a test's seam (export_test.go)

@@ -62,7 +62,7 @@ func (c *Client) recordDials(dial func(network, address string, timeout time.Dur
 	return func(network, address string, timeout time.Duration) (net.Conn, error) {
 		conn, err := dial(network, address, timeout)
 		if err != nil && !errors.Is(err, ErrClosed) { // a dial that the client's Close ended (see saslDialer)
-			c.reach.failed(c.log, c.servers, address, err)
+			c.reach.failed(c.log, c.serverList(), address, err)
 		}
 		return conn, err
 	}
@@ -96,7 +96,7 @@ func (c *Client) ConnectionError() error {
 	case refused != nil:
 		return fmt.Errorf("%w: %w", ErrNotConnected, refused)
 	}
-	servers := strings.Join(c.servers, ",")
+	servers := strings.Join(c.serverList(), ",")
 	if last := c.lastAttempt(); last != nil {
 		return fmt.Errorf("%w: servers %s; %w", ErrNotConnected, servers, last)
 	}
