@@ -25,6 +25,12 @@ type hostProvider struct {
 // Init resolves the servers' names to addresses, once. A provider whose
 // list the ensemble's configuration has set already keeps that list.
 func (hp *hostProvider) Init(servers []string) error {
+	hp.mu.Lock()
+	updated := hp.updated
+	hp.mu.Unlock()
+	if updated {
+		return nil // the connect string's names need not even resolve any more
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	var resolved []string
