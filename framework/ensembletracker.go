@@ -93,10 +93,15 @@ func (c *Client) followConfig() nextRead {
 	if err != nil {
 		return nextRead{after: trackerPause}
 	}
-	if from := c.carrier.servers.current(); c.ensemble.standalone(c.life, c.carrier.servers, from) {
+	switch standalone, asked := c.ensemble.standalone(c.life, c.carrier.servers, c.carrier.servers.current()); {
+	case standalone:
 		// A standalone server cannot be reconfigured: nothing to follow
 		// until the next session, perhaps on another server.
 		return nextRead{lost: session.Lost()}
+	case !asked && !c.IsConnected():
+		// The link went down under the question: ask again once it is
+		// back, rather than send reads that wait for it.
+		return nextRead{after: trackerPause}
 	}
 	type read struct {
 		data  []byte
@@ -225,17 +230,18 @@ func sameServers(a, b []string) bool {
 }
 
 // standalone reports whether the server at addr said it runs standalone
-// (srvr's "Mode: standalone"), asking it once per client. A server that
-// cannot be asked counts as not standalone: the tracker then reads the
-// configuration, which costs one read.
-func (h *ensembleHosts) standalone(life context.Context, caps *serverCaps, addr string) bool {
+// (srvr's "Mode: standalone"), asking it once per client; asked is false
+// when it could not be asked (no answer at all). A server that answers
+// without a mode (srvr not allowed) counts as not standalone: the tracker
+// then reads the configuration, which costs one read.
+func (h *ensembleHosts) standalone(life context.Context, caps *serverCaps, addr string) (standalone, asked bool) {
 	h.mu.Lock()
-	mode, asked := h.modes[addr]
+	mode, known := h.modes[addr]
 	h.mu.Unlock()
-	if !asked {
+	if !known {
 		var ok bool
 		if mode, ok = askMode(life, caps.dial, caps.timeout, addr); !ok {
-			return false
+			return false, false
 		}
 		h.mu.Lock()
 		if h.modes == nil {
@@ -244,13 +250,14 @@ func (h *ensembleHosts) standalone(life context.Context, caps *serverCaps, addr 
 		h.modes[addr] = mode
 		h.mu.Unlock()
 	}
-	return mode == "standalone"
+	return mode == "standalone", true
 }
 
 // modeLine finds the server's mode in srvr's answer: "Mode: follower".
 var modeLine = regexp.MustCompile(`(?m)^Mode: (\S+)`)
 
-// askMode sends srvr to addr and returns the mode it says. The end of
+// askMode sends srvr to addr and returns the mode it says ("" for an
+// answer that says none); ok is false when no answer came. The end of
 // life cuts the exchange short (Close does not wait out a slow server);
 // the dial is bounded by timeout only.
 func askMode(life context.Context, dial dialFunc, timeout time.Duration, addr string) (string, bool) {
@@ -268,11 +275,13 @@ func askMode(life context.Context, dial dialFunc, timeout time.Duration, addr st
 		return "", false
 	}
 	answer, _ := io.ReadAll(io.LimitReader(conn, 64<<10))
-	m := modeLine.FindSubmatch(answer)
-	if m == nil {
+	if len(answer) == 0 {
 		return "", false
 	}
-	return string(m[1]), true
+	if m := modeLine.FindSubmatch(answer); m != nil {
+		return string(m[1]), true
+	}
+	return "", true // an answer without a mode: srvr not allowed, say
 }
 
 // update makes servers the provider's list, which Init (when go-zookeeper
