@@ -129,7 +129,11 @@ func TestCreateProtected_AbandonedCreateOfAnExpiredSessionIsNotAdopted(t *testin
 	states := recordStates(c)
 	ctx := testContext(t)
 	parent := zktest.UniquePath(t)
-	require.NoError(t, c.EnsurePath(ctx, parent))
+	// Persistent, not a container: the old session's node goes with its
+	// session, and the server reaps an empty container within a second,
+	// before the create in the new session.
+	_, err := c.Create(ctx, parent, nil, framework.Persistent, framework.WithParents())
+	require.NoError(t, err)
 	old := c.Session()
 
 	// The create reaches the server, its answer is lost, and the proxy
@@ -139,7 +143,6 @@ func TestCreateProtected_AbandonedCreateOfAnExpiredSessionIsNotAdopted(t *testin
 	proxy.DropNextCreateReply()
 	done := make(chan struct{})
 	var node framework.Node
-	var err error
 	go func() {
 		defer close(done)
 		node, err = c.CreateProtected(ctx, parent+"/lock-", nil, framework.EphemeralSequential)
