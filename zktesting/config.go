@@ -32,7 +32,8 @@ type serverConfig struct {
 	peers      []peer // empty for a standalone server
 	noTTL      bool   // extendedTypesEnabled=false
 	maxSession time.Duration
-	syncLimit  int // in ticks
+	syncLimit  int        // in ticks
+	tls        *tlsConfig // nil: no TLS port
 	// reconfig: the peers go to a dynamic configuration file, which the
 	// server rewrites as it is reconfigured (WithReconfig).
 	reconfig    bool
@@ -58,6 +59,7 @@ func (c serverConfig) render() string {
 	b.WriteString("4lw.commands.whitelist=*\n")
 	fmt.Fprintf(&b, "extendedTypesEnabled=%t\n", !c.noTTL)
 	b.WriteString("forceSync=no\n")
+	b.WriteString(c.tls.render())
 	if c.reconfig {
 		b.WriteString("reconfigEnabled=true\nstandaloneEnabled=false\n")
 		fmt.Fprintf(&b, "dynamicConfigFile=%s\n", c.dynamicFile)

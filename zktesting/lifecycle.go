@@ -45,6 +45,10 @@ func (s *Server) start(ctx context.Context) error {
 		_ = s.Stop()
 		return err
 	}
+	if err := s.awaitTLSReady(ctx, p); err != nil {
+		_ = s.Stop()
+		return err
+	}
 	s.log.Info("zktesting: ready", "addr", s.addr, "pid", p.pid())
 	return nil
 }

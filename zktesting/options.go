@@ -15,6 +15,7 @@ type options struct {
 	logger     *slog.Logger
 	jar        string
 	javaOpts   []string
+	tls        *TLS // nil: no TLS port (WithTLS)
 	noTTL      bool // extendedTypesEnabled=false
 	port       int
 	maxSession time.Duration

@@ -21,6 +21,7 @@ type Server struct {
 	ownDir  bool   // dir is ours to remove on Close
 	logPath string
 	log     *slog.Logger
+	tls     *TLS // nil without WithTLS
 
 	mu      sync.Mutex
 	cfg     serverConfig // what zoo.cfg says; changed by SetMaxSessionTimeout
@@ -106,6 +107,11 @@ func newServer(o options, dir string, ownDir bool, port, id int, peers []peer) (
 	}
 	cfg := serverConfig{tick: o.tick, dataDir: filepath.Join(dir, "data"), clientPort: port, peers: peers, noTTL: o.noTTL, maxSession: o.maxSession, syncLimit: o.syncLimitOf(),
 		reconfig: o.reconfig && id > 0}
+	if o.tls != nil {
+		if cfg.tls, cp, err = setUpTLS(o.tls, dir, cp); err != nil {
+			return nil, err
+		}
+	}
 	if err := writeConfig(dir, cfg, id); err != nil {
 		return nil, err
 	}
@@ -123,6 +129,7 @@ func newServer(o options, dir string, ownDir bool, port, id int, peers []peer) (
 		log:     o.logger,
 		cfg:     cfg,
 		id:      id,
+		tls:     o.tls,
 	}, nil
 }
 
