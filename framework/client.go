@@ -113,6 +113,9 @@ func New(servers []string, opts ...Option) (*Client, error) {
 		stop()
 		return nil, err
 	}
+	if cfg.tls != nil {
+		c.baseDial = newTLSDialer(c.baseDial, cfg.tls, addrs, cfg.sessionTimeout/handshakeShare, c.refuseTLS)
+	}
 	c.carrier = newCarrier(newServerCaps(c.baseDial, cfg.connectionTimeout))
 	if err := c.dial(); err != nil {
 		stop()

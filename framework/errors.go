@@ -58,6 +58,16 @@ var (
 	// waits for a connection fails with it too. After a SASL refusal the
 	// client dials no more.
 	ErrAuthFailed = errors.New("framework: credentials refused by the server")
+	// ErrTLSHandshake is returned by Connect and WaitConnected, and wrapped
+	// by ConnectionError, when every server refused the TLS handshake of a
+	// client of WithTLS before its first session: a certificate that one
+	// side would not accept (the server's not signed by a CA of the
+	// config, or not naming the host; the client's refused by the
+	// server), or a version or cipher suite the other does not speak. The
+	// error names the address and the server name checked, and wraps the
+	// cause (x509.UnknownAuthorityError, x509.HostnameError, the server's
+	// alert). The client then dials no more; see WithTLS.
+	ErrTLSHandshake = errors.New("framework: TLS handshake refused")
 	// ErrUnreachable is returned by Connect when no session was made
 	// before its deadline: the error says whose deadline it was (the
 	// caller's context or the connection timeout) and wraps the context's

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -24,7 +25,8 @@ type config struct {
 	sasl              *saslCred // WithSASL; nil: none
 	logger            *slog.Logger
 	zkOptions         []func(*zk.Conn)
-	untracked         bool // WithoutEnsembleTracking
+	untracked         bool        // WithoutEnsembleTracking
+	tls               *tls.Config // nil: plain TCP (WithTLS)
 	leaseMargin       float64
 	serverLag         time.Duration
 	clock             clock    // nil: the process's; a test's seam (export_test.go)

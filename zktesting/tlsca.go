@@ -26,8 +26,10 @@ type TLS struct {
 // from an hour before they are made (a clock a little behind).
 const tlsValidity = 7 * 24 * time.Hour
 
-// newTLS makes a new certificate authority.
-func newTLS() *TLS {
+// NewTLS makes a new certificate authority: WithTLS makes one for the
+// server, and a test makes another for a client (or a client's CA pool)
+// that the server must not trust.
+func NewTLS() *TLS {
 	key := newKey()
 	tmpl := certTemplate(pkix.Name{CommonName: "zktesting CA", Organization: []string{"zktesting"}})
 	tmpl.IsCA, tmpl.BasicConstraintsValid = true, true

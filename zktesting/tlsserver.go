@@ -33,7 +33,7 @@ import (
 func WithTLS() Option {
 	return func(o *options) {
 		if o.tls == nil {
-			o.tls = newTLS()
+			o.tls = NewTLS()
 		}
 	}
 }
