@@ -18,6 +18,7 @@ type link struct {
 	client, server net.Conn
 	fromClient     *bufio.Reader // reads client; it may hold bytes already
 	tainted        atomic.Bool   // a packet was dropped during a pause
+	raw            bool          // TLS: bytes forwarded as they come (see pumpRaw)
 	closeOnce      sync.Once
 
 	mu     sync.Mutex
@@ -146,7 +147,7 @@ func (p *Proxy) serve(client net.Conn) {
 		return
 	}
 	l := &link{client: client, server: server, fromClient: fromClient, drops: make(map[int32]int32), holds: make(map[int32]int),
-		asides: make(map[int32]bool)}
+		asides: make(map[int32]bool), raw: startsTLS(fromClient)}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -205,6 +206,10 @@ func (p *Proxy) pump(l *link, fromClient bool) {
 	r := bufio.NewReader(src)
 	if fromClient {
 		r = l.fromClient
+	}
+	if l.raw {
+		p.pumpRaw(l, r, fromClient)
+		return
 	}
 	for first := true; ; first = false {
 		frame, err := readFrame(r)

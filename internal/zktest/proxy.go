@@ -12,7 +12,9 @@ import (
 // Proxy is a fault-injecting TCP proxy between ZooKeeper clients and one
 // server, listening on 127.0.0.1. It forwards whole ZooKeeper packets, so it
 // can delay them, drop them during a partition, and recognise creates and
-// their replies. Its methods are safe for concurrent use.
+// their replies. A TLS connection it forwards as bytes, which it cannot
+// read: the faults of bytes and time apply to it, those that pick a
+// packet do not (see pumpRaw). Its methods are safe for concurrent use.
 type Proxy struct {
 	target string
 	ln     net.Listener
