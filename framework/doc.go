@@ -93,6 +93,10 @@
 // The client follows the frames of connections made by a dialer of the
 // caller's own (zk.WithDialer in [WithZKOptions]) too: it wraps each one,
 // so a TLS connection is wrapped from outside and read in the clear.
+// [WithTLS] needs no dialer: the client runs the handshake itself, over
+// its own dial or the caller's, checks the server's certificate against
+// the connect string's host, and gives up with [ErrTLSHandshake] when
+// every server refuses a certificate before the first session.
 // A connection whose handshake gets no answer within a third of the
 // session timeout is given up and another dialed, where go-zookeeper alone
 // would wait 20/3 of it: ZooKeeper 3.8.0 standalone leaves a connection
