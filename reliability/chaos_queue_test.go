@@ -48,7 +48,7 @@ func (cq *chaosQueues) simpleDir() string   { return cq.root + "/simple-queue" }
 // The lock-safe queue's producers ride clients 1 and 3, the transactional
 // one's 0 and 2; consumers of the first run on clients 0, 2 and 4, of the
 // second on 1, 3 and 4.
-func startChaosQueues(t *testing.T, root string, clients []*framework.Client, links [][]chaos.Link, lag time.Duration,
+func startChaosQueues(t *testing.T, root string, clients []*framework.Client, links [][]chaos.Link, lag time.Duration, dial []framework.Option,
 	logger *slog.Logger, ledger *chaos.Ledger, stats *chaos.Stats, seed uint64) *chaosQueues {
 	cq := &chaosQueues{
 		root:     root,
@@ -64,7 +64,7 @@ func startChaosQueues(t *testing.T, root string, clients []*framework.Client, li
 		via    int
 	}{{cq.lockSafeDir(), cq.lockSafe, 1}, {cq.lockSafeDir(), cq.lockSafe, 3}, {cq.txDir(), cq.tx, 0}, {cq.txDir(), cq.tx, 2}} {
 		lost := &chaos.LostAnswers{}
-		c := connectVia(t, links[p.via], lag, logger, lost)
+		c := connectVia(t, links[p.via], lag, dial, logger, lost)
 		cq.producers = append(cq.producers, c)
 		q, err := queue.New(c, p.dir, queue.StringCodec{}, queue.WithLockPath(p.dir+"-locks"))
 		require.NoError(t, err)
@@ -111,14 +111,16 @@ func (cq *chaosQueues) consumer(c *framework.Client, name string, tx bool, seed 
 }
 
 // connectVia connects a client through links (one proxy per member) with
-// the run's session timeout and lag, and observer.
-func connectVia(t *testing.T, links []chaos.Link, lag time.Duration, logger *slog.Logger, observer framework.Observer) *framework.Client {
+// the run's session timeout and lag, the options of dial (TLS), and
+// observer.
+func connectVia(t *testing.T, links []chaos.Link, lag time.Duration, dial []framework.Option, logger *slog.Logger, observer framework.Observer) *framework.Client {
 	var addrs []string
 	for _, l := range links {
 		addrs = append(addrs, l.(*zktest.Proxy).Addr())
 	}
-	c, err := framework.New(addrs, framework.WithSessionTimeout(chaosSessionTimeout), framework.WithLogger(logger),
-		framework.WithServerLag(lag), framework.WithObserver(observer))
+	opts := append([]framework.Option{framework.WithSessionTimeout(chaosSessionTimeout), framework.WithLogger(logger),
+		framework.WithServerLag(lag), framework.WithObserver(observer)}, dial...)
+	c, err := framework.New(addrs, opts...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

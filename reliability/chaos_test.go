@@ -72,8 +72,9 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	// Its members reach each other through proxies, so that a follower
 	// can be cut off from the others; a short syncLimit keeps the lag that
 	// its clients allow for (WithServerLag) well inside the session.
-	ensemble := zktest.NewEnsemble(t, 3, zktesting.WithMaxSessionTimeout(chaosSessionTimeout),
-		zktesting.WithPeerFaults(), zktesting.WithSyncLimit(chaosSyncLimit))
+	ensemble := zktest.NewEnsemble(t, 3, append(chaosServerOptions(), zktesting.WithMaxSessionTimeout(chaosSessionTimeout),
+		zktesting.WithPeerFaults(), zktesting.WithSyncLimit(chaosSyncLimit))...)
+	members, dial := chaosMembers(ensemble)
 	root := zktest.UniquePath(t)
 	logger := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	observer, err := framework.Connect(context.Background(), ensemble.Addrs(), framework.WithLogger(logger))
@@ -84,7 +85,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	baseline := runtime.NumGoroutine() // the observer, the peer and the ensemble are in it
 	ledger, stats := chaos.NewLedger(), chaos.NewStats()
 	var shrunk atomic.Int64
-	clients, links, logs := connectChaosClients(t, ensemble.Addrs(), ensemble.ServerLag(), logger, &shrunk)
+	clients, links, logs := connectChaosClients(t, members, dial, ensemble.ServerLag(), logger, &shrunk)
 	workers := goWorkers(t, root, clients, ledger, stats, seed)
 	caches := startChaosCaches(t, root, clients)
 	registry := startChaosRegistry(t, root, clients, observer)
@@ -92,7 +93,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	edges := goEdges(t, root, clients, ledger, stats, seed)
 	counter := startChaosCounter(t, root, clients, stats)
 	rounds := startChaosBarrier(root, clients, ledger, stats, seed)
-	queues := startChaosQueues(t, root, clients, links, ensemble.ServerLag(), logger, ledger, stats, seed)
+	queues := startChaosQueues(t, root, clients, links, ensemble.ServerLag(), dial, logger, ledger, stats, seed)
 	curatorWorkers := []*chaos.Worker{
 		{Recipe: "mutex", Locker: chaos.CuratorMutex{Peer: curator, Handle: "chaos-mutex", Path: root + "/mutex", Observer: observer}},
 		{Recipe: "semaphore", Locker: chaos.CuratorSemaphore{Peer: curator, Handle: "chaos-sem", Path: root + "/semaphore", Max: chaosSemaphoreMax}},
@@ -106,7 +107,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	schedule := &chaos.Schedule{
 		Ensemble: ensemble, Links: links, SessionTimeout: chaosSessionTimeout, Seed: seed,
 		Log: slog.New(slog.NewTextHandler(t.Output(), nil)), Clock: ledger.Clock(), Holders: holderNames(len(clients)),
-		Holding: ledger.Holding, ShrunkTimeout: chaosShrunkTimeout,
+		Holding: ledger.Holding, ShrunkTimeout: chaosShrunkTimeout, Kinds: chaosFaultKinds(),
 	}
 	runners := append(edges.runners, workersAsRunners(workers)...)
 	runners = append(append(runners, counter.runners...), rounds)
@@ -115,6 +116,7 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	leaveElections(t, workers)
 
 	report := chaos.NewReport(duration, seed, len(clients))
+	report.TLS = chaosTLSOn()
 	report.Faults = schedule.Counts()
 	report.Fill(stats)
 	report.AddViolations(ledger.Check())
@@ -261,7 +263,7 @@ func judge(t *testing.T, report *chaos.Report, root string) {
 	// A round of every kind lasts over a minute (five of them outlast the
 	// session timeout): a shorter run need not finish one.
 	if d, err := time.ParseDuration(report.Duration); err == nil && d >= chaos.MinBiteRun {
-		assert.Len(t, report.Faults, len(chaos.FaultKinds()), "every kind of fault was injected")
+		assert.Len(t, report.Faults, len(chaosFaultKinds()), "every kind of fault was injected")
 	}
 }
 
@@ -273,7 +275,7 @@ func judge(t *testing.T, report *chaos.Report, root string) {
 // and it asks for twice the session timeout the server grants. shrunk
 // counts the reconnects that resumed a session under a grant shorter than
 // the ensemble's own.
-func connectChaosClients(t *testing.T, members []string, lag time.Duration, logger *slog.Logger, shrunk *atomic.Int64) ([]*framework.Client, [][]chaos.Link, []*chaos.StateLog) {
+func connectChaosClients(t *testing.T, members []string, dial []framework.Option, lag time.Duration, logger *slog.Logger, shrunk *atomic.Int64) ([]*framework.Client, [][]chaos.Link, []*chaos.StateLog) {
 	var clients []*framework.Client
 	var links [][]chaos.Link
 	var logs []*chaos.StateLog
@@ -289,6 +291,7 @@ func connectChaosClients(t *testing.T, members []string, lag time.Duration, logg
 			framework.WithSessionTimeout(chaosSessionTimeout), framework.WithLogger(logger),
 			framework.WithAuth("digest", []byte("chaos:secret")), framework.WithServerLag(lag),
 		}
+		opts = append(opts, dial...)
 		if i == chaosClients-1 {
 			opts = append(opts, framework.WithSessionTimeout(2*chaosSessionTimeout), framework.WithZKOptions(zk.WithLogInfo(false)))
 		}

@@ -119,18 +119,22 @@ func (s *Server) TLSAddr() string {
 // TLS returns the authority of a server started WithTLS, or nil.
 func (s *Server) TLS() *TLS { return s.tls }
 
-// TLSConnectString returns the members' TLS addresses, comma-separated, or
-// "" for an ensemble started without WithTLS.
-func (e *Ensemble) TLSConnectString() string {
+// TLSAddrs returns the members' TLS client addresses, in member order,
+// or nil for an ensemble started without WithTLS.
+func (e *Ensemble) TLSAddrs() []string {
 	addrs := make([]string, 0, len(e.members))
 	for _, m := range e.members {
 		if m.TLSAddr() == "" {
-			return ""
+			return nil
 		}
 		addrs = append(addrs, m.TLSAddr())
 	}
-	return strings.Join(addrs, ",")
+	return addrs
 }
+
+// TLSConnectString returns the members' TLS addresses, comma-separated, or
+// "" for an ensemble started without WithTLS.
+func (e *Ensemble) TLSConnectString() string { return strings.Join(e.TLSAddrs(), ",") }
 
 // TLS returns the authority of an ensemble started WithTLS, which every
 // member shares, or nil.

@@ -62,6 +62,18 @@ var faultKinds = []string{
 // FaultKinds returns the kinds of fault a Schedule injects.
 func FaultKinds() []string { return slices.Clone(faultKinds) }
 
+// packetFaults are the kinds of fault the proxy injects by picking a
+// packet (a request's answer to swallow), which it cannot do on a TLS
+// connection.
+var packetFaults = []string{FaultLostReply, FaultLostSet, FaultLostMulti, FaultLostAuth}
+
+// TLSFaultKinds returns the kinds of fault a Schedule can inject into
+// clients that speak TLS: FaultKinds but the lost answers, which the
+// proxy picks from packets that TLS hides from it.
+func TLSFaultKinds() []string {
+	return slices.DeleteFunc(FaultKinds(), func(k string) bool { return slices.Contains(packetFaults, k) })
+}
+
 // Timing of the faults.
 const (
 	faultGapMin   = 500 * time.Millisecond // between two faults
@@ -100,6 +112,9 @@ type Schedule struct {
 	// ShrunkTimeout is the maxSessionTimeout of FaultShrinkGrant, below
 	// the ensemble's own.
 	ShrunkTimeout time.Duration
+	// Kinds are the kinds of fault injected, each once a round; nil:
+	// FaultKinds().
+	Kinds []string
 
 	shrunk int // the member+1 whose limit FaultShrinkGrant lowered; 0: none
 
@@ -130,7 +145,10 @@ func (s *Schedule) Expiries() []Expiry {
 // which member could not be started again.
 func (s *Schedule) Run(ctx context.Context) error {
 	rnd := rand.New(rand.NewPCG(s.Seed, 0xfa17))
-	kinds := FaultKinds()
+	kinds := slices.Clone(s.Kinds)
+	if len(kinds) == 0 {
+		kinds = FaultKinds()
+	}
 	for {
 		rnd.Shuffle(len(kinds), func(i, j int) { kinds[i], kinds[j] = kinds[j], kinds[i] })
 		for _, kind := range kinds {
