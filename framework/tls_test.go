@@ -154,3 +154,27 @@ func TestTLS_ACertificateTheACLDoesNotNameIsRefusedAndWritesNothing(t *testing.T
 	assert.Zero(t, stat.NumChildren, "bob created nothing")
 	assert.True(t, bob.IsConnected(), "a refused request does not cost bob his connection")
 }
+
+// Over TLS 1.3 a server judges the client's certificate after the
+// client's side of the handshake is done: its refusal arrives on the
+// first read, and fails Connect all the same.
+func TestTLS_OverTLS13AClientWithoutACertificateFailsConnectAtOnce(t *testing.T) {
+	t.Parallel()
+	s := zktest.NewServer(t, zktesting.WithTLS(), zktesting.WithJavaOpts(
+		"-Dzookeeper.ssl.protocol=TLSv1.3", "-Dzookeeper.ssl.enabledProtocols=TLSv1.3",
+		"-Dzookeeper.ssl.ciphersuites=TLS_AES_128_GCM_SHA256,TLS_AES_256_GCM_SHA384"))
+	cfg := s.TLS().ClientConfig("")
+	cfg.MinVersion = tls.VersionTLS13
+	ctx, cancel := context.WithTimeout(testContext(t), time.Minute)
+	defer cancel()
+	start := time.Now()
+	_, err := framework.Connect(ctx, []string{s.TLSAddr()}, framework.WithTLS(cfg))
+	require.ErrorIs(t, err, framework.ErrTLSHandshake)
+	assert.Less(t, time.Since(start), 20*time.Second, "given up at the refusal, not at the context's deadline")
+
+	ok := s.TLS().ClientConfig("alice")
+	ok.MinVersion = tls.VersionTLS13
+	c := connect(t, s.TLSAddr(), framework.WithTLS(ok))
+	_, err = c.Create(testContext(t), "/alice", nil, framework.Ephemeral)
+	assert.NoError(t, err, "a certificate of the CA is let in over TLS 1.3")
+}
