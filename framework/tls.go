@@ -42,6 +42,11 @@ import (
 // client keeps trying, and the session is Lost after its timeout, as when
 // the network fails; the refusal is logged.
 //
+// The ensemble's configuration (/zookeeper/config) names the plain client
+// ports only, so the client keeps the connect string's TLS addresses: the
+// ensemble tracker does not follow a configuration that names none of
+// them (see WithoutEnsembleTracking).
+//
 // Each handshake is bounded by a third of the session timeout, as the
 // connect request's answer is. cfg is cloned: later changes to it have no
 // effect. A nil cfg is rejected with ErrInvalidOption. Default: no TLS.
