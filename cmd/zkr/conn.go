@@ -25,6 +25,7 @@ type connFlags struct {
 	connectTimeout time.Duration
 	namespace      string
 	auth           string
+	tls            *tlsFlags
 }
 
 // registerConnFlags registers the common connection flags on fs.
@@ -35,6 +36,7 @@ func registerConnFlags(fs *flag.FlagSet) *connFlags {
 	fs.DurationVar(&c.connectTimeout, "connect-timeout", 10*time.Second, "give up with status 3 when no session is up within this `duration`")
 	fs.StringVar(&c.namespace, "namespace", "", "prefix every path with this `namespace` (Curator's usingNamespace; \"app\" is \"/app\"; a chroot in --servers is one too)")
 	fs.StringVar(&c.auth, "auth", "", "digest credentials `user:password`, never printed")
+	c.tls = registerTLSFlags(fs)
 	return c
 }
 
@@ -96,6 +98,13 @@ func (c *connFlags) newClient(e *env) (*framework.Client, error) {
 			return nil, usagef("--auth takes user:password")
 		}
 		opts = append(opts, framework.WithAuth("digest", []byte(c.auth)))
+	}
+	tlsConfig, err := c.tls.config()
+	if err != nil {
+		return nil, err
+	}
+	if tlsConfig != nil {
+		opts = append(opts, framework.WithTLS(tlsConfig))
 	}
 	servers, err := c.connectString(e)
 	if err != nil {
