@@ -140,6 +140,10 @@ func (c *Client) runStates() {
 		case <-c.life.Done():
 			return
 		case <-c.events.wake:
+			c.mu.Lock()
+			s := c.seams
+			c.mu.Unlock()
+			s.statesGate(c.life.Done())
 			for _, e := range c.events.drain() {
 				c.handle(e, lostTimer)
 			}

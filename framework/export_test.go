@@ -2,6 +2,7 @@ package framework
 
 import (
 	"reflect"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -121,4 +122,25 @@ func HoldProbes(c *Client) (waiting <-chan struct{}, release func()) {
 	c.seams = s
 	c.mu.Unlock()
 	return s.probing, func() { close(s.probes) }
+}
+
+// HoldStates holds the handling of c's connection events back until
+// release is called: c keeps the connection state and session it has now
+// while go-zookeeper reconnects, even in a new session.
+func HoldStates(c *Client) (release func()) {
+	s := &seams{states: make(chan struct{})}
+	c.mu.Lock()
+	c.seams = s
+	c.mu.Unlock()
+	var once sync.Once
+	return func() { once.Do(func() { close(s.states) }) }
+}
+
+// ConnSessionID returns the session go-zookeeper's connection of c is in
+// now, which c learns from an event handled later.
+func ConnSessionID(c *Client) int64 {
+	c.mu.Lock()
+	conn := c.conn
+	c.mu.Unlock()
+	return conn.SessionID()
 }

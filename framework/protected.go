@@ -112,6 +112,9 @@ func (pc *protectedCreate) attempt(ctx context.Context) (Node, error) {
 	if err != nil {
 		return Node{}, err
 	}
+	if leftBound(ctx, conn, session) {
+		return Node{}, ErrSessionChanged // nothing sent (see runBound)
+	}
 	if pc.sent {
 		// An earlier create may have succeeded with its answer lost.
 		if node, found, err := pc.find(conn, session); err != nil || found {

@@ -290,9 +290,17 @@ func inBoundSession[T any](c *Client, fn attempt[T], made madeBy[T]) attempt[T] 
 	}
 }
 
-// runBound is one call of inBoundSession(c, fn, made).
+// runBound is one call of inBoundSession(c, fn, made). A connection
+// already in another session sends nothing: go-zookeeper may have started
+// a new session before the client has seen it, and a delete, a set or a
+// transaction's guard run there would stay applied (only what a try
+// created can be undone).
 func runBound[T any](c *Client, fn attempt[T], made madeBy[T], conn *zk.Conn, session *Session) (T, error) {
 	before := conn.SessionID()
+	if before != session.id {
+		var zero T
+		return zero, ErrSessionChanged // nothing sent
+	}
 	v, err := fn(conn, session)
 	after := conn.SessionID()
 	if before == session.id && after == before {
@@ -323,6 +331,13 @@ func (n madeNode) owner(session int64) int64 {
 		return session
 	}
 	return 0
+}
+
+// leftBound reports whether ctx is bound to session and go-zookeeper's
+// connection has already left it, in a new session the client has not
+// seen yet: a try must then send nothing (see runBound).
+func leftBound(ctx context.Context, conn *zk.Conn, session *Session) bool {
+	return boundSession(ctx) != nil && conn.SessionID() != session.id
 }
 
 // runInSession runs call on conn and reports whether it ran in session:

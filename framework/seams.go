@@ -14,6 +14,21 @@ type seams struct {
 
 	probes  chan struct{} // ChangedSince's requests wait until it is closed; nil: none
 	probing chan struct{} // told each time one waits
+
+	states chan struct{} // the handling of connection events waits until it is closed; nil: none
+}
+
+// statesGate holds the handling of connection events back until a test
+// lets it go, or the client ends: the client then keeps its view of the
+// connection and session while go-zookeeper moves on.
+func (s *seams) statesGate(life <-chan struct{}) {
+	if s == nil || s.states == nil {
+		return
+	}
+	select {
+	case <-s.states:
+	case <-life:
+	}
 }
 
 // probeGate holds ChangedSince's requests back, after it has chosen which
