@@ -1,9 +1,12 @@
 package framework_test
 
 import (
+	"context"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -98,4 +101,73 @@ func TestCreateProtected_BoundToASessionTheConnectionHasLeftIsNotSent(t *testing
 	_, err := c.CreateProtected(framework.BindSession(ctx, old), node+"/lease-", nil, framework.PersistentSequential)
 	require.ErrorIs(t, err, framework.ErrSessionChanged)
 	assert.Empty(t, zktest.Children(t, observer, node), "the bound create ran in the new session")
+}
+
+// A bound delete that go-zookeeper queued behind a stalled write while the
+// connection was in the session, and wrote only on the next connection,
+// in a new session, is refused there by the connection wrapper: every
+// check the client makes before the call had passed.
+func TestDelete_BoundAndQueuedIntoANewSessionIsNotApplied(t *testing.T) {
+	t.Parallel()
+	queueWritesIntoANewSession(t, func(ctx context.Context, c *framework.Client, node string) error {
+		return c.Delete(ctx, node, -1)
+	})
+}
+
+// So is a bound transaction: a queue's take, its item's delete guarded by
+// the old session's lock, must not run in the new one.
+func TestMulti_BoundAndQueuedIntoANewSessionIsNotApplied(t *testing.T) {
+	t.Parallel()
+	queueWritesIntoANewSession(t, func(ctx context.Context, c *framework.Client, node string) error {
+		_, err := c.Multi(ctx, framework.DeleteOp(node, -1))
+		return err
+	})
+}
+
+// queueWritesIntoANewSession makes del, bound to the client's session,
+// for each of several nodes while a write stalls, lets the session expire,
+// and then the write go: some calls go out on the next connection, in a
+// new session (see queueIntoANewSession). Each must fail with
+// ErrSessionChanged, and every node must stay.
+func queueWritesIntoANewSession(t *testing.T, del func(ctx context.Context, c *framework.Client, node string) error) {
+	servers := zktest.Servers(t)
+	d := newStallingDialer()
+	c, err := framework.Connect(testContext(t), []string{servers, servers},
+		framework.WithSessionTimeout(shortSession), framework.WithZKOptions(zk.WithDialer(d.dial)))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	observer := connect(t, servers)
+	ctx := testContext(t)
+	parent := zktest.UniquePath(t)
+	const queued = 8
+	for i := range queued {
+		_, err := observer.Create(ctx, fmt.Sprintf("%s/item-%d", parent, i), nil, framework.Persistent, framework.WithParents())
+		require.NoError(t, err)
+	}
+	marker, err := c.Create(ctx, parent+"-marker", nil, framework.Ephemeral)
+	require.NoError(t, err)
+	bound := framework.BindSession(ctx, c.Session())
+
+	d.arm()
+	go func() { _, _, _ = c.Exists(ctx, parent) }() // its write stalls
+	<-d.stalled
+	done := make(chan error, queued)
+	for i := range queued {
+		go func() { done <- del(bound, c, fmt.Sprintf("%s/item-%d", parent, i)) }()
+	}
+	require.Eventually(t, func() bool {
+		ok, _, err := observer.Exists(ctx, marker)
+		return err == nil && !ok
+	}, 30*time.Second, 20*time.Millisecond)
+	close(d.release)
+
+	for range queued {
+		select {
+		case err := <-done:
+			require.ErrorIs(t, err, framework.ErrSessionChanged)
+		case <-time.After(30 * time.Second):
+			t.Fatal("a call never answered")
+		}
+	}
+	assert.Len(t, zktest.Children(t, observer, parent), queued, "a bound write ran in the new session")
 }

@@ -23,6 +23,7 @@ type Client struct {
 	listeners *listenerSet
 	tap       *writeTap
 	carrier   *carrier
+	bound     boundWrites // bound writes on their way, refused in another session
 	watches   *watchTable
 	leases    *leaseBook
 	clock     clock // the lease book's too

@@ -82,6 +82,7 @@ func (c *Client) dial() error {
 	handshake := newHandshakeBound(c.cfg.sessionTimeout)
 	hooks := &wireHooks{
 		tap:       c.tap,
+		bound:     &c.bound,
 		book:      c.leases,
 		carrier:   c.carrier,
 		handshake: handshake,

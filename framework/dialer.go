@@ -45,7 +45,8 @@ type tappedConn struct {
 	acks   *ackTracker // nil without a lease book
 	frames frameScanner
 
-	writes atomic.Int64 // frames written; the first is the connect request
+	writes  atomic.Int64 // frames written; the first is the connect request
+	session atomic.Int64 // the session of the connect response; 0 before it
 
 	mu      sync.Mutex // guards carried
 	carried map[int32]*carried
@@ -59,7 +60,8 @@ type tappedConn struct {
 // wireHooks is what every connection of a client shares.
 type wireHooks struct {
 	tap       *writeTap
-	book      *leaseBook // nil: no lease
+	bound     *boundWrites // nil: none refused
+	book      *leaseBook   // nil: no lease
 	carrier   *carrier
 	connected func(connectReply) // each connect response, before go-zookeeper announces the session
 	handshake *handshakeBound    // bounds the wait for each connect response; nil: go-zookeeper's
@@ -128,6 +130,10 @@ func (c *tappedConn) nextPacket() error {
 		}
 		return nil
 	}
+	if req == refusal {
+		c.out = refusedReply(packet)
+		return nil
+	}
 	if req.onReply != nil {
 		req.onReply(int32(binary.BigEndian.Uint32(packet[16:20])), int64(binary.BigEndian.Uint64(packet[8:16])), packet[20:])
 	}
@@ -158,6 +164,13 @@ func (c *tappedConn) Write(p []byte) (int, error) {
 			xid := int32(binary.BigEndian.Uint32(p[4:8]))
 			c.mu.Lock()
 			c.carried[xid] = req // before the reply can arrive
+			c.mu.Unlock()
+		} else if c.wire.bound.refuses(p, c.session.Load()) {
+			// Queued in another session: written here, it would be
+			// applied in this one.
+			frame = refusedFrame(p)
+			c.mu.Lock()
+			c.carried[int32(binary.BigEndian.Uint32(p[4:8]))] = refusal
 			c.mu.Unlock()
 		}
 	}
@@ -197,6 +210,7 @@ func wrappingDialer(base dialFunc, hooks *wireHooks) dialFunc {
 				return
 			}
 			if r, ok := parseConnectReply(head); ok {
+				c.session.Store(r.sessionID)
 				if c.acks != nil {
 					c.acks.connected(r) // before go-zookeeper announces the session
 				}

@@ -127,11 +127,16 @@ func (pc *protectedCreate) attempt(ctx context.Context) (Node, error) {
 		// to delete, which others would see meanwhile.
 		return Node{}, err
 	}
-	return pc.create(conn, session)
+	return pc.create(conn, session, boundSession(ctx) != nil)
 }
 
-func (pc *protectedCreate) create(conn *zk.Conn, session *Session) (Node, error) {
+func (pc *protectedCreate) create(conn *zk.Conn, session *Session, bound bool) (Node, error) {
 	pc.sent = true
+	if bound {
+		// Refused if written in another session (see runBound).
+		w := pc.c.bound.add(pc.req.path, session.id)
+		defer w.done()
+	}
 	created, in, err := runInSession(conn, session, func() (string, error) { return pc.c.createOnce(conn, pc.req, pc.req.path) })
 	if err != nil {
 		pc.lost = pc.lost || IsRetryable(err)

@@ -82,7 +82,7 @@ func retry[T any](ctx context.Context, c *Client, op, path string, fn attempt[T]
 // from a try's value: under a ctx bound to a session, what a try created
 // in another session is deleted (see inBoundSession).
 func retryMaking[T any](ctx context.Context, c *Client, op, path string, fn attempt[T], made madeBy[T]) (T, error) {
-	return retrySteps(ctx, c, op, path, func() (T, error) { return try(ctx, c, fn, made) })
+	return retrySteps(ctx, c, op, path, func() (T, error) { return try(ctx, c, op, path, fn, made) })
 }
 
 // retrySteps is the retry loop itself, written once for every call: it
@@ -167,9 +167,9 @@ func (c *Client) boundConnection(ctx context.Context) (*zk.Conn, *Session, error
 	return conn, session, nil
 }
 
-// try makes one attempt: waits for the connection, checks the bound
-// session, and runs fn, returning early if ctx ends.
-func try[T any](ctx context.Context, c *Client, fn attempt[T], made madeBy[T]) (T, error) {
+// try makes one attempt of op on path: waits for the connection, checks
+// the bound session, and runs fn, returning early if ctx ends.
+func try[T any](ctx context.Context, c *Client, op, path string, fn attempt[T], made madeBy[T]) (T, error) {
 	conn, session, err := c.boundConnection(ctx)
 	if err != nil {
 		var zero T
@@ -180,16 +180,20 @@ func try[T any](ctx context.Context, c *Client, fn attempt[T], made madeBy[T]) (
 		return zero, err // nothing sent: a plain failure
 	}
 	bound := boundSession(ctx) != nil
+	var writes string
+	if bound {
+		writes = c.writtenBy(op, path)
+	}
 	if ctx.Done() == nil {
 		// As Aside would, on this goroutine, without a closure.
 		if bound {
-			return runBound(c, fn, made, conn, session)
+			return runBound(c, writes, fn, made, conn, session)
 		}
 		return fn(conn, session)
 	}
 	v, _, abandoned, err := answerOrAbandon(ctx, func() (T, error) {
 		if bound {
-			return runBound(c, fn, made, conn, session)
+			return runBound(c, writes, fn, made, conn, session)
 		}
 		return fn(conn, session)
 	})
@@ -279,27 +283,35 @@ var closedChan = func() chan struct{} {
 // that session's before the call and still is after it. go-zookeeper sends
 // a request that was queued behind a broken connection on the next one,
 // which may carry a new session; a write bound to the old session must not
-// count there (its ephemeral nodes would belong to the new one), so what
-// it made there (made, from its value) is deleted. The check is part of
+// count there (its ephemeral nodes would belong to the new one). The
+// connection wrapper refuses such a request (see runBound); what a try
+// made there all the same (made, from its value) is deleted. The check is part of
 // the try itself, so a try abandoned when its ctx ended is still judged
 // when it finishes: this is the one place where a bound write's nodes in
 // another session are found.
-func inBoundSession[T any](c *Client, fn attempt[T], made madeBy[T]) attempt[T] {
+func inBoundSession[T any](c *Client, writes string, fn attempt[T], made madeBy[T]) attempt[T] {
 	return func(conn *zk.Conn, session *Session) (T, error) {
-		return runBound(c, fn, made, conn, session)
+		return runBound(c, writes, fn, made, conn, session)
 	}
 }
 
-// runBound is one call of inBoundSession(c, fn, made). A connection
-// already in another session sends nothing: go-zookeeper may have started
-// a new session before the client has seen it, and a delete, a set or a
-// transaction's guard run there would stay applied (only what a try
-// created can be undone).
-func runBound[T any](c *Client, fn attempt[T], made madeBy[T], conn *zk.Conn, session *Session) (T, error) {
+// runBound is one call of inBoundSession(c, writes, fn, made). A
+// connection already in another session sends nothing: go-zookeeper may
+// have started a new session before the client has seen it, and a delete,
+// a set or a transaction's guard run there would stay applied (only what
+// a try created can be undone). A request go-zookeeper queued before a new
+// session began is refused by the connection wrapper, for the server path
+// fn writes (writes; "" for a read), until fn returns (see boundWrites).
+func runBound[T any](c *Client, writes string, fn attempt[T], made madeBy[T], conn *zk.Conn, session *Session) (T, error) {
 	before := conn.SessionID()
 	if before != session.id {
 		var zero T
 		return zero, ErrSessionChanged // nothing sent
+	}
+	if writes != "" {
+		// Before the request exists: the wrapper sees it written.
+		w := c.bound.add(writes, session.id)
+		defer w.done()
 	}
 	v, err := fn(conn, session)
 	after := conn.SessionID()
@@ -331,6 +343,18 @@ func (n madeNode) owner(session int64) int64 {
 		return session
 	}
 	return 0
+}
+
+// writtenBy returns the server path a try of op on path writes, or "" for
+// an op that writes nothing.
+func (c *Client) writtenBy(op, path string) string {
+	switch op {
+	case "create", "delete", "set":
+		if sp, err := c.serverPath(path); err == nil {
+			return sp
+		}
+	}
+	return ""
 }
 
 // leftBound reports whether ctx is bound to session and go-zookeeper's

@@ -92,10 +92,26 @@ func (t *transaction) run(ctx context.Context) ([]zk.MultiResponse, error) {
 		}
 		try := t.attempt
 		if boundSession(ctx) != nil {
-			try = inBoundSession(t.c, try, t.made)
+			try = inBoundSession(t.c, t.firstPath(), try, t.made)
 		}
 		return try(conn, session)
 	})
+}
+
+// firstPath returns the server path of the transaction's first op, which
+// the connection wrapper reads to tell the transaction's request.
+func (t *transaction) firstPath() string {
+	switch r := t.reqs[0].(type) {
+	case *zk.CreateRequest:
+		return r.Path
+	case *zk.DeleteRequest:
+		return r.Path
+	case *zk.SetDataRequest:
+		return r.Path
+	case *zk.CheckVersionRequest:
+		return r.Path
+	}
+	return ""
 }
 
 // attempt looks for a run whose answer was lost, and runs the transaction
