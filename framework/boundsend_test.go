@@ -3,6 +3,7 @@ package framework_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -170,4 +171,18 @@ func queueWritesIntoANewSession(t *testing.T, del func(ctx context.Context, c *f
 		}
 	}
 	assert.Len(t, zktest.Children(t, observer, parent), queued, "a bound write ran in the new session")
+}
+
+// A bound create queued into a new session is refused there too, not made
+// and then deleted: with the client's background deletes held, no node is
+// ever seen.
+func TestCreate_BoundAndQueuedIntoANewSessionIsNeverMade(t *testing.T) {
+	t.Parallel()
+	var hold sync.Once
+	queueIntoANewSession(t, false, func(ctx context.Context, parent string) error {
+		c := newClientOf(ctx)
+		hold.Do(func() { _, _ = framework.HoldBackgroundDeletes(c) }) // released by Close
+		_, err := c.Create(ctx, parent+"/lease-", nil, framework.EphemeralSequential)
+		return err
+	})
 }

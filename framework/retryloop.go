@@ -345,14 +345,12 @@ func (n madeNode) owner(session int64) int64 {
 	return 0
 }
 
-// writtenBy returns the server path a try of op on path writes, or "" for
-// an op that writes nothing.
+// writtenBy returns the server path a try of op on path (a client path
+// the call has validated) writes, or "" for an op that writes nothing.
 func (c *Client) writtenBy(op, path string) string {
 	switch op {
 	case "create", "delete", "set":
-		if sp, err := c.serverPath(path); err == nil {
-			return sp
-		}
+		return c.withNamespace(path)
 	}
 	return ""
 }
