@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strings"
 	"time"
 
@@ -95,12 +96,16 @@ func probe(ctx context.Context, addr string, log *slog.Logger) error {
 	if _, err := Mntr(ctx, addr); err != nil {
 		return err
 	}
-	return probeSession(ctx, addr, log)
+	return probeSession(ctx, addr, log, nil)
 }
 
-// probeSession opens a session on the server at addr and closes it.
-func probeSession(ctx context.Context, addr string, log *slog.Logger) error {
-	conn, events, err := zk.Connect([]string{addr}, probeSessionTimeout,
+// probeSession opens a session on the server at addr, over dial (nil:
+// plain TCP), and closes it.
+func probeSession(ctx context.Context, addr string, log *slog.Logger, dial zk.Dialer) error {
+	if dial == nil {
+		dial = net.DialTimeout
+	}
+	conn, events, err := zk.Connect([]string{addr}, probeSessionTimeout, zk.WithDialer(dial),
 		zk.WithLogger(zkLogger{log}), zk.WithLogInfo(false))
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -13,8 +12,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/go-zookeeper/zk"
 )
 
 // WithTLS gives the server (each member of an ensemble) a TLS client port
@@ -179,23 +176,5 @@ func probeTLSSession(ctx context.Context, addr string, cfg *tls.Config, log *slo
 		defer cancel()
 		return d.DialContext(hctx, network, address)
 	}
-	conn, events, err := zk.Connect([]string{addr}, probeSessionTimeout, zk.WithDialer(dialer),
-		zk.WithLogger(zkLogger{log}), zk.WithLogInfo(false))
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	for {
-		select {
-		case ev, ok := <-events:
-			if !ok {
-				return errors.New("connection closed")
-			}
-			if ev.State == zk.StateHasSession {
-				return nil
-			}
-		case <-ctx.Done():
-			return fmt.Errorf("no session over TLS: %w", ctx.Err())
-		}
-	}
+	return probeSession(ctx, addr, log, dialer)
 }
