@@ -51,8 +51,10 @@ func (cs *chaosCaches) judge(t *testing.T, observer *framework.Client, root stri
 		deadline := time.Now().Add(settleTimeout)
 		for {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			var err error
-			last, err = cachetest.Compare(ctx, observer, root, -1, true, cc.Entries())
+			err := observer.Sync(ctx, root) // the observer's server has every write the cache may have heard
+			if err == nil {
+				last, err = cachetest.Compare(ctx, observer, root, -1, true, cc.Entries())
+			}
 			if err == nil && len(last) == 0 { // and so must its events, replayed
 				last, err = cachetest.Compare(ctx, observer, root, -1, true, replayed(cs.seqs[i]))
 			}

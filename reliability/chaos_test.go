@@ -123,6 +123,13 @@ func TestChaos_NothingHeldTwiceNothingLeftBehind(t *testing.T) {
 	report.HoldsInterrupted = chaos.Interrupted(ledger.Holds())
 	report.ExpiredUnderHolder = chaos.ExpiredUnderHolder(ledger.Holds(), schedule.Expiries())
 	report.GrantsShrunk = int(shrunk.Load())
+	// The judges read the servers' state through the observer, which may
+	// be connected to a follower still catching up with the leader (one
+	// just restarted, or cut off from it): a reader after others' writes
+	// syncs first.
+	syncCtx, cancelSync := context.WithTimeout(context.Background(), settleTimeout)
+	require.NoError(t, observer.Sync(syncCtx, root), "the observer's server never caught up")
+	cancelSync()
 	edges.judge(t, observer, ledger, report)
 	counter.judge(t, observer, ledger, report)
 	judgeChaosBarrier(rounds, report)
