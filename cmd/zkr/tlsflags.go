@@ -28,10 +28,11 @@ func registerTLSFlags(fs *flag.FlagSet) *tlsFlags {
 }
 
 // config returns the TLS configuration the flags ask for, or nil when
-// they ask for none. Files that cannot be read or are not PEM of the
-// right kind are usage errors, found before any connection.
+// they ask for none (nil flags: none registered). Files that cannot be
+// read or are not PEM of the right kind are usage errors, found before any
+// connection.
 func (t *tlsFlags) config() (*tls.Config, error) {
-	if !t.on && t.ca == "" && t.cert == "" && t.key == "" && t.serverName == "" {
+	if t == nil || !t.on && t.ca == "" && t.cert == "" && t.key == "" && t.serverName == "" {
 		return nil, nil
 	}
 	cfg := &tls.Config{ServerName: t.serverName, MinVersion: tls.VersionTLS12}
