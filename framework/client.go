@@ -50,6 +50,8 @@ type Client struct {
 	closed      bool
 	seams       *seams // a test's hold on background work; nil outside tests
 
+	calls callGate // the calls under way on conn, which Close waits for
+
 	holdsOnce    sync.Once
 	holdRegistry *holdFanout // see holds
 
@@ -227,6 +229,13 @@ func (c *Client) Logger() *slog.Logger { return c.log }
 // beyond the connection's own bound, then waits only for the client's
 // goroutines, which end with it (a listener's call under way finishes
 // first), and it must work under a plain defer at the end of main.
+//
+// A call made once Close has begun fails with ErrClosed. Calls already on
+// their way get about a second to be answered; then their link is cut, so
+// that they end with a connection error, before go-zookeeper's connection
+// is closed: its own Close would fail them at once and still write their
+// late answers into the results their callers read. Close so takes up to
+// a few seconds with calls under way on a link that does not answer.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -238,7 +247,9 @@ func (c *Client) Close() error {
 	c.mu.Unlock()
 
 	c.stop()
+	c.calls.drain() // no call is under way when go-zookeeper's Close runs
 	conn.Close()
+	c.calls.shutDown()
 	c.watches.close()
 	if session != nil {
 		session.abandon()

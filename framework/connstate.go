@@ -102,7 +102,7 @@ func (c *Client) dial() error {
 		zk.WithLogger(zkLogger{l: c.log}),
 	}
 	opts = append(opts, c.cfg.zkOptions...)
-	opts = append(opts, zk.WithDialer(c.recordDials(wrappingDialer(c.saslDialer(c.baseDial), hooks))), zk.WithEventCallback(callback))
+	opts = append(opts, zk.WithDialer(c.recordDials(gen, wrappingDialer(c.saslDialer(c.baseDial), hooks))), zk.WithEventCallback(callback))
 	conn, _, err := zk.Connect(c.servers, c.cfg.sessionTimeout, func(z *zk.Conn) {
 		for _, o := range opts {
 			o(z)

@@ -144,3 +144,12 @@ func ConnSessionID(c *Client) int64 {
 	c.mu.Unlock()
 	return conn.SessionID()
 }
+
+// LinkState returns the state of c's go-zookeeper connection: a test
+// learns from StateDisconnected that its receive loop has ended, and has
+// read every answer it will read.
+func LinkState(c *Client) zk.State {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conn.State()
+}

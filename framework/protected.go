@@ -98,7 +98,9 @@ type protectedCreate struct {
 // server calls synchronously, so that when it returns no create of its own
 // is still in flight.
 func (pc *protectedCreate) run(ctx context.Context) (Node, error) {
-	node, err := retrySteps(ctx, pc.c, "create", pc.clientPath, func() (Node, error) { return pc.attempt(ctx) })
+	node, err := retrySteps(ctx, pc.c, "create", pc.clientPath, func() (Node, error) {
+		return onConn(pc.c, func() (Node, error) { return pc.attempt(ctx) })
+	})
 	if err == nil && pc.lost {
 		// A create cut off with its connection may reach the server after
 		// this one: look for such a twin, now and later.

@@ -80,7 +80,10 @@ func (c *Client) listNow(serverPath string) []string {
 	if !up {
 		return nil
 	}
-	names, _, err := conn.Children(serverPath)
+	names, err := onConn(c, func() ([]string, error) {
+		names, _, err := conn.Children(serverPath)
+		return names, err
+	})
 	if err != nil {
 		return nil
 	}

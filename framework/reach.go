@@ -57,14 +57,21 @@ func (r *reach) last() (addr string, err error) {
 	return r.addr, r.err
 }
 
-// recordDials wraps dial so that its failures are recorded.
-func (c *Client) recordDials(dial func(network, address string, timeout time.Duration) (net.Conn, error)) func(network, address string, timeout time.Duration) (net.Conn, error) {
+// recordDials wraps dial, the dialer of the connection of generation gen,
+// so that its failures are recorded and its links known to Close.
+func (c *Client) recordDials(gen uint64, dial func(network, address string, timeout time.Duration) (net.Conn, error)) func(network, address string, timeout time.Duration) (net.Conn, error) {
 	return func(network, address string, timeout time.Duration) (net.Conn, error) {
 		conn, err := dial(network, address, timeout)
-		if err != nil && !errors.Is(err, ErrClosed) { // a dial that the client's Close ended (see saslDialer)
-			c.reach.failed(c.log, c.serverList(), address, err)
+		if err != nil {
+			if !errors.Is(err, ErrClosed) { // a dial that the client's Close ended (see saslDialer)
+				c.reach.failed(c.log, c.serverList(), address, err)
+			}
+			return conn, err
 		}
-		return conn, err
+		if err := c.calls.dialed(gen, conn); err != nil {
+			return nil, err
+		}
+		return conn, nil
 	}
 }
 

@@ -186,12 +186,23 @@ func try[T any](ctx context.Context, c *Client, op, path string, fn attempt[T], 
 	}
 	if ctx.Done() == nil {
 		// As Aside would, on this goroutine, without a closure.
+		if !c.calls.enter() {
+			var zero T
+			return zero, ErrClosed
+		}
+		defer c.calls.leave()
 		if bound {
 			return runBound(c, writes, fn, made, conn, session)
 		}
 		return fn(conn, session)
 	}
 	v, _, abandoned, err := answerOrAbandon(ctx, func() (T, error) {
+		// Counted until it returns, abandoned or not: Close waits for it.
+		if !c.calls.enter() {
+			var zero T
+			return zero, ErrClosed
+		}
+		defer c.calls.leave()
 		if bound {
 			return runBound(c, writes, fn, made, conn, session)
 		}

@@ -94,7 +94,7 @@ func (t *transaction) run(ctx context.Context) ([]zk.MultiResponse, error) {
 		if boundSession(ctx) != nil {
 			try = inBoundSession(t.c, t.firstPath(), try, t.made)
 		}
-		return try(conn, session)
+		return onConn(t.c, func() ([]zk.MultiResponse, error) { return try(conn, session) })
 	})
 }
 
