@@ -24,6 +24,7 @@ type link struct {
 	mu     sync.Mutex
 	drops  map[int32]int32 // xids whose reply is to be swallowed -> request type (0: a create)
 	holds  map[int32]int   // xids whose reply starts a HoldReplies -> Proxy.releases when armed
+	asked  map[int32]int32 // xids of requests not answered yet -> request type (Answered)
 	asides map[int32]bool  // xids whose reply is to be set aside
 	aside  [][]byte        // replies set aside until ReleaseReplies
 
@@ -101,6 +102,26 @@ func (l *link) isHold(xid int32) (releases int, ok bool) {
 	return releases, ok
 }
 
+// markAsked records that xid is a request of type op still to be answered.
+func (l *link) markAsked(xid, op int32) {
+	if xid < 0 {
+		return // a ping, or a request the server answers under another xid
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.asked[xid] = op
+}
+
+// answered takes the request that the server's reply to xid answers, and
+// returns its type.
+func (l *link) answered(xid int32) (op int32, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	op, ok = l.asked[xid]
+	delete(l.asked, xid)
+	return op, ok
+}
+
 // isDrop tells whether the reply to xid is to be swallowed, and the type
 // of its request (0 for a create of DropNextCreateReply).
 func (l *link) isDrop(xid int32) (op int32, ok bool) {
@@ -147,7 +168,7 @@ func (p *Proxy) serve(client net.Conn) {
 		return
 	}
 	l := &link{client: client, server: server, fromClient: fromClient, drops: make(map[int32]int32), holds: make(map[int32]int),
-		asides: make(map[int32]bool), raw: startsTLS(fromClient)}
+		asked: make(map[int32]int32), asides: make(map[int32]bool), raw: startsTLS(fromClient)}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -254,6 +275,7 @@ func (p *Proxy) armRequest(l *link, frame []byte) {
 	if !ok {
 		return
 	}
+	l.markAsked(xid, op)
 	if createsNode(frame) && p.takeArmed() {
 		l.markDrop(xid, 0) // before the server can answer
 	}
@@ -278,6 +300,7 @@ func (p *Proxy) swallowReply(l *link, frame []byte) bool {
 	if !ok {
 		return false
 	}
+	p.countAnswer(l.answered(xid))
 	if op, drop := l.isDrop(xid); drop {
 		p.countDropped(op)
 		return true

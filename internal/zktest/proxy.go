@@ -42,6 +42,7 @@ type Proxy struct {
 	dropped   atomic.Int64           // replies swallowed by DropNextCreateReply and DropNextReply
 	droppedBy sync.Map               // opcode (int32) -> *atomic.Int64: replies swallowed by DropNextReply
 	requests  sync.Map               // opcode (int32) -> *atomic.Int64: requests seen
+	answers   sync.Map               // opcode (int32) -> *atomic.Int64: requests the server answered (Answered)
 	notified  atomic.Int64           // watch notifications (xid -1) forwarded to clients
 	stalls    atomic.Int64           // connections still to be stalled (StallNextConnection)
 	stalled   atomic.Int64           // connections stalled
@@ -100,6 +101,27 @@ func (p *Proxy) Requests(op int32) int64 {
 		return n.(*atomic.Int64).Load()
 	}
 	return 0
+}
+
+// Answered returns how many requests of type op the server has answered
+// through the proxy: replies that have reached the proxy, whether it
+// forwarded them, holds them or swallowed them. A request Requests counts
+// may not have reached the server yet (the proxy delays it, or the
+// server's threads have not read it); one Answered counts, the server has
+// run, so a test can order it before what clients send next.
+func (p *Proxy) Answered(op int32) int64 {
+	if n, ok := p.answers.Load(op); ok {
+		return n.(*atomic.Int64).Load()
+	}
+	return 0
+}
+
+// countAnswer counts a reply to a request of type op, if ok.
+func (p *Proxy) countAnswer(op int32, ok bool) {
+	if ok {
+		n, _ := p.answers.LoadOrStore(op, new(atomic.Int64))
+		n.(*atomic.Int64).Add(1)
+	}
 }
 
 // MakeOld makes the server behind the proxy look like ZooKeeper 3.5: no

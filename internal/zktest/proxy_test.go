@@ -168,6 +168,29 @@ func TestProxy_CountsRequestsByType(t *testing.T) {
 	assert.Zero(t, p.Requests(OpDelete))
 }
 
+// Answered counts a request once the server's reply has reached the
+// proxy, even while the proxy holds it back, and not while the request
+// itself is still delayed on its way to the server.
+func TestProxy_AnsweredCountsRepliesThatReachedTheProxy(t *testing.T) {
+	p := NewProxy(t, sharedAddr(t))
+	s := connect(t, p.Addr(), 10*time.Second)
+	p.HoldReplies()
+	p.SetDelay(time.Second)
+	got := make(chan error, 1)
+	go func() { // ends when the read is answered
+		_, _, err := s.Get("/")
+		got <- err
+	}()
+	require.Eventually(t, func() bool { return p.Requests(OpGetData) == 1 }, 5*time.Second, time.Millisecond)
+	assert.Zero(t, p.Answered(OpGetData), "the request is still delayed")
+	require.Eventually(t, func() bool { return p.Answered(OpGetData) == 1 }, 5*time.Second, time.Millisecond,
+		"the server's answer is held by the proxy")
+	p.SetDelay(0)
+	p.ReleaseReplies()
+	require.NoError(t, <-got)
+	assert.Zero(t, p.Answered(OpDelete))
+}
+
 func TestProxy_DropNextReplyLosesTheAnswerToASetNotTheWrite(t *testing.T) {
 	p := NewProxy(t, sharedAddr(t))
 	s := connect(t, p.Addr(), 10*time.Second)
