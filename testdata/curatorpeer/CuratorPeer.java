@@ -44,10 +44,11 @@ public class CuratorPeer {
     // led counts the terms begun; release lets takeLeadership return once.
     record Sel(LeaderSelector selector, Semaphore led, Semaphore release) {}
 
-    // Verbs whose first argument is a handle: they run on the handle's executor.
+    // Verbs whose first argument is a handle: they run on the handle's executor, in the order
+    // sent (a latch's close after its start, even when the caller stopped waiting for the start).
     static final Set<String> HANDLE_VERBS = Set.of("mutex-acquire", "mutex-release", "sem-acquire",
         "sem-acquire-counted", "sem-release", "rw-acquire", "rw-release", "multi-acquire", "multi-release",
-        "leaderselector-start", "leaderselector-close", "lock-node");
+        "leaderselector-start", "leaderselector-close", "lock-node", "latch-start", "latch-close");
 
     final CuratorFramework client;
     final PrintStream out;

@@ -220,9 +220,13 @@ type CuratorLatch struct {
 func (c CuratorLatch) Exclusive() bool { return true }
 
 // Acquire starts a latch and waits until it leads or ctx ends; a latch
-// that did not lead is closed.
+// that did not lead is closed, and so is one whose start failed: the peer
+// carries a start out even when ctx ends before its answer (see
+// zktest.Curator.Do), and a latch left started keeps its node for the rest
+// of the run, and its handle refuses every later start.
 func (c CuratorLatch) Acquire(ctx context.Context) (Held, error) {
 	if err := c.Peer.LatchStart(ctx, c.Handle, c.Path, c.Handle); err != nil {
+		c.close(ctx) // the peer answers an error if it has no latch: nothing to close
 		return nil, fmt.Errorf("curator latch %s: %w", c.Path, err)
 	}
 	var at int64
@@ -231,14 +235,20 @@ func (c CuratorLatch) Acquire(ctx context.Context) (Held, error) {
 		return ok, err
 	})
 	if err != nil {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), curatorAnswer)
-		defer cancel()
-		_, _ = c.Peer.LatchCloseAt(cctx, c.Handle)
+		c.close(ctx)
 		return nil, fmt.Errorf("curator latch %s: %w", c.Path, err)
 	}
 	return curatorLatchHeld{c: c, peerHold: peerHold{at: at, release: func(ctx context.Context) (int64, error) {
 		return c.Peer.LatchCloseAt(ctx, c.Handle)
 	}}}, nil
+}
+
+// close closes the handle's latch, after ctx has ended too, within the
+// peer's answer bound.
+func (c CuratorLatch) close(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), curatorAnswer)
+	defer cancel()
+	_, _ = c.Peer.LatchCloseAt(cctx, c.Handle)
 }
 
 type curatorLatchHeld struct {
