@@ -69,28 +69,9 @@ type Client struct {
 // WithNamespace; a chroot and a different WithNamespace fail with an error
 // wrapping ErrNamespaceConflict.
 func New(servers []string, opts ...Option) (*Client, error) {
-	if len(servers) == 0 {
-		return nil, ErrNoServers
-	}
-	addrs, chroot, err := ParseConnectString(strings.Join(servers, ","))
+	addrs, cfg, err := newConfig(servers, opts)
 	if err != nil {
 		return nil, err
-	}
-	cfg := defaultConfig()
-	for _, opt := range opts {
-		if opt == nil {
-			return nil, fmt.Errorf("%w: nil option", ErrInvalidOption)
-		}
-		if err := opt(&cfg); err != nil {
-			return nil, err
-		}
-	}
-	if cfg.namespace, err = chrootNamespace(chroot, cfg.namespace); err != nil {
-		return nil, err
-	}
-	if !leaseKeepable(cfg.sessionTimeout, cfg.leaseMargin, cfg.serverLag) {
-		return nil, fmt.Errorf("%w: a session timeout of %v is too short for a server lag of %v: the session lease "+
-			"(T·(1−ε) − T/3 − lag) would run out between two pings", ErrInvalidOption, cfg.sessionTimeout, cfg.serverLag)
 	}
 	clk := cfg.clock
 	if clk == nil {
@@ -124,13 +105,49 @@ func New(servers []string, opts ...Option) (*Client, error) {
 		stop()
 		return nil, err
 	}
-	if cfg.observer != nil {
-		c.observeStates(cfg.observer) // before the first state, so that none is missed
+	c.startBackground()
+	return c, nil
+}
+
+// newConfig reads the connect string and applies opts, checking what
+// New refuses before anything is dialled.
+func newConfig(servers []string, opts []Option) (addrs []string, cfg config, err error) {
+	if len(servers) == 0 {
+		return nil, cfg, ErrNoServers
+	}
+	addrs, chroot, err := ParseConnectString(strings.Join(servers, ","))
+	if err != nil {
+		return nil, cfg, err
+	}
+	cfg = defaultConfig()
+	for _, opt := range opts {
+		if opt == nil {
+			return nil, cfg, fmt.Errorf("%w: nil option", ErrInvalidOption)
+		}
+		if err := opt(&cfg); err != nil {
+			return nil, cfg, err
+		}
+	}
+	if cfg.namespace, err = chrootNamespace(chroot, cfg.namespace); err != nil {
+		return nil, cfg, err
+	}
+	if !leaseKeepable(cfg.sessionTimeout, cfg.leaseMargin, cfg.serverLag) {
+		return nil, cfg, fmt.Errorf("%w: a session timeout of %v is too short for a server lag of %v: the session lease "+
+			"(T·(1−ε) − T/3 − lag) would run out between two pings", ErrInvalidOption, cfg.sessionTimeout, cfg.serverLag)
+	}
+	return addrs, cfg, nil
+}
+
+// startBackground starts the client's own goroutines: the state loop and,
+// unless turned off, the ensemble tracker.
+func (c *Client) startBackground() {
+	if c.cfg.observer != nil {
+		c.observeStates(c.cfg.observer) // before the first state, so that none is missed
 	}
 	c.wg.Add(1)
 	// Ends when Close cancels life.
 	go c.runStates()
-	if !cfg.untracked {
+	if !c.cfg.untracked {
 		c.wg.Add(1)
 		// Ends when Close cancels life.
 		go func() {
@@ -138,7 +155,6 @@ func New(servers []string, opts ...Option) (*Client, error) {
 			c.trackEnsemble()
 		}()
 	}
-	return c, nil
 }
 
 // WaitConnected blocks until the client is connected, the context ends,
