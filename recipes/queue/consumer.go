@@ -251,15 +251,7 @@ func (cn *Consumer[T]) batch(ctx context.Context, names []string, changed <-chan
 	sent, got := 0, 0
 	note := func(o outcome) {
 		got++
-		res.took = res.took || o.took
-		if o.held != "" && res.held == "" {
-			res.held = o.held
-		}
-		res.failed = res.failed || !o.took && o.held == "" && !o.gone && o.bad == nil && !o.refusing
-		if o.bad != nil && !cn.skipped[o.name] {
-			cn.skipped[o.name] = true
-			cn.b.c.log().Warn("malformed queue node left in place", "node", cn.b.c.itemPath(o.name), "err", o.bad)
-		}
+		cn.note(&res, o)
 	}
 	for next := 0; next < len(items) && ctx.Err() == nil; {
 		select {
@@ -303,6 +295,20 @@ func (cn *Consumer[T]) batch(ctx context.Context, names []string, changed <-chan
 		note(<-results)
 	}
 	return res
+}
+
+// note adds a take's outcome to the batch's result, and warns once of a
+// malformed node it leaves in place.
+func (cn *Consumer[T]) note(res *batchResult, o outcome) {
+	res.took = res.took || o.took
+	if o.held != "" && res.held == "" {
+		res.held = o.held
+	}
+	res.failed = res.failed || !o.took && o.held == "" && !o.gone && o.bad == nil && !o.refusing
+	if o.bad != nil && !cn.skipped[o.name] {
+		cn.skipped[o.name] = true
+		cn.b.c.log().Warn("malformed queue node left in place", "node", cn.b.c.itemPath(o.name), "err", o.bad)
+	}
 }
 
 // fired reports whether a one-shot watch has fired, without waiting.
