@@ -92,12 +92,7 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 			e.discard(ctx, node)
 			return acquired{}, err
 		}
-		var a acquired
-		if sub != nil {
-			a, err = e.waitWatched(ctx, node, children, once, sub)
-		} else {
-			a, err = e.wait(ctx, node, children, once)
-		}
+		a, err := e.waitTurn(ctx, node, children, once, sub)
 		if err == nil {
 			return a, nil
 		}
@@ -120,6 +115,15 @@ func (e *engine) acquire(ctx context.Context, once bool) (acquired, error) {
 		sub.release()
 		return acquired{}, err
 	}
+}
+
+// waitTurn waits until node holds the lock, on the directory watch when
+// sub has it, else on one-shot watches.
+func (e *engine) waitTurn(ctx context.Context, node framework.Node, children []string, once bool, sub *dirSub) (acquired, error) {
+	if sub != nil {
+		return e.waitWatched(ctx, node, children, once, sub)
+	}
+	return e.wait(ctx, node, children, once)
 }
 
 // followQueue decides how a waiter queued at node follows the queue: a
