@@ -53,6 +53,13 @@ func TestSemaphore_LeaseAfterATakeOverHasAGreaterToken(t *testing.T) {
 	next, err := r.v.FencingToken(ctx)
 	require.NoError(t, err)
 	assert.Greater(t, next, resumedToken, "the next holder's token is above the take-over's")
+	// The earlier holder learns of the take-over from its node's watch, a
+	// notification that may come after the waiter's answer.
+	select {
+	case <-held.Lost():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the earlier holder never learned of the take-over")
+	}
 	require.ErrorIs(t, held.Release(ctx), leases.ErrLost, "the earlier holder was taken over")
 	require.NoError(t, r.v.Release(ctx))
 }
