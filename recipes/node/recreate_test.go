@@ -53,7 +53,9 @@ func TestNode_DeletedRightAfterItsCreateIsCreatedAgain(t *testing.T) {
 		_, stat, err := other.Get(ctx, path)
 		return err == nil && stat.EphemeralOwner == c.Session().ID()
 	}, 10*time.Second, 20*time.Millisecond, "created again")
-	assert.Equal(t, path, n.Node())
+	// The server has the node before the client has the create's answer.
+	assert.Eventually(t, func() bool { return n.Node() == path }, 10*time.Second, 10*time.Millisecond,
+		"the node knows its node again")
 }
 
 // SetData while the node is being created again, its create carrying
