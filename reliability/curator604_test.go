@@ -83,10 +83,10 @@ func TestCurator604_AHoldOnANodeOfALeftSessionIsVettedStale(t *testing.T) {
 	select {
 	case r = <-got:
 	case <-time.After(30 * time.Second):
-		// On a loaded machine the server may expire the left session
-		// before Curator's lock loop looks again, and Curator then waits
-		// on a node of its new session: the overlap this test replays
-		// did not happen, and there is no stale hold to vet.
+		// The replay races Curator's lock loop against the server's
+		// expiry of the session Curator left; on a loaded machine Curator
+		// sometimes never holds (a CI run, 2026-11-28): the overlap this
+		// test replays did not happen, and there is no stale hold to vet.
 		t.Skip("Curator did not take the mutex once the node in front was gone: the replay's race went the other way")
 	}
 	require.NoError(t, r.err)
