@@ -96,10 +96,10 @@ const (
 // transaction's first op's. ok is false for a read, or a frame too short.
 func writtenPath(frame []byte) ([]byte, bool) {
 	op, path, ok := requestPath(frame)
-	switch op {
-	case wireCreate, wireCreate2, wireCreateContainer, wireCreateTTL, wireDelete, wireSetData, wireSetACL:
+	switch {
+	case isCreate(op), op == wireDelete, op == wireSetData, op == wireSetACL:
 		return path, ok
-	case wireMulti:
+	case op == wireMulti:
 		// The multi header (type 4 bytes, done 1, error 4) comes before
 		// the first op, which starts with its path.
 		if len(frame) < 12+9 {

@@ -81,11 +81,19 @@ const (
 // createdPath reads the path of a create request frame.
 func createdPath(frame []byte) ([]byte, bool) {
 	op, path, ok := requestPath(frame)
-	switch op {
-	case wireCreate, wireCreate2, wireCreateContainer, wireCreateTTL:
+	if isCreate(op) {
 		return path, ok
 	}
 	return nil, false
+}
+
+// isCreate tells whether op is one of the requests that create a node.
+func isCreate(op uint32) bool {
+	switch op {
+	case wireCreate, wireCreate2, wireCreateContainer, wireCreateTTL:
+		return true
+	}
+	return false
 }
 
 // requestPath reads the opcode of a request frame and, for a request that
