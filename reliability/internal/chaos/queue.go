@@ -54,16 +54,21 @@ type queueRun struct {
 	notClosed bool
 }
 
+// putOutcome is what a put's (or an offer's) error says of it.
+func putOutcome(err error) string {
+	switch {
+	case errors.Is(err, queue.ErrOutcomeUnknown):
+		return putUnknown
+	case err != nil:
+		return putFailed
+	}
+	return putApplied
+}
+
 // put records the outcome of the put of item; lost says a try of it lost
 // its answer.
 func (l *QueueLedger) put(item string, err error, lost bool) {
-	outcome := putApplied
-	switch {
-	case errors.Is(err, queue.ErrOutcomeUnknown):
-		outcome = putUnknown
-	case err != nil:
-		outcome = putFailed
-	}
+	outcome := putOutcome(err)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.puts == nil {

@@ -28,13 +28,7 @@ type SimpleLedger struct {
 
 // offered records the outcome of the offer of item.
 func (l *SimpleLedger) offered(item string, err error) {
-	outcome := putApplied
-	switch {
-	case errors.Is(err, queue.ErrOutcomeUnknown):
-		outcome = putUnknown
-	case err != nil:
-		outcome = putFailed
-	}
+	outcome := putOutcome(err)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.offers == nil {
