@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"path"
 	"testing"
 	"time"
 
@@ -54,7 +55,11 @@ func TestCache_FollowsEachWriteWithItsEvent(t *testing.T) {
 		c := connect(t, proxy.Addr())
 		ctx := testContext(t)
 		root := zktest.UniquePath(t)
-		require.NoError(t, c.EnsurePath(ctx, root))
+		// Persistent, not a container: the server reaps an empty
+		// container within a second, before the test deletes it.
+		require.NoError(t, c.EnsurePath(ctx, path.Dir(root)))
+		_, err := c.Create(ctx, root, nil, framework.Persistent)
+		require.NoError(t, err)
 		cc, err := cache.New(c, root)
 		require.NoError(t, err)
 		events := make(chan cache.Event, 64)
