@@ -270,17 +270,7 @@ func (cn *Consumer[T]) batch(ctx context.Context, names []string, changed <-chan
 			res.changed = true
 			break // list again, for order
 		}
-		for drained := false; !drained; {
-			select {
-			case o := <-results:
-				note(o)
-				if (o.gone || o.held != "") && next < len(items) {
-					next += rand.IntN(len(items) - next)
-				}
-			default:
-				drained = true
-			}
-		}
+		next = drain(results, note, next, len(items))
 		name := items[next]
 		next++
 		sent++
@@ -295,6 +285,23 @@ func (cn *Consumer[T]) batch(ctx context.Context, names []string, changed <-chan
 		note(<-results)
 	}
 	return res
+}
+
+// drain notes the outcomes that have come in, without waiting, and
+// returns the index of the item to take next out of n: after an item that
+// another consumer took first, a random one of those left.
+func drain(results <-chan outcome, note func(outcome), next, n int) int {
+	for {
+		select {
+		case o := <-results:
+			note(o)
+			if (o.gone || o.held != "") && next < n {
+				next += rand.IntN(n - next)
+			}
+		default:
+			return next
+		}
+	}
 }
 
 // note adds a take's outcome to the batch's result, and warns once of a
