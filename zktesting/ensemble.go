@@ -72,13 +72,7 @@ func startEnsemble(ctx context.Context, n int, o options) (*Ensemble, error) {
 		o.javaOpts = append([]string{superDigestOpt()}, o.javaOpts...)
 	}
 	e := &Ensemble{dir: dir, ownDir: ownDir, tick: o.tick, syncLimit: o.syncLimitOf(), isolated: make([]bool, n)}
-	peers := make([]peer, n)
-	for i := range peers {
-		peers[i] = peer{id: i + 1, quorum: ports[3*i+1], election: ports[3*i+2]}
-		if o.reconfig {
-			peers[i].client = ports[3*i]
-		}
-	}
+	peers := peersOn(ports, n, o.reconfig)
 	if o.peerFaults && n > 1 {
 		if e.links, err = newPeerLinks(peers); err != nil {
 			_ = e.Close()
@@ -94,26 +88,49 @@ func startEnsemble(ctx context.Context, n int, o options) (*Ensemble, error) {
 		// leads, for a failed test to show (the rest stays at warn).
 		o.javaOpts = append([]string{"-Dorg.slf4j.simpleLogger.log.org.apache.zookeeper.server.quorum.QuorumPeer=info"}, o.javaOpts...)
 	}
-	for i := range n {
-		memberDir := filepath.Join(dir, fmt.Sprintf("member%d", i+1))
-		view := peers
-		if e.links != nil {
-			view = e.links.view(i, peers)
-		}
-		s, err := newServer(o, memberDir, false, ports[3*i], i+1, view)
-		if err != nil {
-			_ = e.Close()
-			return nil, err
-		}
-		e.members = append(e.members, s)
-		e.inConfig = append(e.inConfig, true)
-	}
 	e.peers, e.opts = peers, o
+	if err := e.addMembers(ports); err != nil {
+		_ = e.Close()
+		return nil, err
+	}
 	if err := e.startAll(ctx); err != nil {
 		_ = e.Close()
 		return nil, err
 	}
 	return e, nil
+}
+
+// peersOn lays n members out on ports, three each: the client's (named in
+// the configuration only for a reconfigurable ensemble), the quorum's and
+// the election's.
+func peersOn(ports []int, n int, reconfig bool) []peer {
+	peers := make([]peer, n)
+	for i := range peers {
+		peers[i] = peer{id: i + 1, quorum: ports[3*i+1], election: ports[3*i+2]}
+		if reconfig {
+			peers[i].client = ports[3*i]
+		}
+	}
+	return peers
+}
+
+// addMembers makes a server of each of e's peers, not started, each
+// seeing the others through the peer links if e has them.
+func (e *Ensemble) addMembers(ports []int) error {
+	for i := range e.peers {
+		memberDir := filepath.Join(e.dir, fmt.Sprintf("member%d", i+1))
+		view := e.peers
+		if e.links != nil {
+			view = e.links.view(i, e.peers)
+		}
+		s, err := newServer(e.opts, memberDir, false, ports[3*i], i+1, view)
+		if err != nil {
+			return err
+		}
+		e.members = append(e.members, s)
+		e.inConfig = append(e.inConfig, true)
+	}
+	return nil
 }
 
 // startAll starts every member at once (none is ready before a quorum is)
