@@ -57,14 +57,7 @@ type registerFlags struct {
 // setupRegister is `zkr register NAME --address A --port P -- COMMAND`.
 func setupRegister(fs *flag.FlagSet, conn *connFlags) runFunc {
 	var f registerFlags
-	fs.StringVar(&f.base, "base", defaultServicesBase, "the registry's base `path` (Curator's ServiceDiscoveryBuilder.basePath)")
-	fs.StringVar(&f.address, "address", "", "the `host` name or IP address the instance listens on (needed)")
-	fs.Var(&f.port, "port", "the instance's `port`, 0 to 65535 (needed)")
-	fs.Var(&f.sslPort, "ssl-port", "the instance's TLS `port`, 0 to 65535 (makes a uri spec's {scheme} https)")
-	fs.StringVar(&f.id, "id", "", "the instance's `id` (default: a random UUID)")
-	fs.StringVar(&f.payload, "payload", "", "the instance's payload, a JSON `object`")
-	fs.StringVar(&f.uriSpec, "uri-spec", "", "the instance's uri `spec`, Curator's UriSpec (\"{scheme}://{address}:{port}\")")
-	fs.DurationVar(&f.grace, "grace", 10*time.Second, "after SIGTERM, wait this `duration` before SIGKILL")
+	f.define(fs)
 	return func(ctx context.Context, e *env, args, child []string) error {
 		inst, err := f.instance(args[0])
 		if err != nil {
@@ -92,25 +85,43 @@ func setupRegister(fs *flag.FlagSet, conn *connFlags) runFunc {
 		if err != nil {
 			return err
 		}
-		h := held{
-			what: what,
-			err:  func() error { return nil }, // a dynamic instance is registered again, never lost
-			env: []string{
-				"ZKR_SERVICE_NODE=" + reg.Node(),
-				"ZKR_SERVICE_ID=" + reg.Instance().ID,
-			},
-			release: reg.Close,
-		}
-		if child == nil {
-			for _, v := range h.env {
-				fmt.Fprintln(e.stdout, v)
-			}
-			<-e.signals
-			releaseHeld(e, h)
-			return nil
-		}
-		return runHolding(e, h, child, a.childFlags)
+		return holdRegistration(e, reg, what, child, a.childFlags)
 	}
+}
+
+// define defines the flags of `zkr register` on fs.
+func (f *registerFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&f.base, "base", defaultServicesBase, "the registry's base `path` (Curator's ServiceDiscoveryBuilder.basePath)")
+	fs.StringVar(&f.address, "address", "", "the `host` name or IP address the instance listens on (needed)")
+	fs.Var(&f.port, "port", "the instance's `port`, 0 to 65535 (needed)")
+	fs.Var(&f.sslPort, "ssl-port", "the instance's TLS `port`, 0 to 65535 (makes a uri spec's {scheme} https)")
+	fs.StringVar(&f.id, "id", "", "the instance's `id` (default: a random UUID)")
+	fs.StringVar(&f.payload, "payload", "", "the instance's payload, a JSON `object`")
+	fs.StringVar(&f.uriSpec, "uri-spec", "", "the instance's uri `spec`, Curator's UriSpec (\"{scheme}://{address}:{port}\")")
+	fs.DurationVar(&f.grace, "grace", 10*time.Second, "after SIGTERM, wait this `duration` before SIGKILL")
+}
+
+// holdRegistration keeps reg while child runs (or, with no child, until
+// a signal, printing its environment), and closes it after.
+func holdRegistration(e *env, reg *discovery.Registration[json.RawMessage], what string, child []string, cf childFlags) error {
+	h := held{
+		what: what,
+		err:  func() error { return nil }, // a dynamic instance is registered again, never lost
+		env: []string{
+			"ZKR_SERVICE_NODE=" + reg.Node(),
+			"ZKR_SERVICE_ID=" + reg.Instance().ID,
+		},
+		release: reg.Close,
+	}
+	if child == nil {
+		for _, v := range h.env {
+			fmt.Fprintln(e.stdout, v)
+		}
+		<-e.signals
+		releaseHeld(e, h)
+		return nil
+	}
+	return runHolding(e, h, child, cf)
 }
 
 // instance checks the flags and returns the instance they describe.

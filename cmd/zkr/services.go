@@ -69,20 +69,9 @@ func setupServices(fs *flag.FlagSet, conn *connFlags) runFunc {
 		if err := conn.waitConnected(ctx, e, client, -1); err != nil {
 			return interrupted(ctx, err)
 		}
-		names := []string{name}
-		if name == "" {
-			if names, err = d.Names(ctx); err != nil {
-				return interrupted(ctx, err)
-			}
-			slices.Sort(names)
-		}
-		var found []storedInstance
-		for _, n := range names {
-			insts, err := readInstances(ctx, client, *base, n)
-			if err != nil {
-				return interrupted(ctx, err)
-			}
-			found = append(found, insts...)
+		found, err := listInstances(ctx, client, d, *base, name)
+		if err != nil {
+			return interrupted(ctx, err)
 		}
 		if name != "" && len(found) == 0 {
 			return fmt.Errorf("services: %w: no instance of %q under %s", errNoMatch, name, *base)
@@ -95,6 +84,28 @@ func setupServices(fs *flag.FlagSet, conn *connFlags) runFunc {
 		}
 		return printServices(e.stdout, found)
 	}
+}
+
+// listInstances reads the instances of name under base, or of every
+// service with name "", in the order of their names.
+func listInstances(ctx context.Context, client *framework.Client, d *discovery.Discovery[json.RawMessage], base, name string) ([]storedInstance, error) {
+	names := []string{name}
+	if name == "" {
+		var err error
+		if names, err = d.Names(ctx); err != nil {
+			return nil, err
+		}
+		slices.Sort(names)
+	}
+	var found []storedInstance
+	for _, n := range names {
+		insts, err := readInstances(ctx, client, base, n)
+		if err != nil {
+			return nil, err
+		}
+		found = append(found, insts...)
+	}
+	return found, nil
 }
 
 // storedInstance is an instance as read, with its node's data.
