@@ -27,3 +27,23 @@ func TestDoc_ListsEveryRecipe(t *testing.T) {
 		assert.True(t, strings.Contains(string(doc), cmd), "doc.go names %s", cmd)
 	}
 }
+
+// The README is one a newcomer reads to the end: at most 450 lines, with
+// every recipe package and the metrics module in its package table, and
+// zkr's reference in a page of its own.
+func TestReadme_IsShortAndNamesEveryRecipe(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	assert.LessOrEqual(t, strings.Count(string(readme), "\n"), 450, "README.md's lines")
+	dirs, err := os.ReadDir("recipes")
+	require.NoError(t, err)
+	for _, d := range dirs {
+		if d.IsDir() && d.Name() != "internal" {
+			assert.Contains(t, string(readme), "`recipes/"+d.Name()+"`", "README.md's package table")
+		}
+	}
+	assert.Contains(t, string(readme), "`observe/otelzk`", "README.md's package table")
+	assert.Contains(t, string(readme), "(docs/zkr.md)", "README.md links zkr's reference")
+	_, err = os.Stat(filepath.Join("docs", "zkr.md"))
+	assert.NoError(t, err, "zkr's reference")
+}
