@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"go/token"
 	"go/types"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -53,8 +52,6 @@ func checkAPI(p apiPackage) (drifts []string, used map[string]bool) {
 			c.checkType(obj)
 		case *types.Func:
 			c.checkFunc(obj)
-		case *types.Var:
-			c.checkVar(obj)
 		}
 	}
 	c.checkOptionTypes()
@@ -374,16 +371,6 @@ func (c *apiChecker) checkOptionTypes() {
 		if ok && obj.Exported() && strings.HasSuffix(name, "Option") && name != "Option" {
 			c.driftf(name, "a recipe's package has one option type, Option")
 		}
-	}
-}
-
-// checkVar: a sentinel error is declared in the package's errors.go.
-func (c *apiChecker) checkVar(v *types.Var) {
-	if !strings.HasPrefix(v.Name(), "Err") || types.TypeString(v.Type(), qualifier) != "error" {
-		return
-	}
-	if file := filepath.Base(c.p.fset.Position(v.Pos()).Filename); file != "errors.go" {
-		c.driftf(v.Name(), "a sentinel is declared in errors.go, not %s", file)
 	}
 }
 

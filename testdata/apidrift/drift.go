@@ -20,13 +20,16 @@ type OtherOption func(*options) error
 
 type options struct{}
 
-// WithGood is an option as the table has it.
+// WithGood is an option as the table has it. Default: none.
 func WithGood() Option { return nil }
 
-// WithOther returns the second option type.
+// WithSilence is an option that does not say what holds without it.
+func WithSilence() Option { return nil }
+
+// WithOther returns the second option type. Default: none.
 func WithOther() OtherOption { return nil }
 
-// WithOwner returns a context, not an option.
+// WithOwner returns a context, not an option. Default: none.
 func WithOwner(ctx context.Context, owner any) context.Context { return ctx }
 
 // Listener is an interface of callbacks.
@@ -46,7 +49,7 @@ func NewGood(client *framework.Client, path string, opts ...Option) (*Thing, err
 // NewValue makes a value, not a recipe: no client, no rule.
 func NewValue(n int) *Hold { return &Hold{} }
 
-// WithLogger takes what mutex.WithLogger does not.
+// WithLogger takes what mutex.WithLogger does not. Default: none.
 func WithLogger(name string) Option { return nil }
 
 // Event names its path Node.
@@ -107,6 +110,8 @@ func (h *Hold) FencingToken(ctx context.Context) (int64, error) { return 0, nil 
 
 // Release gives it back.
 func (h *Hold) Release(ctx context.Context) error { return nil }
+
+func (h *Hold) Undocumented() {}
 
 // Guards would do for a hold of several nodes, but this one has one.
 func (h *Hold) guards() []framework.Op { return nil }

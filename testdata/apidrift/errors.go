@@ -1,6 +1,16 @@
 package apidrift
 
-import "errors"
+import (
+	"errors"
 
-// ErrHome is a sentinel where it belongs.
-var ErrHome = errors.New("apidrift: home")
+	"github.com/zkrecipes/zkrecipes"
+)
+
+var (
+	// ErrHome is a sentinel where it belongs.
+	ErrHome = errors.New("apidrift: home")
+	// ErrStarted is the root's, as it should be.
+	ErrStarted = zkrecipes.ErrStarted
+	// ErrClosed is made again beside the root's.
+	ErrClosed = errors.New("apidrift: closed")
+)

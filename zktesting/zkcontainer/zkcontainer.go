@@ -38,7 +38,6 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/wait"
 
-	"github.com/zkrecipes/zkrecipes"
 	"github.com/zkrecipes/zkrecipes/zktesting"
 )
 
@@ -52,10 +51,6 @@ const readyLine = "Using checkIntervalMs="
 
 // startTimeout bounds a start when ctx has no deadline.
 const startTimeout = 2 * time.Minute
-
-// ErrClosed reports a call on a server after Close. It is the library's
-// shared sentinel, zkrecipes.ErrClosed, as zktesting's is.
-var ErrClosed = zkrecipes.ErrClosed
 
 // Option configures Start and New.
 type Option func(*options)
