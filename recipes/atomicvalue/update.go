@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 )
 
 // makeValue returns the bytes an update writes over current (nil for a
@@ -41,7 +42,7 @@ func (e *engine) tries(ctx context.Context, op string, r *Result[[]byte], count 
 		if !ok {
 			return nil
 		}
-		if err := sleep(ctx, wait); err != nil {
+		if err := recipe.Sleep(ctx, wait); err != nil {
 			return e.errorf(op, err)
 		}
 	}
@@ -70,19 +71,4 @@ func (e *engine) tryOnce(ctx context.Context, op string, r *Result[[]byte], next
 		r.Succeeded, r.PostValue = true, data
 	}
 	return err
-}
-
-// sleep waits for d or the end of ctx (its error).
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

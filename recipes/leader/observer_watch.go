@@ -46,45 +46,19 @@ func (o *Observer) Watch(ctx context.Context) (<-chan Observation, error) {
 	if err != nil {
 		return nil, recipe.Errorf("leader: watch %s: %w", o.e.path, err)
 	}
-	out := make(chan Observation, 1)
-	out <- seen
-	// Ends when ctx ends or the client is closed; it closes out.
-	go o.follow(ctx, out, seen, changed)
-	return out, nil
-}
-
-// follow publishes on out each new leader after last, looking again each
-// time what it watches changes (see Watch).
-func (o *Observer) follow(ctx context.Context, out chan Observation, last Observation, changed <-chan zk.Event) {
-	defer close(out)
-	for {
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return
-		}
-		seen, next, ok := o.lookAgain(ctx)
-		if !ok {
-			return
-		}
-		changed = next
-		if seen != last {
-			publish(out, seen)
-			last = seen
-		}
-	}
+	return recipe.Follow(ctx, seen, changed, o.lookAgain), nil
 }
 
 // lookAgain looks until a look succeeds, waiting longer after each
-// failure; it reports false when ctx ends or the client is closed.
-func (o *Observer) lookAgain(ctx context.Context) (Observation, <-chan zk.Event, bool) {
+// failure; it reports no more when ctx ends or the client is closed.
+func (o *Observer) lookAgain(ctx context.Context) (seen Observation, ok bool, changed <-chan zk.Event, more bool) {
 	for backoff := observeRetryMin; ; backoff = min(2*backoff, observeRetryMax) {
-		seen, changed, err := o.look(ctx)
-		if err == nil {
-			return seen, changed, true
+		var err error
+		if seen, changed, err = o.look(ctx); err == nil {
+			return seen, true, changed, true
 		}
-		if errors.Is(err, framework.ErrClosed) || !sleepCtx(ctx, backoff) {
-			return Observation{}, nil, false
+		if errors.Is(err, framework.ErrClosed) || recipe.Sleep(ctx, backoff) != nil {
+			return Observation{}, false, nil, false
 		}
 	}
 }
@@ -94,16 +68,6 @@ const (
 	observeRetryMin = 50 * time.Millisecond
 	observeRetryMax = 2 * time.Second
 )
-
-// publish replaces what out holds with seen. Only follow sends on out, so
-// the send after the drain never blocks.
-func publish(out chan Observation, seen Observation) {
-	select {
-	case <-out:
-	default:
-	}
-	out <- seen
-}
 
 // look reads who leads and returns a channel that receives when that may
 // have changed: the leader's own node, or, with no leader, the
@@ -161,17 +125,4 @@ func (o *Observer) lookFirst(ctx context.Context) (Observation, <-chan zk.Event,
 func (o *Observer) watchCreation(ctx context.Context) (watch <-chan zk.Event, created bool, err error) {
 	ok, _, watch, err := o.e.client.ExistsW(ctx, o.e.path)
 	return watch, ok, err
-}
-
-// sleepCtx waits d, or until ctx ends; it reports whether ctx is still
-// live.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -161,7 +161,7 @@ func (s *Selector) pause(ctx context.Context, d time.Duration) {
 	defer cancel()
 	stop := context.AfterFunc(s.closing, cancel)
 	defer stop()
-	sleepCtx(pctx, d)
+	_ = recipe.Sleep(pctx, d) // ends early at Close or with ctx
 }
 
 // stopped returns the error Run returns once Close was called or ctx
@@ -215,7 +215,7 @@ func (s *Selector) acquire(ctx context.Context, owner *runOwner, kept *mutex.Hol
 		// A failed wait is Close, ctx or the client's Close: the next
 		// attempt says which.
 		_ = s.client.WaitConnected(actx)
-		sleepCtx(actx, backoff)
+		_ = recipe.Sleep(actx, backoff)
 		backoff = min(2*backoff, observeRetryMax)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 )
 
 // Watch follows the count. The returned channel receives the current value
@@ -24,72 +25,33 @@ func (s *SharedCount) Watch(ctx context.Context) (<-chan Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make(chan Value, 1)
-	out <- v
-	// Ends when ctx ends or the client is closed; it closes out.
-	go s.follow(ctx, out, v, changed)
-	return out, nil
-}
-
-// follow sends each new value to out after changed closes.
-func (s *SharedCount) follow(ctx context.Context, out chan Value, last Value, changed <-chan struct{}) {
-	defer close(out)
-	for {
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return
-		}
-		v, next, ok := s.reread(ctx)
-		if !ok {
-			return
-		}
-		changed = next
-		if v != nil && *v != last {
-			last = *v
-			offer(out, last)
-		}
-	}
+	return recipe.Follow(ctx, v, changed, s.reread), nil
 }
 
 // reread reads the count after a change until it gets an answer: a value,
-// or malformed data (nil value) with the channel to wait on for a repair.
-// It reports false when ctx ends, the client is closed, or the client's
+// or malformed data (ok false) with the channel to wait on for a repair.
+// It reports no more when ctx ends, the client is closed, or the client's
 // retry policy gives up.
-func (s *SharedCount) reread(ctx context.Context) (*Value, <-chan struct{}, bool) {
+func (s *SharedCount) reread(ctx context.Context) (v Value, ok bool, changed <-chan struct{}, more bool) {
 	start := time.Now()
 	for attempt := 0; ; attempt++ {
-		v, changed, err := s.Cached(ctx)
+		var err error
+		v, changed, err = s.Cached(ctx)
 		switch {
 		case err == nil:
-			return &v, changed, true
+			return v, true, changed, true
 		case ctx.Err() != nil, errors.Is(err, framework.ErrClosed):
-			return nil, nil, false
+			return Value{}, false, nil, false
 		case changed != nil:
 			s.log().Warn("shared count is malformed; waiting for a repair", "path", s.path, "err", err)
-			return nil, changed, true
+			return Value{}, false, changed, true
 		}
 		if werr := s.client.Hooks().RetryWait(ctx, attempt, start); werr != nil {
 			if ctx.Err() == nil && !errors.Is(werr, framework.ErrClosed) {
 				s.log().Warn("shared count read failed; the watch ends", "path", s.path, "err", err)
 			}
-			return nil, nil, false
+			return Value{}, false, nil, false
 		}
 		s.log().Debug("shared count read failed; retrying", "path", s.path, "err", err)
 	}
-}
-
-// offer puts v in out, replacing a value the reader has not taken yet. Only
-// one goroutine sends on out, so the second send cannot block.
-func offer(out chan Value, v Value) {
-	select {
-	case out <- v:
-		return
-	default:
-	}
-	select {
-	case <-out:
-	default:
-	}
-	out <- v
 }
