@@ -221,7 +221,12 @@ func (l *Lease) Err() error {
 // that was lost gives an error wrapping ErrLost (its node is gone, or being
 // deleted). Releasing again does nothing and returns nil. A TTL lease's
 // node is deleted only while its version is the holder's; one that cannot
-// be deleted is left to the server's TTL, and the error says so.
+// be deleted is left to the server's TTL, and the error says so. A TTL
+// lease whose node is at another holder's version, or already gone, when
+// the delete arrives was lost before its release (taken over, and maybe
+// released, before the holder heard): ErrLost, as etcd's revoke of a
+// lease that is gone fails. A session lease's node found gone by its
+// delete counts as released, as in Curator's Lease.close.
 func (l *Lease) Release(ctx context.Context) error {
 	if l.ttl != nil {
 		return l.releaseTTL(ctx)

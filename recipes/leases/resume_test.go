@@ -238,3 +238,38 @@ func TestResume_TriesAgainWhenItsHolderRenewedMeanwhile(t *testing.T) {
 	require.ErrorIs(t, old.Err(), leases.ErrTakenOver)
 	require.NoError(t, r.l.Release(ctx))
 }
+
+// A TTL lease that another holder took over and released before this
+// holder heard of it was lost, and its Release says so: the node is gone
+// because the lease was someone else's, not because this holder gave it
+// back. The holder hears nothing meanwhile (its replies are held), so its
+// Release finds the node gone with no loss seen.
+func TestRelease_TakenOverAndReleasedBeforeTheHolderHeardIsLost(t *testing.T) {
+	const opDelete int32 = 2
+	servers := zktest.Servers(t)
+	proxy := zktest.NewProxy(t, servers)
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
+	other := connect(t, servers)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	old, err := ttlSemaphore(t, c, path).Acquire(ctx)
+	require.NoError(t, err)
+
+	proxy.HoldReplies()
+	deletes := proxy.Requests(opDelete) // the guard's, in the acquire
+	taken, err := ttlSemaphore(t, other, path).Resume(ctx, zkpath.Base(old.Node()))
+	require.NoError(t, err)
+	require.NoError(t, taken.Release(ctx))
+	released := make(chan error, 1)
+	go func() { released <- old.Release(ctx) }() // ends when the release returns
+	require.Eventually(t, func() bool { return proxy.Requests(opDelete) == deletes+1 },
+		10*time.Second, 5*time.Millisecond, "the holder's delete reached the server")
+	proxy.ReleaseReplies()
+
+	select {
+	case err = <-released:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the release did not return")
+	}
+	assert.ErrorIs(t, err, leases.ErrLost, "the lease was taken over before its release")
+}

@@ -41,11 +41,19 @@ func (l *Lease) releaseTTL(ctx context.Context) error {
 }
 
 // deleteTTL deletes the node if its version is the holder's, or if it holds
-// the holder's last write. A node already gone is no error. A node that
+// the holder's last write. A node found gone by the delete's first answer
+// was lost before the release (taken over and released, or deleted by
+// someone else, before the holder heard of it); one found gone after a
+// lost answer may be the delete's own doing, and is no error. A node that
 // cannot be deleted is left to the server, which removes it within its
 // time to live plus the container check interval; the error says so.
 func (l *Lease) deleteTTL(ctx context.Context, version int32) error {
 	err := l.client.Delete(ctx, l.node.Path, version)
+	if errors.Is(err, zk.ErrNoNode) && !errors.Is(err, framework.ErrOutcomeUnknown) {
+		// The holder wrote the node last as far as it knows, and no delete
+		// of its own ran: someone else's Resume, delete or release did.
+		return fmt.Errorf("%w: %s was gone before the release: taken over or deleted by another", ErrLost, l.node.Path)
+	}
 	if errors.Is(err, zk.ErrBadVersion) || errors.Is(err, framework.ErrOutcomeUnknown) {
 		// A bad version: the holder's last write may have been applied
 		// unseen (see rewrite). An unknown outcome: the delete's answer was
