@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
 )
 
 // Option configures a Long, an Int, a Bytes or a CachedLong.
@@ -73,11 +74,5 @@ func WithPromotedToLock(p PromotedToLock) Option {
 // ErrInvalidArgument. Default: the client's logger, with the component
 // zkrecipes/atomicvalue (framework.Hooks.Logger).
 func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidArgument)
-		}
-		o.logger = l
-		return nil
-	}
+	return func(o *options) error { return recipe.SetLogger(&o.logger, l, ErrInvalidArgument) }
 }

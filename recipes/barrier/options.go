@@ -1,7 +1,6 @@
 package barrier
 
 import (
-	"fmt"
 	"log/slog"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -20,13 +19,7 @@ type options struct {
 // with ErrInvalidArgument. Default: the client's logger, with the
 // component zkrecipes/barrier (framework.Hooks.Logger).
 func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidArgument)
-		}
-		o.logger = l
-		return nil
-	}
+	return func(o *options) error { return recipe.SetLogger(&o.logger, l, ErrInvalidArgument) }
 }
 
 // logger returns the logger of o: WithLogger's, or the client's.

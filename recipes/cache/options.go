@@ -76,13 +76,7 @@ func WithFilter(keep func(path string) bool) Option {
 // rejected with ErrInvalidArgument. Default: the client's logger, with
 // the component zkrecipes/cache (framework.Hooks.Logger).
 func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidArgument)
-		}
-		o.logger = l
-		return nil
-	}
+	return func(o *options) error { return recipe.SetLogger(&o.logger, l, ErrInvalidArgument) }
 }
 
 // log returns the cache's logger: WithLogger's, or the client's.

@@ -146,10 +146,9 @@ func WithErrorPolicy(p framework.ErrorPolicy) Option {
 // (framework.Hooks.Logger).
 func WithLogger(l *slog.Logger) Option {
 	return func(o *options) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidArgument)
+		if err := recipe.SetLogger(&o.logger, l, ErrInvalidArgument); err != nil {
+			return err
 		}
-		o.logger = l
 		o.parts.Configures("WithLogger", latchPart, selectorPart)
 		return nil
 	}

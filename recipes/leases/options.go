@@ -90,13 +90,7 @@ func (o options) kindOr() string {
 // ErrInvalidArgument. Default: the client's logger, with the component
 // zkrecipes/leases (framework.Hooks.Logger).
 func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidArgument)
-		}
-		o.logger = l
-		return nil
-	}
+	return func(o *options) error { return recipe.SetLogger(&o.logger, l, ErrInvalidArgument) }
 }
 
 // log returns the lease's logger: WithLogger's, or the client's.

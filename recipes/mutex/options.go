@@ -199,11 +199,5 @@ func WithUnobserved() Option {
 // ErrInvalidArgument. Default: the client's logger, with the component
 // zkrecipes/mutex, or the recipe the lock serves (WithKind) (framework.Hooks.Logger).
 func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidArgument)
-		}
-		o.logger = l
-		return nil
-	}
+	return func(o *options) error { return recipe.SetLogger(&o.logger, l, ErrInvalidArgument) }
 }

@@ -67,13 +67,7 @@ func WithTTL(ttl time.Duration) Option {
 // ErrInvalidArgument. Default: the client's logger, with the component
 // zkrecipes/node (framework.Hooks.Logger).
 func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidArgument)
-		}
-		o.logger = l
-		return nil
-	}
+	return func(o *options) error { return recipe.SetLogger(&o.logger, l, ErrInvalidArgument) }
 }
 
 func (n *Node) log() *slog.Logger {

@@ -1,7 +1,6 @@
 package rwlock
 
 import (
-	"fmt"
 	"log/slog"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -57,11 +56,5 @@ func (o options) mutexOptions() []mutex.Option {
 // ErrInvalidArgument. Default: the client's logger, with the component
 // zkrecipes/rwlock (framework.Hooks.Logger).
 func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidArgument)
-		}
-		o.logger = l
-		return nil
-	}
+	return func(o *options) error { return recipe.SetLogger(&o.logger, l, ErrInvalidArgument) }
 }

@@ -137,13 +137,7 @@ func (o options) leaseOptions() []leases.Option {
 // ErrInvalidArgument. Default: the client's logger, with the component
 // zkrecipes/semaphore (framework.Hooks.Logger).
 func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidArgument)
-		}
-		o.logger = l
-		return nil
-	}
+	return func(o *options) error { return recipe.SetLogger(&o.logger, l, ErrInvalidArgument) }
 }
 
 // log returns the semaphore's logger: WithLogger's, or the client's.

@@ -1,7 +1,6 @@
 package sharedcount
 
 import (
-	"fmt"
 	"log/slog"
 
 	"github.com/zkrecipes/zkrecipes/recipes/internal/recipe"
@@ -31,13 +30,7 @@ func WithoutCreate() Option {
 // ErrInvalidArgument. Default: the client's logger, with the component
 // zkrecipes/sharedcount (framework.Hooks.Logger).
 func WithLogger(l *slog.Logger) Option {
-	return func(o *options) error {
-		if l == nil {
-			return fmt.Errorf("%w: nil logger", ErrInvalidArgument)
-		}
-		o.logger = l
-		return nil
-	}
+	return func(o *options) error { return recipe.SetLogger(&o.logger, l, ErrInvalidArgument) }
 }
 
 // log returns the count's logger: WithLogger's, or the client's.

@@ -46,3 +46,13 @@ func Logger(own *slog.Logger, client *framework.Client, component string) *slog.
 	}
 	return client.Hooks().Logger(component)
 }
+
+// SetLogger is every recipe's WithLogger: it sets *dst to l, and refuses a
+// nil logger with an error wrapping invalid.
+func SetLogger(dst **slog.Logger, l *slog.Logger, invalid error) error {
+	if l == nil {
+		return fmt.Errorf("%w: nil logger", invalid)
+	}
+	*dst = l
+	return nil
+}

@@ -2,10 +2,13 @@ package recipe
 
 import (
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/zkrecipes/zkrecipes"
 )
 
 func TestClip_CutsLongValuesAtARuneAndSaysTheirLength(t *testing.T) {
@@ -24,4 +27,13 @@ func TestErrAttr_ClipsTheErrorsText(t *testing.T) {
 	assert.Equal(t, "err", attr.Key)
 	assert.Less(t, len(attr.Value.String()), MaxLogValue+32)
 	assert.Nil(t, ErrAttr(nil).Value.Any())
+}
+
+func TestSetLogger_RefusesANilLoggerAndSetsAnyOther(t *testing.T) {
+	var dst *slog.Logger
+	assert.ErrorIs(t, SetLogger(&dst, nil, zkrecipes.ErrInvalidArgument), zkrecipes.ErrInvalidArgument)
+	assert.Nil(t, dst)
+	l := slog.New(slog.DiscardHandler)
+	assert.NoError(t, SetLogger(&dst, l, zkrecipes.ErrInvalidArgument))
+	assert.Same(t, l, dst)
 }
