@@ -124,9 +124,11 @@ func TestAPI_APlantedDriftIsFound(t *testing.T) {
 		"apidrift.Hold.Name: a hold has no Name (the table's hold vocabulary)",
 		"apidrift.Listener: a listener is a function of one event, not interface{OnEvent()}",
 		"apidrift.New: is func(*framework.Client, string) *apidrift.Thing: a constructor is New(client, path, ...) (*T, error)",
+		"apidrift.Option: the package has options but no WithLogger(*slog.Logger)",
 		"apidrift.OtherOption: a recipe's package has one option type, Option",
 		"apidrift.Runner: runs in the background (it has Run) but has no Done func() <-chan struct{}",
 		"apidrift.Thing: runs in the background (it has Start) but has no Done func() <-chan struct{}",
+		"apidrift.Thing.AwaitReady: is func() error, want func(context.Context) error or (T, error)",
 		"apidrift.Thing.AddListener: is func(func()) func(), want func(func(E)) func(): one function of one event, and the remove",
 		"apidrift.Thing.Close: is func() error, want func(context.Context) error",
 		"apidrift.Thing.Observe: is func(context.Context) <-chan int: told of changes by Watch(ctx) (<-chan T, error)",
@@ -144,7 +146,7 @@ func TestAPI_APlantedDriftIsFound(t *testing.T) {
 		}
 	}
 	require.NotNil(t, mutex)
-	assert.Equal(t, []string{"apidrift.WithLogger: takes (string) where mutex.WithLogger takes (*slog.Logger)"},
+	assert.Equal(t, []string{"apidrift.WithErrorPolicy: takes (string) where mutex.WithErrorPolicy takes (framework.ErrorPolicy)"},
 		checkWithAcross([]*types.Package{mutex, pkg}))
 }
 

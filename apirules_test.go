@@ -30,6 +30,7 @@ type apiExemption struct {
 // apiExemptions are the table's stated exceptions.
 var apiExemptions = []apiExemption{
 	{"leader.Leadership", "hold-release", "a term is given back by Latch.Resign or by the selector's function returning, not by the holder's Release"},
+	{"discovery.WithLogger", "logger", "the registry logs nothing of its own: its registrations and caches log as recipes/node and recipes/cache"},
 }
 
 // apiPending are the drifts that issue 41 found and that are not fixed
@@ -55,6 +56,7 @@ func checkAPI(p apiPackage) (drifts []string, used map[string]bool) {
 		}
 	}
 	c.checkOptionTypes()
+	c.checkLogger()
 	sort.Strings(c.drifts)
 	return c.drifts, c.used
 }
@@ -150,6 +152,9 @@ func (c *apiChecker) checkType(tn *types.TypeName) {
 	}
 	for mname, m := range ms {
 		c.checkToldOfChanges(name+"."+mname, m)
+		if strings.HasPrefix(mname, "Await") {
+			c.checkAwait(name+"."+mname, m)
+		}
 	}
 	if m := ms["Close"]; m != nil && sigString(m) != sigClose {
 		c.driftf(name+".Close", "is %s, want %s", sigString(m), sigClose)
@@ -360,6 +365,33 @@ func (c *apiChecker) checkOptionParam(name string, f *types.Func) {
 	named, ok := last.(*types.Named)
 	if ok && strings.HasSuffix(named.Obj().Name(), "Option") && (named.Obj().Pkg() != c.p.pkg || named.Obj().Name() != "Option") {
 		c.driftf(name, "takes ...%s: a recipe's call takes its options as ...Option", types.TypeString(last, qualifier))
+	}
+}
+
+// checkAwait: an Await... waits for what a background recipe first
+// reaches, on ctx alone, and says by an error when it will not come:
+// Await...(ctx) error, or (T, error).
+func (c *apiChecker) checkAwait(name string, m *types.Func) {
+	sig := m.Type().(*types.Signature)
+	res := sig.Results()
+	ok := sig.Params().Len() == 1 && types.TypeString(sig.Params().At(0).Type(), qualifier) == "context.Context" &&
+		res.Len() >= 1 && res.Len() <= 2 && types.TypeString(res.At(res.Len()-1).Type(), qualifier) == "error"
+	if !ok {
+		c.driftf(name, "is %s, want func(context.Context) error or (T, error)", sigString(m))
+	}
+}
+
+// checkLogger: a recipe's package that has options logs through the
+// client's logger unless WithLogger gives it its own (the table's
+// Logging row); WithLogger's shape is the same in every recipe
+// (checkWithAcross).
+func (c *apiChecker) checkLogger() {
+	scope := c.p.pkg.Scope()
+	if _, ok := scope.Lookup("Option").(*types.TypeName); !ok {
+		return
+	}
+	if _, ok := scope.Lookup("WithLogger").(*types.Func); !ok && !c.exempt("WithLogger", "logger") {
+		c.driftf("Option", "the package has options but no WithLogger(*slog.Logger)")
 	}
 }
 

@@ -49,8 +49,9 @@ func NewGood(client *framework.Client, path string, opts ...Option) (*Thing, err
 // NewValue makes a value, not a recipe: no client, no rule.
 func NewValue(n int) *Hold { return &Hold{} }
 
-// WithLogger takes what mutex.WithLogger does not. Default: none.
-func WithLogger(name string) Option { return nil }
+// WithErrorPolicy takes what mutex.WithErrorPolicy does not, and the
+// package has no WithLogger. Default: none.
+func WithErrorPolicy(name string) Option { return nil }
 
 // Event names its path Node.
 type Event struct {
@@ -65,6 +66,9 @@ func (t *Thing) Close() error { return nil }
 
 // Err says why it stopped.
 func (t *Thing) Err() error { return nil }
+
+// AwaitReady waits without a ctx.
+func (t *Thing) AwaitReady() error { return nil }
 
 // Stop is a second way to end it.
 func (t *Thing) Stop() {}
