@@ -126,6 +126,8 @@ func TestAPI_APlantedDriftIsFound(t *testing.T) {
 		"apidrift.New: is func(*framework.Client, string) *apidrift.Thing: a constructor is New(client, path, ...) (*T, error)",
 		"apidrift.Option: the package has options but no WithLogger(*slog.Logger)",
 		"apidrift.OtherOption: a recipe's package has one option type, Option",
+		"apidrift.Participant: has no field Node string: a participant names its node's path Node and its data ID",
+		"apidrift.Thing.Participants: is func() []apidrift.Participant, want func(context.Context) ([]apidrift.Participant, error)",
 		"apidrift.Runner: runs in the background (it has Run) but has no Done func() <-chan struct{}",
 		"apidrift.Thing: runs in the background (it has Start) but has no Done func() <-chan struct{}",
 		"apidrift.Thing.AwaitReady: is func() error, want func(context.Context) error or (T, error)",

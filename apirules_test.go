@@ -150,6 +150,12 @@ func (c *apiChecker) checkType(tn *types.TypeName) {
 	if m := ms["AddListener"]; m != nil {
 		c.checkAddListener(name, m)
 	}
+	if m := ms["Participants"]; m != nil {
+		c.checkParticipants(name, m)
+	}
+	if name == "Participant" {
+		c.checkParticipant(tn)
+	}
 	for mname, m := range ms {
 		c.checkToldOfChanges(name+"."+mname, m)
 		if strings.HasPrefix(mname, "Await") {
@@ -365,6 +371,41 @@ func (c *apiChecker) checkOptionParam(name string, f *types.Func) {
 	named, ok := last.(*types.Named)
 	if ok && strings.HasSuffix(named.Obj().Name(), "Option") && (named.Obj().Pkg() != c.p.pkg || named.Obj().Name() != "Option") {
 		c.driftf(name, "takes ...%s: a recipe's call takes its options as ...Option", types.TypeString(last, qualifier))
+	}
+}
+
+// checkParticipants: the participants listing is Participants(ctx)
+// ([]Participant, error), with the recipe package's own Participant.
+func (c *apiChecker) checkParticipants(name string, m *types.Func) {
+	sig := m.Type().(*types.Signature)
+	ok := sig.Params().Len() == 1 && types.TypeString(sig.Params().At(0).Type(), qualifier) == "context.Context" &&
+		sig.Results().Len() == 2 && types.TypeString(sig.Results().At(1).Type(), qualifier) == "error"
+	if ok {
+		sl, isSlice := sig.Results().At(0).Type().(*types.Slice)
+		ok = isSlice && types.TypeString(sl.Elem(), qualifier) == c.p.pkg.Name()+".Participant"
+	}
+	if !ok {
+		c.driftf(name+".Participants", "is %s, want func(context.Context) ([]%s.Participant, error)", sigString(m), c.p.pkg.Name())
+	}
+}
+
+// checkParticipant: a Participant has at least Node string (the node's
+// path) and ID string (its data as text); a recipe adds fields, never
+// renames these two. An alias of another recipe's (rwlock's of mutex's)
+// is checked there.
+func (c *apiChecker) checkParticipant(tn *types.TypeName) {
+	if tn.IsAlias() {
+		return
+	}
+	st, ok := tn.Type().Underlying().(*types.Struct)
+	fields := map[string]string{}
+	for i := 0; ok && i < st.NumFields(); i++ {
+		fields[st.Field(i).Name()] = types.TypeString(st.Field(i).Type(), qualifier)
+	}
+	for _, want := range []string{"Node", "ID"} {
+		if fields[want] != "string" {
+			c.driftf(tn.Name(), "has no field %s string: a participant names its node's path Node and its data ID", want)
+		}
 	}
 }
 

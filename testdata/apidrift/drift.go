@@ -122,3 +122,12 @@ func (h *Hold) guards() []framework.Op { return nil }
 
 // Observe hands out changes without an error, under another name.
 func (t *Thing) Observe(ctx context.Context) <-chan int { return nil }
+
+// Participant names its node's path Path.
+type Participant struct {
+	Path string
+	ID   string
+}
+
+// Participants lists the participants without a ctx.
+func (t *Thing) Participants() []Participant { return nil }
