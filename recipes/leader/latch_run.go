@@ -174,15 +174,7 @@ func (l *Latch) pause(ctx context.Context, attempt int) error {
 	if attempt == 0 {
 		return nil
 	}
-	wait := min(rejoinBase<<min(attempt-1, 10), rejoinMax)
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return recipe.Sleep(ctx, min(rejoinBase<<min(attempt-1, 10), rejoinMax))
 }
 
 // terminal reports whether err is one no retry cures: the latch then
