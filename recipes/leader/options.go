@@ -131,10 +131,9 @@ func WithID(id string) Option {
 // framework.StandardErrorPolicy.
 func WithErrorPolicy(p framework.ErrorPolicy) Option {
 	return func(o *options) error {
-		if err := recipe.CheckErrorPolicy(p, ErrInvalidArgument); err != nil {
+		if err := recipe.SetErrorPolicy(&o.policy, p, ErrInvalidArgument); err != nil {
 			return err
 		}
-		o.policy = p
 		o.parts.Configures("WithErrorPolicy", latchPart, selectorPart)
 		return nil
 	}

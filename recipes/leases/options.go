@@ -28,13 +28,7 @@ type options struct {
 // the server can expire the session. Default:
 // framework.StandardErrorPolicy.
 func WithErrorPolicy(p framework.ErrorPolicy) Option {
-	return func(o *options) error {
-		if err := recipe.CheckErrorPolicy(p, ErrInvalidArgument); err != nil {
-			return err
-		}
-		o.policy = p
-		return nil
-	}
+	return func(o *options) error { return recipe.SetErrorPolicy(&o.policy, p, ErrInvalidArgument) }
 }
 
 // WithMaxHold bounds how long the lease may be held: once d has passed
@@ -43,13 +37,7 @@ func WithErrorPolicy(p framework.ErrorPolicy) Option {
 // a holder stuck in a goroutine cannot keep the permit for ever. Default:
 // no bound.
 func WithMaxHold(d time.Duration) Option {
-	return func(o *options) error {
-		if err := recipe.CheckMaxHold(d, ErrInvalidArgument); err != nil {
-			return err
-		}
-		o.maxHold = d
-		return nil
-	}
+	return func(o *options) error { return recipe.SetMaxHold(&o.maxHold, d, ErrInvalidArgument) }
 }
 
 // WithKind names what the lease serves in what it reports, for the recipes

@@ -19,13 +19,7 @@ import (
 // request and never writes the lock node, whose data is the channel of
 // revocation requests (WithRevocation) and Curator's. Default: no bound.
 func WithMaxHold(d time.Duration) Option {
-	return func(o *options) error {
-		if err := recipe.CheckMaxHold(d, ErrInvalidArgument); err != nil {
-			return err
-		}
-		o.maxHold = d
-		return nil
-	}
+	return func(o *options) error { return recipe.SetMaxHold(&o.maxHold, d, ErrInvalidArgument) }
 }
 
 // MaxHold returns the time the hold may go without a renewal

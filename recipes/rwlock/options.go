@@ -33,13 +33,7 @@ func WithData(data []byte) Option {
 // the server can expire the session. Default:
 // framework.StandardErrorPolicy.
 func WithErrorPolicy(p framework.ErrorPolicy) Option {
-	return func(o *options) error {
-		if err := recipe.CheckErrorPolicy(p, ErrInvalidArgument); err != nil {
-			return err
-		}
-		o.policy = p
-		return nil
-	}
+	return func(o *options) error { return recipe.SetErrorPolicy(&o.policy, p, ErrInvalidArgument) }
 }
 
 // mutexOptions are the options of both locks' engines.

@@ -40,13 +40,7 @@ func WithData(data []byte) Option {
 // the server can expire the session. Default:
 // framework.StandardErrorPolicy.
 func WithErrorPolicy(p framework.ErrorPolicy) Option {
-	return func(o *options) error {
-		if err := recipe.CheckErrorPolicy(p, ErrInvalidArgument); err != nil {
-			return err
-		}
-		o.policy = p
-		return nil
-	}
+	return func(o *options) error { return recipe.SetErrorPolicy(&o.policy, p, ErrInvalidArgument) }
 }
 
 // WithMaxHold makes every lease time-bounded (leases.WithMaxHold): once d
@@ -56,13 +50,7 @@ func WithErrorPolicy(p framework.ErrorPolicy) Option {
 // shows the bound (and, once renewed, the last renewal) to operators.
 // Default: no bound.
 func WithMaxHold(d time.Duration) Option {
-	return func(o *options) error {
-		if err := recipe.CheckMaxHold(d, ErrInvalidArgument); err != nil {
-			return err
-		}
-		o.maxHold = d
-		return nil
-	}
+	return func(o *options) error { return recipe.SetMaxHold(&o.maxHold, d, ErrInvalidArgument) }
 }
 
 // WithTTL makes every lease a TTL lease (see leases.IssueTTL): its node is

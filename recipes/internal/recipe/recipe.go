@@ -45,19 +45,23 @@ func Options[O any, F ~func(*O) error](opts []F, invalid error) (O, error) {
 	return o, nil
 }
 
-// CheckErrorPolicy checks an error policy option. The error wraps invalid.
-func CheckErrorPolicy(p framework.ErrorPolicy, invalid error) error {
+// SetErrorPolicy is every recipe's WithErrorPolicy: it sets *dst to p, one
+// of framework's two policies, and refuses any other value with an error
+// wrapping invalid.
+func SetErrorPolicy(dst *framework.ErrorPolicy, p framework.ErrorPolicy, invalid error) error {
 	if p != framework.StandardErrorPolicy && p != framework.SessionErrorPolicy {
 		return fmt.Errorf("%w: error policy %v", invalid, p)
 	}
+	*dst = p
 	return nil
 }
 
-// CheckMaxHold checks a maximum hold time option: it must be positive. The
-// error wraps invalid.
-func CheckMaxHold(d time.Duration, invalid error) error {
+// SetMaxHold is every recipe's WithMaxHold: it sets *dst to d, which must
+// be positive; it refuses any other with an error wrapping invalid.
+func SetMaxHold(dst *time.Duration, d time.Duration, invalid error) error {
 	if d <= 0 {
 		return fmt.Errorf("%w: maximum hold time %v must be positive", invalid, d)
 	}
+	*dst = d
 	return nil
 }

@@ -3,6 +3,7 @@ package recipe
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -37,10 +38,23 @@ func TestOptions(t *testing.T) {
 	assert.Same(t, own, err)
 }
 
-func TestCheckErrorPolicy(t *testing.T) {
-	assert.NoError(t, CheckErrorPolicy(framework.StandardErrorPolicy, errInvalid))
-	assert.NoError(t, CheckErrorPolicy(framework.SessionErrorPolicy, errInvalid))
-	assert.ErrorIs(t, CheckErrorPolicy(framework.ErrorPolicy(9), errInvalid), errInvalid)
+func TestSetErrorPolicy_TakesFrameworksTwoPoliciesAndRefusesTheRest(t *testing.T) {
+	var p framework.ErrorPolicy
+	assert.NoError(t, SetErrorPolicy(&p, framework.SessionErrorPolicy, errInvalid))
+	assert.Equal(t, framework.SessionErrorPolicy, p)
+	assert.NoError(t, SetErrorPolicy(&p, framework.StandardErrorPolicy, errInvalid))
+	assert.Equal(t, framework.StandardErrorPolicy, p)
+	assert.ErrorIs(t, SetErrorPolicy(&p, framework.ErrorPolicy(9), errInvalid), errInvalid)
+	assert.Equal(t, framework.StandardErrorPolicy, p, "left as it was")
+}
+
+func TestSetMaxHold_RefusesABoundThatIsNotPositive(t *testing.T) {
+	var d time.Duration
+	assert.ErrorIs(t, SetMaxHold(&d, 0, errInvalid), errInvalid)
+	assert.ErrorIs(t, SetMaxHold(&d, -time.Second, errInvalid), errInvalid)
+	assert.Zero(t, d)
+	assert.NoError(t, SetMaxHold(&d, time.Second, errInvalid))
+	assert.Equal(t, time.Second, d)
 }
 
 // An option of one part is refused by another's constructor; one of two
