@@ -1,8 +1,11 @@
 // Package recipe holds what the recipes share: the argument checks that
-// every recipe's constructor makes, so that each rejects bad input the same
-// way before any I/O; fencing tokens; finishing a release after its
-// context ended; and the errors of a wait. It lives under recipes/internal
-// so that only recipes can import it.
+// every recipe's constructor and option makes (SetLogger, SetErrorPolicy,
+// SetMaxHold), so that each rejects bad input the same way before any I/O;
+// the lifecycle of a recipe that runs in the background (Background) and
+// its listeners (Listeners); the loop behind every Watch (Follow); fencing
+// tokens; finishing a release after its context ended; and the errors of
+// a wait. It lives under recipes/internal so that only recipes can import
+// it.
 package recipe
 
 import (
