@@ -70,7 +70,8 @@ func newHold(m *Mutex, owner any, a acquired) *Hold {
 func (h *Hold) Lost() <-chan struct{} { return h.watch.Lost() }
 
 // Err returns nil while the hold lasts; after a loss, an error that wraps
-// ErrLost and says why; after the final release, an error saying so.
+// ErrLost and says why; after the final release, an error wrapping
+// ErrReleased.
 func (h *Hold) Err() error { return h.watch.Err() }
 
 // Node returns the lock node's path, relative to the client's namespace.
@@ -167,5 +168,6 @@ func finishError(err error) error {
 	return fmt.Errorf("deletion continues in the background: %w", err)
 }
 
-// errReleased is the Err of a released hold.
-var errReleased = errors.New("mutex: released")
+// errReleased is the Err of a released hold: ErrReleased, as a released
+// lease's is.
+var errReleased = fmt.Errorf("mutex: %w", ErrReleased)
