@@ -17,9 +17,16 @@ import (
 	"github.com/zkrecipes/zkrecipes/reliability/internal/chaos"
 )
 
-// chaosQueueDrain bounds the drain at the end: items whose lock went with
-// an expired session wait for the server to delete it.
-const chaosQueueDrain = time.Minute
+// The drain at the end goes on while items leave the queues: the
+// consumers of a long run fall behind the producers under load, and the
+// backlog they leave grows with the run, so no fixed time fits every run.
+// It ends once no item has left for chaosQueueStall (an item whose lock
+// went with an expired session waits for the server to delete it, well
+// within it), or after chaosQueueDrainMax whatever its progress.
+const (
+	chaosQueueStall    = time.Minute
+	chaosQueueDrainMax = 15 * time.Minute
+)
 
 // chaosQueues are the chaos run's queues (recipes/queue, Curator's
 // DistributedQueue with a lock path): a lock-safe one and a transactional
@@ -136,7 +143,7 @@ func (cq *chaosQueues) judge(t *testing.T, observer *framework.Client, report *c
 	for _, c := range cq.producers {
 		require.NoError(t, c.Close())
 	}
-	left := cq.drain(t, observer)
+	left, why := cq.drain(t, observer, chaosQueueStall, chaosQueueDrainMax)
 	effects := cq.effects(t, observer)
 	now := cq.lockSafe.Clock.Now()
 	report.LockSafeQueue, report.TxQueue = cq.lockSafe.Counts(), cq.tx.Counts()
@@ -151,46 +158,64 @@ func (cq *chaosQueues) judge(t *testing.T, observer *framework.Client, report *c
 	report.Violations = append(report.Violations, cq.simple.Check(now)...)
 	for dir, n := range left {
 		report.Violations = append(report.Violations, chaos.Violation{Kind: "queue", Recipe: "queue", At: now,
-			Detail: fmt.Sprintf("%d items left in %s after the drain (%v)", n, dir, chaosQueueDrain)})
+			Detail: fmt.Sprintf("%d items left in %s after the drain (%s)", n, dir, why)})
 	}
 }
 
 // drain runs a quick consumer of each queue on observer until all are
-// empty, or chaosQueueDrain, and returns how many items each has left.
-func (cq *chaosQueues) drain(t *testing.T, observer *framework.Client) map[string]int {
-	cq.drainSimple(t, observer)
+// empty, or no item has left them for stall, or bound; it returns how many
+// items each has left and, if any, why it ended.
+func (cq *chaosQueues) drain(t *testing.T, observer *framework.Client, stall, bound time.Duration) (map[string]int, string) {
+	cq.drainSimple(t, observer, stall)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{}, 2)
 	for _, cn := range []*chaos.QueueConsumer{cq.consumer(observer, "drain", false, 0), cq.consumer(observer, "drain", true, 0)} {
 		cn.Quick, cn.Stats = true, chaos.NewStats()
 		go func() { cn.Run(ctx); done <- struct{}{} }() // ends when the drain does
 	}
-	left := map[string]int{}
-	deadline := time.Now().Add(chaosQueueDrain)
-	for {
-		clear(left)
-		for _, dir := range []string{cq.lockSafeDir(), cq.txDir()} {
-			if n := len(queueItems(t, observer, dir)); n > 0 {
-				left[dir] = n
-			}
-		}
-		if len(left) == 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	left, why := cq.waitDrained(t, observer, stall, bound)
 	cancel()
 	<-done
 	<-done
-	return left
+	return left, why
+}
+
+// waitDrained waits for the lock-safe and transactional queues to be
+// empty while items leave them: until none has for stall, or bound. It
+// returns how many items each has left and, if any, why it stopped.
+func (cq *chaosQueues) waitDrained(t *testing.T, observer *framework.Client, stall, bound time.Duration) (map[string]int, string) {
+	start := time.Now()
+	least, progressed := -1, start
+	for {
+		left, total := map[string]int{}, 0
+		for _, dir := range []string{cq.lockSafeDir(), cq.txDir()} {
+			if n := len(queueItems(t, observer, dir)); n > 0 {
+				left[dir] = n
+				total += n
+			}
+		}
+		now := time.Now()
+		if least < 0 || total < least {
+			least, progressed = total, now
+		}
+		switch {
+		case total == 0:
+			return nil, ""
+		case now.Sub(progressed) >= stall:
+			return left, fmt.Sprintf("none taken for %v, after %v", stall, now.Sub(start).Round(time.Second))
+		case now.Sub(start) >= bound:
+			return left, fmt.Sprintf("still taking at the bound of %v", bound)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // drainSimple takes what is left in the Simple queue on observer, until
-// a look finds it empty.
-func (cq *chaosQueues) drainSimple(t *testing.T, observer *framework.Client) {
+// a look finds it empty, or bound.
+func (cq *chaosQueues) drainSimple(t *testing.T, observer *framework.Client, bound time.Duration) {
 	s, err := queue.NewSimple(observer, cq.simpleDir())
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), chaosQueueDrain)
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	drain := &chaos.SimpleConsumer{Queue: s, Ledger: cq.simple, Stats: chaos.NewStats()}
 	assert.NoError(t, drain.Drain(ctx), "the simple queue is drained")
