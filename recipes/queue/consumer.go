@@ -46,6 +46,11 @@ type Consumer[T any] struct {
 	// skipped holds the foreign and malformed nodes already logged, of
 	// the last listing: the run loop's alone.
 	skipped map[string]bool
+	// view is the backlog as the directory's recursive watch tells it,
+	// while the consumer follows it (nil: it lists), and stag its
+	// stagger: set by the run loop before its takes begin.
+	view *view
+	stag *stagger
 	// workers holds the ids of the goroutines that take items, so that a
 	// Close from the function does not wait for itself.
 	workers sync.Map
@@ -103,8 +108,13 @@ func (cn *Consumer[T]) Err() error { return cn.life.Err() }
 // retryPause is how long the consumer waits after a failed listing.
 const retryPause = 200 * time.Millisecond
 
-// run is the consumer's loop: list, take a batch, wait for a change.
+// run is the consumer's loop: it follows the queue through a recursive
+// watch of its directory where the server has one (follow), else it
+// lists, takes a batch and waits for a change.
 func (cn *Consumer[T]) run(ctx context.Context) {
+	if cn.follow(ctx) {
+		return
+	}
 	for ctx.Err() == nil {
 		names, changed, err := cn.list(ctx)
 		if err != nil {
@@ -113,11 +123,12 @@ func (cn *Consumer[T]) run(ctx context.Context) {
 			}
 			continue
 		}
-		b := cn.batch(ctx, names, changed)
+		items, due := cn.ready(names)
+		b := cn.batch(ctx, items, due, func() bool { return fired(changed) })
 		if b.took {
 			continue // list again at once: more may have come
 		}
-		cn.idle(ctx, changed, b)
+		cn.idle(ctx, changed, nil, b)
 	}
 }
 
@@ -166,10 +177,11 @@ type batchResult struct {
 	changed bool
 }
 
-// idle waits for the queue to change, the next delayed item to fall due,
-// the lock of an item held elsewhere to go (its holder may give the item
-// back without changing the queue), or ctx.
-func (cn *Consumer[T]) idle(ctx context.Context, changed <-chan zk.Event, b batchResult) {
+// idle waits for the queue to change (the listing's watch fires, or the
+// view wakes), the next delayed item to fall due, the lock of an item held
+// elsewhere to go (its holder may give the item back without changing the
+// queue), or ctx.
+func (cn *Consumer[T]) idle(ctx context.Context, changed <-chan zk.Event, wake <-chan struct{}, b batchResult) {
 	var due <-chan time.Time
 	if b.failed && (b.due <= 0 || b.due > retryPause) {
 		b.due = retryPause
@@ -192,6 +204,7 @@ func (cn *Consumer[T]) idle(ctx context.Context, changed <-chan zk.Event, b batc
 	}
 	select {
 	case <-changed:
+	case <-wake:
 	case <-due:
 	case <-released:
 	case <-ctx.Done():
@@ -231,20 +244,20 @@ func (cn *Consumer[T]) ready(names []string) ([]string, time.Duration) {
 // outcome is what taking one item came to.
 type outcome struct {
 	name     string
-	took     bool   // the consumer took it
-	held     string // another consumer holds its lock node
-	gone     bool   // another consumer took it first
-	bad      error  // a malformed node, left where it is
-	refusing bool   // the consumer is stopping
+	took     bool          // the consumer took it
+	held     string        // another consumer holds its lock node
+	gone     bool          // another consumer took it first
+	bad      error         // a malformed node, left where it is
+	refusing bool          // the consumer is stopping
+	dur      time.Duration // how long the take took, for the stagger
 }
 
-// batch takes the items of one listing, up to the concurrency at once, in
-// the queue's order. After an item that another consumer took first it
-// jumps to a random later one, so that consumers listing the same batch
-// spread out rather than trail each other; what it jumped over waits for
-// the next listing.
-func (cn *Consumer[T]) batch(ctx context.Context, names []string, changed <-chan zk.Event) batchResult {
-	items, due := cn.ready(names)
+// batch takes items (ready, in the queue's order), up to the concurrency
+// at once. After an item that another consumer took first it jumps to a
+// random later one, so that consumers listing the same batch spread out
+// rather than trail each other; what it jumped over waits for the next
+// look. changed says whether an item came since the batch was listed.
+func (cn *Consumer[T]) batch(ctx context.Context, items []string, due time.Duration, changed func() bool) batchResult {
 	res := batchResult{due: due}
 	slots := make(chan struct{}, cn.opts.concurrency)
 	results := make(chan outcome, len(items))
@@ -265,7 +278,7 @@ func (cn *Consumer[T]) batch(ctx context.Context, names []string, changed <-chan
 		}
 		// With a slot, the items before have been taken (with one slot) or
 		// are under way: a change now may be an item that goes first.
-		if cn.opts.refresh > 0 && sent >= cn.opts.refresh && fired(changed) {
+		if cn.opts.refresh > 0 && sent >= cn.opts.refresh && changed() {
 			<-slots
 			res.changed = true
 			break // list again, for order
@@ -278,7 +291,10 @@ func (cn *Consumer[T]) batch(ctx context.Context, names []string, changed <-chan
 			id := goid.Get()
 			cn.workers.Store(id, struct{}{})
 			defer func() { cn.workers.Delete(id); <-slots }()
-			results <- cn.take(ctx, name)
+			begun := time.Now()
+			o := cn.take(ctx, name)
+			o.dur = time.Since(begun)
+			results <- o
 		}()
 	}
 	for got < sent {
@@ -307,6 +323,9 @@ func drain(results <-chan outcome, note func(outcome), next, n int) int {
 // note adds a take's outcome to the batch's result, and warns once of a
 // malformed node it leaves in place.
 func (cn *Consumer[T]) note(res *batchResult, o outcome) {
+	if cn.stag != nil {
+		cn.stag.learn(o)
+	}
 	res.took = res.took || o.took
 	if o.held != "" && res.held == "" {
 		res.held = o.held

@@ -267,16 +267,21 @@ func TestConsumer_StopsWithErrClosedWhenItsClientCloses(t *testing.T) {
 // between them, take every item once: at most once without a lock path,
 // exactly once in the lock-safe mode.
 func TestConsumer_ManyConsumersTakeEveryItemOnce(t *testing.T) {
+	serverKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
+		manyConsumersTakeEveryItemOnce(t, proxy)
+	})
+}
+
+func manyConsumersTakeEveryItemOnce(t *testing.T, proxy *zktest.Proxy) {
 	for _, tc := range []struct{ lock, shared bool }{{false, false}, {true, false}, {true, true}} {
 		lock := tc.lock
 		t.Run(fmt.Sprintf("lock=%v,shared=%v", tc.lock, tc.shared), func(t *testing.T) {
-			servers := zktest.Servers(t)
-			c := connect(t, servers)
+			c := connect(t, proxy.Addr())
 			consumerClient := func() *framework.Client {
 				if tc.shared {
 					return c
 				}
-				return connect(t, servers)
+				return connect(t, proxy.Addr())
 			}
 			ctx := testContext(t)
 			path := zktest.UniquePath(t)
@@ -605,4 +610,28 @@ func TestConsumer_FunctionsCtxEndsWhenItsLockIsLost(t *testing.T) {
 	start(t, cn2)
 	assert.Equal(t, []string{"work"}, other.waitFor(t, 1), "the item goes to another")
 	proxy.Resume()
+}
+
+// A consumer that loses its connection takes, once back, the items put
+// while it was away: the server tells a recursive watch nothing of them,
+// so the consumer lists the queue again.
+func TestConsumer_TakesTheItemsPutWhileItsConnectionWasDown(t *testing.T) {
+	serverKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
+		ctx := testContext(t)
+		path := zktest.UniquePath(t)
+		producer := newQueue(t, connect(t, zktest.Servers(t)), path)
+		r := &recorder{}
+		cn, err := newQueue(t, connect(t, proxy.Addr()), path).NewConsumer(r.consume)
+		require.NoError(t, err)
+		start(t, cn)
+		require.NoError(t, producer.Put(ctx, "before"))
+		r.waitFor(t, 1)
+		proxy.Pause()
+		for i := range 5 {
+			require.NoError(t, producer.Put(ctx, fmt.Sprint("away-", i)))
+		}
+		proxy.Cut()
+		proxy.Resume()
+		assert.Equal(t, []string{"before", "away-0", "away-1", "away-2", "away-3", "away-4"}, r.waitFor(t, 6))
+	})
 }

@@ -53,3 +53,43 @@ func TestConsumer_RequestsPerItem(t *testing.T) {
 		})
 	}
 }
+
+// Idle consumers do not herd: every consumer hears of each new item, but
+// only one reaches for it, so the requests per item do not grow with the
+// number of consumers waiting (on ZooKeeper 3.6+, where they follow the
+// queue through a recursive watch rather than each listing it once per
+// change).
+func TestConsumer_IdleConsumersDoNotHerd(t *testing.T) {
+	perItem := func(consumers int) float64 {
+		servers := zktest.Servers(t)
+		path := zktest.UniquePath(t)
+		consumerProxy := zktest.NewProxy(t, servers)
+		producer := newQueue(t, connect(t, servers), path)
+		ctx := testContext(t)
+		r := &recorder{}
+		for range consumers {
+			cn, err := newQueue(t, connect(t, consumerProxy.Addr()), path).NewConsumer(r.consume)
+			require.NoError(t, err)
+			start(t, cn)
+		}
+		// One item at a time, each taken before the next is put, so that
+		// every consumer is idle when each comes.
+		putOne := func(i int) {
+			require.NoError(t, producer.Put(ctx, fmt.Sprint(i)))
+			r.waitFor(t, i+1)
+		}
+		const warm, n = 150, 100 // the warm-up shares the items out
+		for i := range warm {
+			putOne(i)
+		}
+		before := consumerProxy.Sent()
+		for i := range n {
+			putOne(warm + i)
+		}
+		sent := consumerProxy.Sent() - before
+		t.Logf("%d consumers: %d requests for %d items", consumers, sent, n)
+		return float64(sent) / n
+	}
+	one, eight := perItem(1), perItem(8)
+	assert.LessOrEqual(t, eight, one*1.25, "8 idle consumers: %.2f requests per item, 1: %.2f", eight, one)
+}

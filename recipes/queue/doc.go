@@ -24,18 +24,33 @@
 //
 // # Consuming, and what each mode gives
 //
-// A [Consumer] runs in the background (Start, Close, Done, Err). It lists
-// the queue once per batch with a one-shot watch, takes the batch's items
-// in the queue's order (WithConcurrency at once), and when there is
-// nothing to take waits on that watch, the next delayed item's time, or the
-// lock of an item another consumer holds. A consumer busy with a batch
-// lists nothing until it is done, however many items come meanwhile (its
-// watch fires once), so listings are per batch, not per item; idle
-// consumers each list once per change, as Curator's do. Consumers that meet
-// in a batch spread out at random after their first collision, which costs
-// the loser one request (a lock create) or two (a read and a delete). With
-// one consumer the order is the queue's; with several, nobody's (as in
-// Curator).
+// A [Consumer] runs in the background (Start, Close, Done, Err). On
+// ZooKeeper 3.6 and later it follows the queue through a recursive watch
+// of its directory (framework.Hooks.WatchFunc): the watch tells it the
+// name of every item created and deleted, so it keeps its own view of the
+// backlog and lists the directory only to begin, after a reconnect (the
+// server tells a watch nothing of what changed meanwhile) and when its
+// view left items out (see Memory). A take of an item the view has seen
+// deleted sends nothing. On an older server it lists the queue once per
+// batch with a one-shot watch, as Curator's ChildrenCache does; there a
+// consumer busy with a batch lists nothing until it is done, and idle
+// consumers each list once per change, as Curator's do.
+//
+// Consumers of one queue share its items out rather than all reaching
+// for each new one. Items fall into 64 buckets by a hash of their names;
+// a bucket is, to each consumer, the one's that took its last item: a
+// consumer takes the items of its buckets at once, in the queue's order,
+// and another's only after it has waited a few takes' time (and a wait of
+// its own, so that helpers come one at a time), which is how the items of
+// a consumer that is gone or behind pass to another. A consumer that hears
+// no one else take items takes every item at once, in the queue's order.
+// So idle consumers cost no request per item each (no herd): an item costs
+// its take, whatever the number of consumers waiting. A take that loses a
+// race costs the loser one request (a lock create, or a read) or two (a
+// read and a delete). With one consumer the order is the queue's (an item
+// of higher priority put meanwhile included); with several, each takes its
+// own items in order, and nobody's order is the queue's (as in Curator,
+// whose consumers each list and take in order, colliding).
 //
 //   - No lock path (Curator's default): the item is deleted, then its
 //     function called: at most once. A delete whose answer was lost drops
@@ -78,8 +93,11 @@
 //
 // A producer holds what its callers are putting, in batches that fit one
 // request; there is no background buffer, and WithMaxItems makes a put wait
-// while the queue is full. A consumer holds one listing (the names) and the
-// data of at most WithConcurrency nodes.
+// while the queue is full. A consumer holds the data of at most
+// WithConcurrency nodes, and names: following the watch, the first 4,096
+// items of the queue in its order (it forgets the rest, and lists again
+// once it has none of those left); while it reads a listing, the whole
+// directory's names, as Curator's consumers do.
 //
 // # Differences from Curator
 //

@@ -159,3 +159,17 @@ func requeueName(name string) string {
 	}
 	return itemPrefix
 }
+
+// compare orders two item names as sortItems does, the name breaking
+// ties, so that a sorted view can be searched.
+func (k kind) compare(a, b string) int {
+	switch k {
+	case ids:
+		_, ca := idOf(a)
+		_, cb := idOf(b)
+		return cmp.Or(strings.Compare(ca, cb), strings.Compare(a, b))
+	case delay:
+		return cmp.Or(cmp.Compare(epochOf(a), epochOf(b)), strings.Compare(a, b))
+	}
+	return strings.Compare(a, b)
+}

@@ -23,6 +23,9 @@ func (cn *Consumer[T]) take(ctx context.Context, name string) outcome {
 		// a closed consumer takes nothing more.
 		return outcome{name: name, refusing: true}
 	}
+	if cn.heardGone(name) { // taken by another since the consumer chose it
+		return outcome{name: name, gone: true}
+	}
 	switch {
 	case cn.b.c.opts.lockPath != "":
 		return cn.takeLocked(ctx, name)
@@ -35,6 +38,9 @@ func (cn *Consumer[T]) take(ctx context.Context, name string) outcome {
 // read reads an item node: its items, its version, or an outcome that
 // ends the take (gone, malformed, failed).
 func (cn *Consumer[T]) read(ctx context.Context, name string) (items []T, data []byte, version int32, end *outcome) {
+	if cn.heardGone(name) {
+		return nil, nil, 0, &outcome{name: name, gone: true}
+	}
 	data, stat, err := cn.b.c.client.Get(ctx, cn.b.c.itemPath(name))
 	switch {
 	case recipe.IsNoNode(err):
@@ -50,6 +56,13 @@ func (cn *Consumer[T]) read(ctx context.Context, name string) (items []T, data [
 	return items, data, stat.Version, nil
 }
 
+// heardGone reports whether the consumer's view no longer has the item
+// name: then it is gone (a name is never given twice), or the view must
+// be listed again, and either way the take ends without a request.
+func (cn *Consumer[T]) heardGone(name string) bool {
+	return cn.view != nil && !cn.view.has(name)
+}
+
 // takeFirst is Curator's default mode, at most once: the item is deleted,
 // then its function called. A delete whose answer was lost may have been
 // another consumer's: the item is then dropped, never handed out twice.
@@ -58,6 +71,9 @@ func (cn *Consumer[T]) takeFirst(ctx context.Context, name string) outcome {
 	items, _, version, end := cn.read(work, name)
 	if end != nil {
 		return *end
+	}
+	if cn.heardGone(name) { // taken while it was read: the deletion came before the read's answer
+		return outcome{name: name, gone: true}
 	}
 	err := cn.b.c.client.Delete(work, cn.b.c.itemPath(name), version)
 	switch {
