@@ -212,6 +212,54 @@ func TestDirWatch_ALongQueueEndsIt(t *testing.T) {
 	}
 }
 
+// A lock WithWatchedQueue follows a longer queue through the directory
+// watch than a plain one: behind a holder and shortQueue waiters, where a
+// plain lock's waiter watches the nodes in front one by one, its waiter
+// sets no watch of its own.
+func TestDirWatch_WithWatchedQueueFollowsALongerQueue(t *testing.T) {
+	servers := zktest.Servers(t)
+	ctx := zktest.Context(t)
+	path := zktest.UniquePath(t)
+	proxy := zktest.NewProxy(t, servers)
+	ours, err := New(zktest.Connect(t, proxy.Addr()), path, WithWatchedQueue(shortQueue+2))
+	require.NoError(t, err)
+	theirs := zktest.Connect(t, servers)
+	first, err := New(theirs, path)
+	require.NoError(t, err)
+	h, err := first.Acquire(ctx)
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for range shortQueue {
+		m, err := New(theirs, path)
+		require.NoError(t, err)
+		wg.Go(func() { // ends when the lock is taken and given back
+			h, err := m.Acquire(ctx)
+			if assert.NoError(t, err) {
+				assert.NoError(t, h.Release(ctx))
+			}
+		})
+	}
+	require.Eventually(t, func() bool {
+		children, _, err := theirs.Children(ctx, path)
+		return err == nil && len(children) == shortQueue+1
+	}, 10*time.Second, 5*time.Millisecond)
+
+	wg.Go(func() { // ends when the lock is taken and given back
+		h, err := ours.Acquire(ctx)
+		if assert.NoError(t, err) {
+			assert.NoError(t, h.Release(ctx))
+		}
+	})
+	require.Eventually(t, func() bool {
+		oneShot := proxy.Requests(zktest.OpGetData) > 0
+		watched := proxy.Requests(zktest.OpAddWatch) == 1 && proxy.Requests(zktest.OpGetChildren2) >= 2
+		return oneShot || watched
+	}, 10*time.Second, 5*time.Millisecond, "ours waits")
+	require.NoError(t, h.Release(ctx))
+	wg.Wait()
+	assert.Zero(t, proxy.Requests(zktest.OpGetData), "watches set on nodes in front")
+}
+
 // A lock taken and given back with nobody else on it keeps nothing in its
 // client: a directory watch is made only for a queue that is waited in,
 // so that a process that locks many paths once each (ten thousand idle

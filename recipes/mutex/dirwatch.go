@@ -353,9 +353,9 @@ func (s *dirSub) hand(node string, recheck func()) {
 func (s *dirSub) release() { s.unsubscribe(false) }
 
 // leave ends the subscription of a waiter that found the queue long
-// (shortQueue): if it was the last, the watch goes at once. Lingering,
-// it would be joined again whenever the client queued within the
-// linger, and every create and delete of the long queue would keep
+// (engine.watchedQueue): if it was the last, the watch goes at once.
+// Lingering, it would be joined again whenever the client queued within
+// the linger, and every create and delete of the long queue would keep
 // coming to the client for as long as it kept queueing.
 func (s *dirSub) leave() { s.unsubscribe(true) }
 

@@ -59,6 +59,9 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver lockd
 	if !o.kindSet {
 		o.kind, o.what = "mutex", "lock hold"
 	}
+	if o.watchedQueue == 0 {
+		o.watchedQueue = shortQueue
+	}
 	data := o.data
 	if o.revoke != nil {
 		data = nil
@@ -71,7 +74,7 @@ func NewWithDriver(client *framework.Client, path, lockName string, driver lockd
 	return &Mutex{
 		client: client,
 		engine: engine{client: client, dir: path, lockName: lockName, driver: driver, data: data, place: o.place, prefix: zkpath.Join(path, lockName),
-			watchOwn: !o.orderOnly},
+			watchOwn: !o.orderOnly, watchedQueue: o.watchedQueue},
 		opts: o,
 		kind: holdwatch.Kind{
 			Client: client, Policy: o.policy, MaxHold: o.maxHold,

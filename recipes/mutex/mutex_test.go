@@ -35,6 +35,7 @@ func TestNew_RejectsBadInput(t *testing.T) {
 		{"nil revocation handler", c, "/lock", []mutex.Option{mutex.WithRevocation(nil)}},
 		{"empty name", c, "/lock", []mutex.Option{mutex.WithName("")}},
 		{"unknown error policy", c, "/lock", []mutex.Option{mutex.WithErrorPolicy(framework.ErrorPolicy(7))}},
+		{"empty watched queue", c, "/lock", []mutex.Option{mutex.WithWatchedQueue(0)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

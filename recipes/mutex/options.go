@@ -3,6 +3,7 @@ package mutex
 import (
 	"fmt"
 	"log/slog"
+	"math"
 	"time"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -31,6 +32,10 @@ type options struct {
 	orderOnly bool
 	// unobserved: acquires and holds are not reported (WithUnobserved).
 	unobserved bool
+	// watchedQueue is the longest queue a waiter follows through the
+	// directory watch (WithWatchedQueue); 0: shortQueue. An int32 beside
+	// the flags: it adds nothing to a Mutex's size.
+	watchedQueue int32
 }
 
 // WithData sets the data of the lock nodes, shown to operators and to
@@ -151,6 +156,28 @@ func WithTurn(turn lockdriver.Turn) Option {
 func WithOrderOnly() Option {
 	return func(o *options) error {
 		o.orderOnly = true
+		return nil
+	}
+}
+
+// WithWatchedQueue sets the longest queue (n nodes or fewer in the lock's
+// directory, the waiter's own included) that a waiter follows through the
+// directory's watch, on ZooKeeper 3.6+: there a contended acquisition
+// costs two requests, the create and the delete, but the server tells
+// every client that waits of every create and delete, about 2n
+// notifications per acquisition. Behind a longer queue a waiter waits on
+// one-shot watches of the nodes in front, which costs four or five
+// requests more and about two notifications. It is for a recipe whose
+// acquisition costs writes besides the lock's, such as the semaphore's
+// guard, for which the requests saved outweigh the notifications over a
+// longer queue than for a lock alone. n below 1 is rejected with
+// ErrInvalidArgument. Default: 8.
+func WithWatchedQueue(n int) Option {
+	return func(o *options) error {
+		if n < 1 || n > math.MaxInt32 {
+			return fmt.Errorf("%w: watched queue of %d, want 1 to %d", ErrInvalidArgument, n, math.MaxInt32)
+		}
+		o.watchedQueue = int32(n)
 		return nil
 	}
 }
