@@ -66,11 +66,13 @@
 // the guard for two round trips (Curator's: at least four). Where the ACL
 // forbids writing the leases directory, the semaphore counts by listing
 // it, as Curator does. A contended acquire waits for the guard as a mutex
-// waiter does, through the directory watch or one-shot watches, but
-// without watching its own node (mutex.WithOrderOnly): the count, not the
-// guard, keeps the leases within the maximum. With 16 clients on three
-// leases that is 8 requests per acquisition, of which 3 wait for the
-// guard; a mutex waiter would send 9.
+// waiter does, but without watching its own node (mutex.WithOrderOnly):
+// the count, not the guard, keeps the leases within the maximum. Behind up
+// to 16 acquirers (a mutex: 8) it follows the guard's queue through the
+// locks directory's watch (ZooKeeper 3.6+): 4 requests per acquisition,
+// and about two notifications to each client that waits. Behind a longer
+// queue, or on an older server, it waits on one-shot watches: 8 requests,
+// of which 3 wait for the guard, and about two notifications in all.
 //
 // Time-bounded leases: WithMaxHold bounds each lease between renewals,
 // enforced by the holder's process; WithTTL makes the lease nodes
