@@ -312,3 +312,46 @@ func TestDirWatch_AnOldServerKeepsNoneInTheClient(t *testing.T) {
 	_, kept := c.Hooks().LoadShared(dirWatchKey{path})
 	assert.False(t, kept)
 }
+
+// A waiter on the directory watch is woken by the deletion of a node it
+// waits on or of its own, and by a reconnect; the creations and deletions
+// of other nodes queue without waking it, else every hand-off would wake
+// every waiter of the client. An event queued before the waiter named its
+// nodes wakes it when it names them.
+func TestDirSub_WakesAWaiterOnlyForWhatMayBeItsTurn(t *testing.T) {
+	const dir = "/q"
+	ev := func(typ framework.WatchEventType, name string) framework.WatchEvent {
+		return framework.WatchEvent{Type: typ, Path: dir + "/" + name}
+	}
+	s := &dirSub{wake: make(chan struct{}, 1)}
+	woken := func() bool {
+		select {
+		case <-s.wake:
+			return true
+		default:
+			return false
+		}
+	}
+	s.waitFor([]string{"front", "ours"})
+	s.push(ev(framework.NodeCreated, "behind"))
+	s.push(ev(framework.NodeDataChanged, "front"))
+	s.push(ev(framework.NodeDeleted, "farther"))
+	assert.False(t, woken(), "woken by another node's change")
+	for _, e := range []framework.WatchEvent{
+		ev(framework.NodeDeleted, "front"),
+		ev(framework.NodeDeleted, "ours"),
+		{Type: framework.WatchResumed, Path: dir},
+		{Type: framework.WatchSessionChanged, Path: dir},
+	} {
+		s.push(e)
+		assert.True(t, woken(), "not woken by %v", e)
+	}
+
+	s.push(ev(framework.NodeDeleted, "next"))
+	require.False(t, woken())
+	s.waitFor([]string{"next", "ours"})
+	assert.True(t, woken(), "not woken by a deletion queued before it named the node")
+	events, ended := s.take()
+	assert.Len(t, events, 8, "every event is queued for the waiter's view of the queue")
+	assert.False(t, ended)
+}

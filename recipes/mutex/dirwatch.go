@@ -2,6 +2,7 @@ package mutex
 
 import (
 	"context"
+	"path"
 	"slices"
 	"sync"
 	"time"
@@ -275,6 +276,9 @@ type dirSub struct {
 	ended   bool   // the watch ended: fall back to one-shot watches
 	recheck func() // the hold's, once handed
 	done    bool
+	// turn names the nodes whose deletion may be the waiter's turn, its
+	// own among them (see wakes); nil: any deletion.
+	turn []string
 }
 
 // push queues ev, or for a hold, calls recheck on a reconnect: the
@@ -289,19 +293,45 @@ func (s *dirSub) push(ev framework.WatchEvent) {
 		return
 	}
 	s.queue = append(s.queue, ev)
-	wake := ev.Type != framework.NodeCreated && ev.Type != framework.NodeDataChanged || len(s.queue) >= quietEvents
+	wake := s.wakes(ev) || len(s.queue) >= quietEvents
 	s.mu.Unlock()
 	if wake {
 		s.signal()
 	}
 }
 
-// quietEvents bounds the events that queue without waking the waiter. A
-// waiter's turn comes with a deletion or a reconnect: a creation comes
-// after its own node's (a sequence number is never given twice), and a
-// data change is no one's turn, so it wakes for neither, which halves
-// the wake-ups of a queue whose holder queues again as it leaves. Its
-// next wake-up applies them.
+// wakes reports whether ev may be the waiter's turn, under s.mu. A
+// waiter's turn comes with a reconnect, or with the deletion of a node
+// it waits on or of its own: a creation comes after its own node's (a
+// sequence number is never given twice), a data change is no one's turn,
+// and the engine judges again only when a node its Decision names goes
+// (follow). Behind a queue of n, every deletion would otherwise wake the
+// n waiters of the client, of which one or two judge again.
+func (s *dirSub) wakes(ev framework.WatchEvent) bool {
+	switch ev.Type {
+	case framework.NodeCreated, framework.NodeDataChanged:
+		return false
+	case framework.NodeDeleted:
+		return s.turn == nil || slices.Contains(s.turn, path.Base(ev.Path))
+	}
+	return true
+}
+
+// waitFor names the nodes whose deletion wakes the waiter from now on
+// (see wakes), and wakes it at once if an event queued since its last
+// take does: it came before the names were known.
+func (s *dirSub) waitFor(turn []string) {
+	s.mu.Lock()
+	s.turn = turn
+	wake := slices.ContainsFunc(s.queue, s.wakes)
+	s.mu.Unlock()
+	if wake {
+		s.signal()
+	}
+}
+
+// quietEvents bounds the events that queue without waking the waiter
+// (see wakes); its next wake-up applies them.
 const quietEvents = 64
 
 // end tells s that the watch has ended.

@@ -59,6 +59,7 @@ func (e *engine) waitWatched(ctx context.Context, node framework.Node, children 
 // node d names (then the driver judges again) or a reconnect leaves the
 // listing stale (children is nil: list again).
 func (e *engine) follow(ctx context.Context, node framework.Node, children []string, d lockdriver.Decision, sub *dirSub) ([]string, error) {
+	sub.waitFor(append(slices.Clip(d.Watch), node.Name))
 	for {
 		select {
 		case <-sub.wake:
