@@ -243,10 +243,18 @@ func (w *Watch) endedLocked() {
 
 // Err returns nil while the hold lasts, the loss error after a loss, and
 // the error given to Finish after it.
+//
+// A hold whose MaxHold deadline has passed is expired from that instant,
+// whether or not its timer has run yet: on a loaded machine it runs late.
 func (w *Watch) Err() error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.err
+	err := w.expireLocked()
+	held := w.err
+	w.mu.Unlock()
+	if err != nil {
+		w.signal(err, framework.CauseExpired)
+	}
+	return held
 }
 
 // Finish ends the watch for a release. It returns the loss that came
@@ -254,6 +262,11 @@ func (w *Watch) Err() error {
 // loss records done as the hold's Err.
 func (w *Watch) Finish(done error) (prior error, first bool) {
 	w.mu.Lock()
+	if expired := w.expireLocked(); expired != nil {
+		w.mu.Unlock()
+		w.signal(expired, framework.CauseExpired)
+		w.mu.Lock()
+	}
 	defer w.mu.Unlock()
 	if w.finished {
 		return nil, false
@@ -297,18 +310,23 @@ func (w *Watch) endLocked() {
 
 // Renew moves the deadline of a hold with a MaxHold to at+MaxHold (at is
 // when the holder proved it was alive, on its own clock), unless the hold
-// has ended: then it returns the hold's Err and changes nothing. A deadline
+// has ended, or its deadline has passed (its timer may not have run yet):
+// then it returns the hold's Err and changes nothing. A deadline
 // never moves back.
 func (w *Watch) Renew(at time.Time) error {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.err != nil {
-		return w.err
+	expired := w.expireLocked() // a deadline passed, its timer not run yet, is not renewed
+	held := w.err
+	if held == nil {
+		if d := at.Add(w.cfg.MaxHold); d.After(w.deadline) {
+			w.deadline = d
+		}
 	}
-	if d := at.Add(w.cfg.MaxHold); d.After(w.deadline) {
-		w.deadline = d
+	w.mu.Unlock()
+	if expired != nil {
+		w.signal(expired, framework.CauseExpired)
 	}
-	return nil
+	return held
 }
 
 // Deadline returns when a hold with a MaxHold ends unless renewed, on the
@@ -320,24 +338,33 @@ func (w *Watch) Deadline() time.Time {
 }
 
 // expire ends the hold if its deadline has passed, and otherwise returns
-// the time left. Deciding and recording under one lock orders it against
-// Renew: a Renew that returned nil was in time.
+// the time left (0 once the hold has ended).
 func (w *Watch) expire() time.Duration {
 	w.mu.Lock()
-	if left := time.Until(w.deadline); left > 0 {
-		w.mu.Unlock()
-		return left
+	err := w.expireLocked()
+	left := time.Duration(0)
+	if w.err == nil && !w.finished {
+		left = time.Until(w.deadline)
 	}
-	if w.err != nil || w.finished {
-		w.mu.Unlock()
-		return 0
-	}
-	err := recipe.Errorf("%w: %w: not renewed within %v", w.cfg.Lost, w.cfg.Expired, w.cfg.MaxHold)
-	w.err = err
-	w.endedLocked()
 	w.mu.Unlock()
-	w.signal(err, framework.CauseExpired)
-	return 0
+	if err != nil {
+		w.signal(err, framework.CauseExpired)
+	}
+	return left
+}
+
+// expireLocked ends a hold with a MaxHold whose deadline has passed, and
+// returns the error for the caller to signal once w.mu is unlocked; nil
+// if the hold goes on or had ended. Deciding and recording under one lock
+// orders it against Renew: a Renew that returned nil was in time. w.mu is
+// held.
+func (w *Watch) expireLocked() error {
+	if w.cfg.MaxHold <= 0 || w.err != nil || w.finished || time.Now().Before(w.deadline) {
+		return nil
+	}
+	w.err = recipe.Errorf("%w: %w: not renewed within %v", w.cfg.Lost, w.cfg.Expired, w.cfg.MaxHold)
+	w.endedLocked()
+	return w.err
 }
 
 // setWatch sets a watch on the node, retrying through connection trouble

@@ -114,6 +114,32 @@ func TestWatch_RenewMovesTheDeadlineUntilTheHoldEnds(t *testing.T) {
 	require.ErrorIs(t, done.Renew(time.Now()), errDone, "no renewal after the end")
 }
 
+// A hold is expired from its deadline on, even while its timer has not
+// run (a loaded process runs it late): Err says so, a renewal that comes
+// after the deadline does not bring the hold back, and Lost is closed.
+func TestWatch_DeadlinePassedEndsTheHoldBeforeItsTimerRuns(t *testing.T) {
+	c := zktest.Connect(t, zktest.Servers(t))
+	const bound = 100 * time.Millisecond
+	w := start(t, c, framework.StandardErrorPolicy, bound)
+	w.StopTimer()
+	lost := w.Lost()
+	deadline := w.Deadline()
+	require.Eventually(t, func() bool { return time.Now().After(deadline) }, 10*time.Second, time.Millisecond)
+	require.ErrorIs(t, w.Err(), errExpired, "the deadline has passed")
+	zktest.WaitClosed(t, lost, time.Second, "the loss channel")
+	require.ErrorIs(t, w.Renew(time.Now()), errExpired, "a late renewal")
+	assert.Equal(t, deadline, w.Deadline(), "the deadline did not move")
+
+	late := start(t, c, framework.StandardErrorPolicy, bound)
+	late.StopTimer()
+	deadline = late.Deadline()
+	require.Eventually(t, func() bool { return time.Now().After(deadline) }, 10*time.Second, time.Millisecond)
+	require.ErrorIs(t, late.Renew(time.Now()), errExpired, "a renewal is the first to look after the deadline")
+	prior, first := late.Finish(errDone)
+	assert.True(t, first)
+	assert.ErrorIs(t, prior, errExpired, "a release after the deadline gets the loss")
+}
+
 // Idle holds cost no goroutine each: the client fans its session's signals
 // out to them. A suspension still ends every one of them.
 func TestWatch_IdleHoldsHaveNoGoroutineEach(t *testing.T) {
