@@ -101,9 +101,8 @@ func ttlError(err error) error {
 	return err
 }
 
-// renewWhileWaiting renews the leases every third of their time to live
-// until the returned stop is called; stop cancels a renewal under way and
-// waits for it to finish.
+// renewWhileWaiting keeps the leases renewed until the returned stop is
+// called; stop cancels a renewal under way and waits for it to finish.
 func (s *Semaphore) renewWhileWaiting(ls []*leases.Lease) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -111,7 +110,7 @@ func (s *Semaphore) renewWhileWaiting(ls []*leases.Lease) (stop func()) {
 	// Ends when stop is called.
 	go func() {
 		defer wg.Done()
-		t := time.NewTicker(s.opts.ttl / 3)
+		t := time.NewTimer(0) // a create answered late is due at once
 		defer t.Stop()
 		for {
 			select {
@@ -119,14 +118,36 @@ func (s *Semaphore) renewWhileWaiting(ls []*leases.Lease) (stop func()) {
 				return
 			case <-t.C:
 			}
-			for _, l := range ls {
-				rctx, rcancel := context.WithTimeout(ctx, s.opts.ttl)
-				_ = l.Renew(rctx) // a lease that ends shows it in its Err
-				rcancel()
-			}
+			t.Reset(s.renewDue(ctx, ls))
 		}
 	}()
 	return func() { cancel(); wg.Wait() }
+}
+
+// renewDue renews each lease once a third of its time to live has passed
+// since what its deadline counts from (its create's send, or its last
+// renewal), not since the create's answer, which may come late; and it
+// returns the time until the next renewal is due, a tenth of the time to
+// live after one that failed.
+func (s *Semaphore) renewDue(ctx context.Context, ls []*leases.Lease) time.Duration {
+	ttl := s.opts.ttl
+	next := ttl / 3
+	for _, l := range ls {
+		due := time.Until(l.Deadline().Add(-ttl * 2 / 3))
+		switch {
+		case l.Err() != nil: // a lease that ends shows it in its Err
+			continue
+		case due > 0:
+			next = min(next, due)
+			continue
+		}
+		rctx, rcancel := context.WithTimeout(ctx, ttl)
+		if err := l.Renew(rctx); err != nil {
+			next = min(next, ttl/10)
+		}
+		rcancel()
+	}
+	return next
 }
 
 // releaseTTL releases leases that were not handed out, under a context of

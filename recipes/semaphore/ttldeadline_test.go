@@ -71,9 +71,11 @@ func testTTLDeadline(t *testing.T, lose bool) {
 	}
 	_, stat, err = observer.Get(ctx, first.Node())
 	require.NoError(t, err)
-	created := time.UnixMilli(stat.Ctime).Add(time.Millisecond) // the server's clock, in ms
-	assert.False(t, first.Deadline().After(created.Add(ttl)),
-		"deadline %v is later than creation %v + TTL", first.Deadline(), created)
+	// The server counts the TTL from the node's last write: its create, or
+	// a renewal that the acquire sent since the answer came late.
+	written := time.UnixMilli(stat.Mtime).Add(time.Millisecond) // the server's clock, in ms
+	assert.False(t, first.Deadline().After(written.Add(ttl)),
+		"deadline %v is later than the last write %v + TTL", first.Deadline(), written)
 
 	// The holder does not renew: the next waiter gets the permit once the
 	// server (or the holder) frees it, and by then the holder knows.
@@ -81,4 +83,50 @@ func testTTLDeadline(t *testing.T, lose bool) {
 	require.NoError(t, err)
 	require.ErrorIs(t, first.Err(), leases.ErrExpired, "the first holder must not believe it holds")
 	require.NoError(t, r.Release(ctx))
+}
+
+// A TTL lease node that waits for room is renewed by its deadline, which
+// counts from before its create: one whose create was answered late is
+// renewed at once, not a third of the TTL after the answer, so it neither
+// expires nor is created again while it waits longer than its TTL.
+func TestSemaphore_TTLLeaseAnsweredLateIsKeptWhileItWaits(t *testing.T) {
+	t.Parallel()
+	servers := zktest.NewServer(t).Addr()
+	proxy := zktest.NewProxy(t, servers)
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
+	observer := connect(t, servers)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	// The answer comes when a third of the TTL is left: a renewal a third
+	// of the TTL after it comes too late.
+	const ttl, late = 3 * time.Second, 2200 * time.Millisecond
+	holder, err := newSemaphore(t, observer, path, 1, semaphore.WithTTL(ttl)).Acquire(ctx)
+	require.NoError(t, err)
+	k, err := leases.Keep(ctx, holder, holder.Release)
+	require.NoError(t, err)
+
+	proxy.HoldRepliesFrom(opCreateTTL)
+	got := make(chan result[*leases.Lease], 1)
+	go func() { // ends when the acquire returns, at the latest with ctx
+		l, err := newSemaphore(t, c, path, 1, semaphore.WithTTL(ttl)).Acquire(ctx)
+		got <- result[*leases.Lease]{l, err}
+	}()
+	require.Eventually(t, func() bool { return len(children(t, observer, path+"/leases")) == 2 },
+		10*time.Second, 5*time.Millisecond, "the waiter's create reached the server")
+	time.Sleep(late) // the create's answer is late by this much
+	proxy.ReleaseReplies()
+	time.Sleep(ttl) // the wait for room outlasts the waiter's TTL
+	require.NoError(t, k.Close(ctx), "the holder gives the permit back")
+
+	var waiter *leases.Lease
+	select {
+	case r := <-got:
+		require.NoError(t, r.err)
+		waiter = r.v
+	case <-time.After(20 * time.Second):
+		t.Fatal("the acquire did not return")
+	}
+	assert.EqualValues(t, 1, proxy.Requests(opCreateTTL), "the waiting node was kept, not created again")
+	require.NoError(t, waiter.Err())
+	require.NoError(t, waiter.Release(ctx))
 }
