@@ -61,15 +61,18 @@ func (l *Lease) watchTTL() {
 }
 
 // holds reports whether the node, read as data at stat, is still the
-// holder's: at the version of the holder's last write, or carrying the
-// holder's own stamp (a renewal whose answer is still on its way). Every
-// other holder's write (a Resume) stamps another holder.
+// holder's: at the version of the holder's last write or an older one (a
+// read answered before that write's answer, but looked at after it: every
+// version up to the holder's is the holder's, since each of its writes
+// was conditional on the one before), or carrying the holder's own stamp
+// (a renewal whose answer is still on its way). Every other holder's
+// write (a Resume) stamps another holder, at a higher version.
 func (l *Lease) holds(data []byte, stat *zk.Stat) bool {
 	h := l.ttl
 	h.mu.Lock()
 	version, written := h.version, h.written
 	h.mu.Unlock()
-	if stat.Version == version || bytes.Equal(data, written) {
+	if stat.Version <= version || bytes.Equal(data, written) {
 		return true
 	}
 	s, _, ok := ParseStamp(data)
