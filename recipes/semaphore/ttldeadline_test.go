@@ -97,9 +97,10 @@ func TestSemaphore_TTLLeaseAnsweredLateIsKeptWhileItWaits(t *testing.T) {
 	observer := connect(t, servers)
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)
-	// The answer comes when a third of the TTL is left: a renewal a third
-	// of the TTL after it comes too late.
-	const ttl, late = 3 * time.Second, 2200 * time.Millisecond
+	// The answer comes when a quarter of the TTL is left: a renewal a
+	// third of the TTL after it comes too late, one at once in time with a
+	// margin for a loaded machine.
+	const ttl, late = 6 * time.Second, 4500 * time.Millisecond
 	holder, err := newSemaphore(t, observer, path, 1, semaphore.WithTTL(ttl)).Acquire(ctx)
 	require.NoError(t, err)
 	k, err := leases.Keep(ctx, holder, holder.Release)
