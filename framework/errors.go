@@ -87,6 +87,11 @@ var (
 	// ErrInvalidEnsembleConfig is returned by Client.Config when the data
 	// of /zookeeper/config cannot be read as an ensemble's configuration.
 	ErrInvalidEnsembleConfig = errors.New("framework: invalid ensemble configuration")
+	// ErrTooLarge is returned, before anything is sent, for a request whose
+	// path and data exceed MaxRequestSize. It is also an ErrInvalidArgument
+	// of package zkrecipes.
+	ErrTooLarge = fmt.Errorf("framework: request too large for the server (path and data over %d bytes): %w",
+		MaxRequestSize, zkrecipes.ErrInvalidArgument)
 )
 
 // OpError is the error of a failed server call. It names the operation and

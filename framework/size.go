@@ -2,8 +2,6 @@ package framework
 
 import (
 	"fmt"
-
-	"github.com/zkrecipes/zkrecipes"
 )
 
 // MaxRequestSize is the most bytes of path and data one request may carry.
@@ -12,12 +10,6 @@ import (
 // every hold of that client would then be suspended. 16 KiB are left for
 // the request's header and ACL.
 const MaxRequestSize = 0xfffff - 16<<10
-
-// ErrTooLarge is returned, before anything is sent, for a request whose
-// path and data exceed MaxRequestSize. It is also an ErrInvalidArgument of
-// package zkrecipes.
-var ErrTooLarge = fmt.Errorf("framework: request too large for the server (path and data over %d bytes): %w",
-	MaxRequestSize, zkrecipes.ErrInvalidArgument)
 
 // checkSize refuses a request that the server would not read.
 func checkSize(path string, data []byte) error {
