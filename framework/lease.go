@@ -31,11 +31,30 @@ type lease struct {
 	mu       sync.Mutex
 	epoch    int64        // guarded by mu: the grant in force, one per connection
 	deadline atomic.Int64 // clock reading; written under mu, read without it
-	// lapsed is set by the Session when the deadline passed; an advance
-	// then tells the Session that acknowledgements resumed.
+	// lapsed is set by the watcher when the deadline passed; an advance
+	// then tells the watcher that acknowledgements resumed.
 	lapsed  atomic.Bool
-	session atomic.Pointer[Session] // the Session of the lease, once announced
+	watcher atomic.Pointer[leaseWatcher] // the Session of the lease, once announced
 }
+
+// leaseWatcher is told of the moves of the deadline that its timer must
+// follow: the lease's Session, which the lease does not know by its type.
+type leaseWatcher interface {
+	// Shortened: a connection's grant moved the deadline back.
+	Shortened()
+	// Renewed: a reply moved the deadline on after it lapsed.
+	Renewed()
+}
+
+// watch announces the lease's watcher.
+func (l *lease) watch(w leaseWatcher) { l.watcher.Store(&w) }
+
+// deadlineAt returns the deadline as an instant of the lease's clock.
+func (l *lease) deadlineAt() time.Time { return l.clock.at(l.deadline.Load()) }
+
+// setLapsed records whether the watcher found the deadline passed: an
+// advance of a lapsed lease tells it that acknowledgements resumed.
+func (l *lease) setLapsed(v bool) { l.lapsed.Store(v) }
 
 // regrant starts the grant of a new connection of the session: its connect
 // request, sent at clock reading sent, was answered with a timeout whose
@@ -50,8 +69,8 @@ func (l *lease) regrant(sent int64, length time.Duration) (epoch int64) {
 	prev := l.deadline.Swap(d)
 	l.mu.Unlock()
 	if d < prev {
-		if s := l.session.Load(); s != nil {
-			s.leaseShortened()
+		if w := l.watcher.Load(); w != nil {
+			(*w).Shortened()
 		}
 		return epoch
 	}
@@ -80,8 +99,8 @@ func (l *lease) renewed() {
 	// A lapse recorded after this load is seen by the next advance: the
 	// lease stays lapsed until then, which only errs towards loss.
 	if l.lapsed.Load() {
-		if s := l.session.Load(); s != nil {
-			s.leaseRenewed()
+		if w := l.watcher.Load(); w != nil {
+			(*w).Renewed()
 		}
 	}
 }

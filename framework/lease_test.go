@@ -1,146 +1,11 @@
 package framework
 
 import (
-	"encoding/binary"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
-
-const testGrant = time.Second
-
-// request builds a request frame with a header: length, xid, opcode.
-func request(xid int32) []byte {
-	b := make([]byte, 12)
-	binary.BigEndian.PutUint32(b[0:], 8)
-	binary.BigEndian.PutUint32(b[4:], uint32(xid))
-	binary.BigEndian.PutUint32(b[8:], 11)
-	return b
-}
-
-// replyHead builds a reply header: xid, zxid, error code.
-func replyHead(xid, code int32) []byte {
-	b := make([]byte, 16)
-	binary.BigEndian.PutUint32(b[0:], uint32(xid))
-	binary.BigEndian.PutUint32(b[12:], uint32(code))
-	return b
-}
-
-// connectedTracker returns a tracker whose connect request was sent at
-// clock reading at and answered for session id.
-func connectedTracker(book *leaseBook, id int64, at int64) *ackTracker {
-	tr := &ackTracker{book: book}
-	tr.sending([]byte{0, 0, 0, 0}) // the connect request
-	tr.connectSent = at
-	tr.connected(connectReply{timeout: testGrant, sessionID: id})
-	return tr
-}
-
-// lastSent returns the send instant of the newest request awaiting a reply.
-func lastSent(tr *ackTracker) int64 {
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	return tr.queue[len(tr.queue)-1].sent
-}
-
-func TestAckTracker_LeaseRunsFromTheSendInstantOfTheAnsweredRequest(t *testing.T) {
-	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
-	length := int64(950 * time.Millisecond)
-	tr := connectedTracker(book, 5, 1000)
-	l := book.find(5)
-	require.NotNil(t, l)
-	assert.Equal(t, 1000+length, l.deadline.Load(), "the connect request's send instant starts the lease")
-
-	tr.sending(request(1))
-	sent := lastSent(tr)
-	tr.replied(replyHead(notificationXid, 0))
-	assert.Equal(t, 1000+length, l.deadline.Load(), "a notification proves nothing")
-	tr.replied(replyHead(99, 0))
-	assert.Equal(t, 1000+length, l.deadline.Load(), "a reply to no request proves nothing")
-	tr.replied(replyHead(1, 0))
-	assert.Equal(t, sent+length, l.deadline.Load())
-
-	tr.sending(request(2))
-	assert.Equal(t, sent+length, l.deadline.Load(), "a request whose reply never comes moves nothing")
-}
-
-func TestAckTracker_OutstandingPingsAreAnsweredInOrder(t *testing.T) {
-	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
-	length := int64(950 * time.Millisecond)
-	tr := connectedTracker(book, 5, 0)
-	tr.sending(request(-2))
-	first := lastSent(tr)
-	tr.sending(request(-2))
-	second := lastSent(tr)
-	require.Less(t, first, second)
-
-	tr.replied(replyHead(-2, 0))
-	assert.Equal(t, first+length, book.find(5).deadline.Load(), "the first reply answers the first ping")
-	tr.replied(replyHead(-2, 0))
-	assert.Equal(t, second+length, book.find(5).deadline.Load())
-}
-
-func TestAckTracker_ReplyOfALostSessionProvesNothing(t *testing.T) {
-	for _, code := range []int32{errSessionExpire, errSessionMoved} {
-		book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
-		tr := connectedTracker(book, 5, 0)
-		before := book.find(5).deadline.Load()
-		tr.sending(request(1))
-		tr.replied(replyHead(1, code))
-		assert.Equal(t, before, book.find(5).deadline.Load(), "error %d", code)
-	}
-}
-
-func TestAckTracker_ReconnectRestartsTheLeaseUnderTheNewGrant(t *testing.T) {
-	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
-	length := int64(950 * time.Millisecond)
-	first := connectedTracker(book, 5, 0)
-	first.sending(request(1))
-	sent := lastSent(first)
-	first.replied(replyHead(1, 0))
-	require.Equal(t, sent+length, book.find(5).deadline.Load())
-
-	// The server counts the session's expiry from each connect request
-	// with the timeout it granted then: a connect reply sets the lease to
-	// its own send instant plus the new length.
-	connectedTracker(book, 5, sent+10)
-	assert.Equal(t, sent+10+length, book.find(5).deadline.Load())
-
-	// A reply on the old connection proves nothing under the new grant.
-	first.sending(request(2))
-	first.replied(replyHead(2, 0))
-	assert.Equal(t, sent+10+length, book.find(5).deadline.Load())
-}
-
-// A reconnect of the same session granted a shorter timeout moves the
-// lease back: the server now expires the session the new timeout after the
-// connect request, whatever the old grant had proved (issue 27, row 1).
-func TestAckTracker_AShorterGrantMovesTheLeaseBack(t *testing.T) {
-	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
-	long := &ackTracker{book: book}
-	long.sending([]byte{0, 0, 0, 0})
-	long.connected(connectReply{timeout: 60 * time.Second, sessionID: 5})
-	long.sending(request(1))
-	long.replied(replyHead(1, 0))
-
-	short := &ackTracker{book: book}
-	short.sending([]byte{0, 0, 0, 0})
-	sent := short.connectSent
-	short.connected(connectReply{timeout: 4 * time.Second, sessionID: 5})
-	l := book.find(5)
-	assert.Equal(t, sent+int64(3800*time.Millisecond), l.deadline.Load(), "send of the connect request + T_new·(1−ε)")
-
-	// Later replies extend it by the new grant only.
-	short.sending(request(1))
-	at := lastSent(short)
-	short.replied(replyHead(1, 0))
-	assert.Equal(t, at+int64(3800*time.Millisecond), l.deadline.Load())
-	long.sending(request(2))
-	long.replied(replyHead(2, 0))
-	assert.Equal(t, at+int64(3800*time.Millisecond), l.deadline.Load(), "the old grant's replies prove nothing")
-}
 
 // A lease moved back by a shorter grant lapses at its new deadline, not at
 // the one the old grant had set its timer for.
@@ -156,29 +21,6 @@ func TestSession_AShorterGrantLapsesAtTheNewDeadline(t *testing.T) {
 		t.Fatal("the lease kept the old grant's deadline")
 	}
 	assert.True(t, s.IsInterrupted(SessionErrorPolicy))
-}
-
-func TestAckTracker_NewSessionStartsAFreshLease(t *testing.T) {
-	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
-	length := int64(950 * time.Millisecond)
-	old := connectedTracker(book, 5, 5000)
-	connectedTracker(book, 6, 100)
-	assert.Equal(t, 100+length, book.find(6).deadline.Load(), "nothing of the old session's lease carries over")
-	old.sending(request(1))
-	old.replied(replyHead(1, 0))
-	assert.Equal(t, 100+length, book.find(6).deadline.Load(), "the old session's replies prove nothing for the new one")
-}
-
-func TestAckTracker_ForgetsTheOldestRequestsBeyondItsBound(t *testing.T) {
-	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
-	tr := connectedTracker(book, 5, 0)
-	for i := range maxUnanswered + 1 {
-		tr.sending(request(int32(i + 1)))
-	}
-	before := book.find(5).deadline.Load()
-	tr.replied(replyHead(1, 0))
-	assert.Equal(t, before, book.find(5).deadline.Load(), "the oldest request was forgotten")
-	assert.Len(t, tr.queue, maxUnanswered)
 }
 
 func TestLeaseMargin_Validated(t *testing.T) {
@@ -263,26 +105,6 @@ func TestSession_AbandonStopsTheLeaseTimer(t *testing.T) {
 	assert.True(t, s.IsInterrupted(SessionErrorPolicy))
 }
 
-func TestLeaseLength_SubtractsThePingGapAndTheLagOnlyWithALag(t *testing.T) {
-	for _, tc := range []struct {
-		granted  time.Duration
-		margin   float64
-		lag      time.Duration
-		want     time.Duration
-		keepable bool
-	}{
-		{3 * time.Second, 0.05, 0, 2850 * time.Millisecond, true},
-		{3 * time.Second, 0, 0, 3 * time.Second, true},
-		{3 * time.Second, 0.5, 0, 1500 * time.Millisecond, true},
-		{3 * time.Second, 0.05, 500 * time.Millisecond, 1350 * time.Millisecond, true},
-		{3 * time.Second, 0.05, 850 * time.Millisecond, 1000 * time.Millisecond, false}, // runs out at the next ping
-		{3 * time.Second, 0.05, 5 * time.Second, 0, false},
-	} {
-		assert.Equal(t, tc.want, leaseLength(tc.granted, tc.margin, tc.lag), "%+v", tc)
-		assert.Equal(t, tc.keepable, leaseKeepable(tc.granted, tc.margin, tc.lag), "%+v", tc)
-	}
-}
-
 func TestServerLag_Validated(t *testing.T) {
 	_, err := New([]string{"127.0.0.1:1"}, WithServerLag(-time.Millisecond))
 	assert.ErrorIs(t, err, ErrInvalidOption, "negative")
@@ -290,27 +112,4 @@ func TestServerLag_Validated(t *testing.T) {
 	assert.ErrorIs(t, err, ErrInvalidOption, "a timeout too short for the lag")
 	_, err = New([]string{"127.0.0.1:1"}, WithSessionTimeout(2*time.Second), WithServerLag(time.Second))
 	assert.ErrorIs(t, err, ErrInvalidOption, "whatever the order of the options")
-}
-
-func TestAckTracker_SteadyStateAllocatesNothing(t *testing.T) {
-	tr := connectedTracker(newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0), 5, 0)
-	req, rep := request(-2), replyHead(-2, 0)
-	tr.sending(req)
-	tr.replied(rep)
-	allocs := testing.AllocsPerRun(100, func() {
-		tr.sending(req)
-		tr.replied(rep)
-	})
-	assert.Zero(t, allocs)
-}
-
-// The cost the lease adds to each request and its reply.
-func BenchmarkAckTracker_RequestAndReply(b *testing.B) {
-	tr := connectedTracker(newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0), 5, 0)
-	req, rep := request(7), replyHead(7, 0)
-	b.ReportAllocs()
-	for b.Loop() {
-		tr.sending(req)
-		tr.replied(rep)
-	}
 }

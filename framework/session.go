@@ -29,7 +29,7 @@ func newSession(id int64, l *lease, onLapse func(*Session)) *Session {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	l.session.Store(s)
+	l.watch((*sessionLease)(s))
 	// Each run ends at once: it checks the lease and sets the next.
 	s.timer = time.AfterFunc(l.left(), s.checkLease)
 	return s
@@ -63,7 +63,7 @@ func (s *Session) LeaseDeadline() (deadline time.Time, ok bool) {
 	if s.lease == nil {
 		return time.Time{}, false
 	}
-	return s.lease.clock.at(s.lease.deadline.Load()), true
+	return s.lease.deadlineAt(), true
 }
 
 // LeaseRanOut reports whether the session's lease has run out: no reply
@@ -130,7 +130,7 @@ func (s *Session) checkLease() {
 		return
 	}
 	s.lapsed = true
-	s.lease.lapsed.Store(true)
+	s.lease.setLapsed(true)
 	closeOnce(s.down)
 	closeOnce(s.held)
 	s.mu.Unlock()
@@ -138,6 +138,15 @@ func (s *Session) checkLease() {
 		s.onLapse(s)
 	}
 }
+
+// sessionLease is a Session as its lease's watcher sees it.
+type sessionLease Session
+
+// Shortened tells the Session that its lease's deadline moved back.
+func (w *sessionLease) Shortened() { (*Session)(w).leaseShortened() }
+
+// Renewed tells the Session that its lapsed lease moved on.
+func (w *sessionLease) Renewed() { (*Session)(w).leaseRenewed() }
 
 // leaseRenewed is called when a reply moves the lease on after it lapsed:
 // the session was alive after all. Holds told of the lapse stay ended; new
@@ -150,7 +159,7 @@ func (s *Session) leaseRenewed() {
 		return
 	}
 	s.lapsed = false
-	s.lease.lapsed.Store(false)
+	s.lease.setLapsed(false)
 	s.held = make(chan struct{})
 	if !s.suspended {
 		s.down = make(chan struct{})
