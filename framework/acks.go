@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"sync"
 	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework/internal/lease"
 )
 
 // maxUnanswered bounds the requests an ackTracker remembers. Forgetting
@@ -30,20 +32,20 @@ type sentRequest struct {
 // several may be outstanding) included, so the requests wait in a queue
 // and a reply settles every request queued before its own.
 type ackTracker struct {
-	book *leaseBook
+	book *lease.Book
 
 	mu          sync.Mutex // guards the fields below; never held across I/O
 	writes      int        // frames written; the first is the connect request
 	connectSent int64
 	queue       []sentRequest
-	lease       *lease        // the session's, from the connect response
+	lease       *lease.Lease  // the session's, from the connect response
 	epoch       int64         // the grant of this connection, in lease
 	length      time.Duration // T·(1−ε) of the granted T
 }
 
 // sending records a request frame about to be written.
 func (t *ackTracker) sending(frame []byte) {
-	now := t.book.clock.now()
+	now := t.book.Clock.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.writes++
@@ -64,12 +66,12 @@ func (t *ackTracker) sending(frame []byte) {
 // connect request: the server had the session alive when it answered it,
 // and counts its expiry from then with the timeout it granted now.
 func (t *ackTracker) connected(r connectReply) {
-	l := t.book.of(r.sessionID)
-	length := t.book.length(r.timeout)
+	l := t.book.Of(r.sessionID)
+	length := t.book.Length(r.timeout)
 	t.mu.Lock()
 	sent := t.connectSent
 	t.mu.Unlock()
-	epoch := l.regrant(sent, length)
+	epoch := l.Regrant(sent, length)
 	t.mu.Lock()
 	t.lease, t.epoch, t.length = l, epoch, length
 	t.mu.Unlock()
@@ -103,5 +105,5 @@ func (t *ackTracker) replied(head []byte) {
 	if l == nil || code == errSessionExpire || code == errSessionMoved {
 		return
 	}
-	l.advance(epoch, sent, length)
+	l.Advance(epoch, sent, length)
 }

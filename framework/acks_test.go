@@ -7,9 +7,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework/internal/lease"
 )
 
 const testGrant = time.Second
+
+// testMargin is the client's default lease margin.
+const testMargin = 0.05
 
 // request builds a request frame with a header: length, xid, opcode.
 func request(xid int32) []byte {
@@ -30,7 +35,7 @@ func replyHead(xid, code int32) []byte {
 
 // connectedTracker returns a tracker whose connect request was sent at
 // clock reading at and answered for session id.
-func connectedTracker(book *leaseBook, id int64, at int64) *ackTracker {
+func connectedTracker(book *lease.Book, id int64, at int64) *ackTracker {
 	tr := &ackTracker{book: book}
 	tr.sending([]byte{0, 0, 0, 0}) // the connect request
 	tr.connectSent = at
@@ -46,28 +51,28 @@ func lastSent(tr *ackTracker) int64 {
 }
 
 func TestAckTracker_LeaseRunsFromTheSendInstantOfTheAnsweredRequest(t *testing.T) {
-	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
+	book := lease.NewBook(lease.NewMonoClock(), testMargin, 0)
 	length := int64(950 * time.Millisecond)
 	tr := connectedTracker(book, 5, 1000)
-	l := book.find(5)
+	l := book.Find(5)
 	require.NotNil(t, l)
-	assert.Equal(t, 1000+length, l.deadline.Load(), "the connect request's send instant starts the lease")
+	assert.Equal(t, 1000+length, l.Deadline(), "the connect request's send instant starts the lease")
 
 	tr.sending(request(1))
 	sent := lastSent(tr)
 	tr.replied(replyHead(notificationXid, 0))
-	assert.Equal(t, 1000+length, l.deadline.Load(), "a notification proves nothing")
+	assert.Equal(t, 1000+length, l.Deadline(), "a notification proves nothing")
 	tr.replied(replyHead(99, 0))
-	assert.Equal(t, 1000+length, l.deadline.Load(), "a reply to no request proves nothing")
+	assert.Equal(t, 1000+length, l.Deadline(), "a reply to no request proves nothing")
 	tr.replied(replyHead(1, 0))
-	assert.Equal(t, sent+length, l.deadline.Load())
+	assert.Equal(t, sent+length, l.Deadline())
 
 	tr.sending(request(2))
-	assert.Equal(t, sent+length, l.deadline.Load(), "a request whose reply never comes moves nothing")
+	assert.Equal(t, sent+length, l.Deadline(), "a request whose reply never comes moves nothing")
 }
 
 func TestAckTracker_OutstandingPingsAreAnsweredInOrder(t *testing.T) {
-	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
+	book := lease.NewBook(lease.NewMonoClock(), testMargin, 0)
 	length := int64(950 * time.Millisecond)
 	tr := connectedTracker(book, 5, 0)
 	tr.sending(request(-2))
@@ -77,48 +82,48 @@ func TestAckTracker_OutstandingPingsAreAnsweredInOrder(t *testing.T) {
 	require.Less(t, first, second)
 
 	tr.replied(replyHead(-2, 0))
-	assert.Equal(t, first+length, book.find(5).deadline.Load(), "the first reply answers the first ping")
+	assert.Equal(t, first+length, book.Find(5).Deadline(), "the first reply answers the first ping")
 	tr.replied(replyHead(-2, 0))
-	assert.Equal(t, second+length, book.find(5).deadline.Load())
+	assert.Equal(t, second+length, book.Find(5).Deadline())
 }
 
 func TestAckTracker_ReplyOfALostSessionProvesNothing(t *testing.T) {
 	for _, code := range []int32{errSessionExpire, errSessionMoved} {
-		book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
+		book := lease.NewBook(lease.NewMonoClock(), testMargin, 0)
 		tr := connectedTracker(book, 5, 0)
-		before := book.find(5).deadline.Load()
+		before := book.Find(5).Deadline()
 		tr.sending(request(1))
 		tr.replied(replyHead(1, code))
-		assert.Equal(t, before, book.find(5).deadline.Load(), "error %d", code)
+		assert.Equal(t, before, book.Find(5).Deadline(), "error %d", code)
 	}
 }
 
 func TestAckTracker_ReconnectRestartsTheLeaseUnderTheNewGrant(t *testing.T) {
-	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
+	book := lease.NewBook(lease.NewMonoClock(), testMargin, 0)
 	length := int64(950 * time.Millisecond)
 	first := connectedTracker(book, 5, 0)
 	first.sending(request(1))
 	sent := lastSent(first)
 	first.replied(replyHead(1, 0))
-	require.Equal(t, sent+length, book.find(5).deadline.Load())
+	require.Equal(t, sent+length, book.Find(5).Deadline())
 
 	// The server counts the session's expiry from each connect request
 	// with the timeout it granted then: a connect reply sets the lease to
 	// its own send instant plus the new length.
 	connectedTracker(book, 5, sent+10)
-	assert.Equal(t, sent+10+length, book.find(5).deadline.Load())
+	assert.Equal(t, sent+10+length, book.Find(5).Deadline())
 
 	// A reply on the old connection proves nothing under the new grant.
 	first.sending(request(2))
 	first.replied(replyHead(2, 0))
-	assert.Equal(t, sent+10+length, book.find(5).deadline.Load())
+	assert.Equal(t, sent+10+length, book.Find(5).Deadline())
 }
 
 // A reconnect of the same session granted a shorter timeout moves the
 // lease back: the server now expires the session the new timeout after the
 // connect request, whatever the old grant had proved (issue 27, row 1).
 func TestAckTracker_AShorterGrantMovesTheLeaseBack(t *testing.T) {
-	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
+	book := lease.NewBook(lease.NewMonoClock(), testMargin, 0)
 	long := &ackTracker{book: book}
 	long.sending([]byte{0, 0, 0, 0})
 	long.connected(connectReply{timeout: 60 * time.Second, sessionID: 5})
@@ -129,44 +134,44 @@ func TestAckTracker_AShorterGrantMovesTheLeaseBack(t *testing.T) {
 	short.sending([]byte{0, 0, 0, 0})
 	sent := short.connectSent
 	short.connected(connectReply{timeout: 4 * time.Second, sessionID: 5})
-	l := book.find(5)
-	assert.Equal(t, sent+int64(3800*time.Millisecond), l.deadline.Load(), "send of the connect request + T_new·(1−ε)")
+	l := book.Find(5)
+	assert.Equal(t, sent+int64(3800*time.Millisecond), l.Deadline(), "send of the connect request + T_new·(1−ε)")
 
 	// Later replies extend it by the new grant only.
 	short.sending(request(1))
 	at := lastSent(short)
 	short.replied(replyHead(1, 0))
-	assert.Equal(t, at+int64(3800*time.Millisecond), l.deadline.Load())
+	assert.Equal(t, at+int64(3800*time.Millisecond), l.Deadline())
 	long.sending(request(2))
 	long.replied(replyHead(2, 0))
-	assert.Equal(t, at+int64(3800*time.Millisecond), l.deadline.Load(), "the old grant's replies prove nothing")
+	assert.Equal(t, at+int64(3800*time.Millisecond), l.Deadline(), "the old grant's replies prove nothing")
 }
 
 func TestAckTracker_NewSessionStartsAFreshLease(t *testing.T) {
-	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
+	book := lease.NewBook(lease.NewMonoClock(), testMargin, 0)
 	length := int64(950 * time.Millisecond)
 	old := connectedTracker(book, 5, 5000)
 	connectedTracker(book, 6, 100)
-	assert.Equal(t, 100+length, book.find(6).deadline.Load(), "nothing of the old session's lease carries over")
+	assert.Equal(t, 100+length, book.Find(6).Deadline(), "nothing of the old session's lease carries over")
 	old.sending(request(1))
 	old.replied(replyHead(1, 0))
-	assert.Equal(t, 100+length, book.find(6).deadline.Load(), "the old session's replies prove nothing for the new one")
+	assert.Equal(t, 100+length, book.Find(6).Deadline(), "the old session's replies prove nothing for the new one")
 }
 
 func TestAckTracker_ForgetsTheOldestRequestsBeyondItsBound(t *testing.T) {
-	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
+	book := lease.NewBook(lease.NewMonoClock(), testMargin, 0)
 	tr := connectedTracker(book, 5, 0)
 	for i := range maxUnanswered + 1 {
 		tr.sending(request(int32(i + 1)))
 	}
-	before := book.find(5).deadline.Load()
+	before := book.Find(5).Deadline()
 	tr.replied(replyHead(1, 0))
-	assert.Equal(t, before, book.find(5).deadline.Load(), "the oldest request was forgotten")
+	assert.Equal(t, before, book.Find(5).Deadline(), "the oldest request was forgotten")
 	assert.Len(t, tr.queue, maxUnanswered)
 }
 
 func TestAckTracker_SteadyStateAllocatesNothing(t *testing.T) {
-	tr := connectedTracker(newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0), 5, 0)
+	tr := connectedTracker(lease.NewBook(lease.NewMonoClock(), testMargin, 0), 5, 0)
 	req, rep := request(-2), replyHead(-2, 0)
 	tr.sending(req)
 	tr.replied(rep)
@@ -179,7 +184,7 @@ func TestAckTracker_SteadyStateAllocatesNothing(t *testing.T) {
 
 // The cost the lease adds to each request and its reply.
 func BenchmarkAckTracker_RequestAndReply(b *testing.B) {
-	tr := connectedTracker(newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0), 5, 0)
+	tr := connectedTracker(lease.NewBook(lease.NewMonoClock(), testMargin, 0), 5, 0)
 	req, rep := request(7), replyHead(7, 0)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework/internal/lease"
 )
 
 // Client is a ZooKeeper client for recipes: one go-zookeeper connection and
@@ -25,8 +27,8 @@ type Client struct {
 	carrier   *carrier
 	bound     boundWrites // bound writes on their way, refused in another session
 	watches   *watchTable
-	leases    *leaseBook
-	clock     clock // the lease book's too
+	leases    *lease.Book
+	clock     lease.Clock // the lease book's too
 	reach     reach
 	baseDial  dialFunc      // the caller's own dialer (zk.WithDialer), wrapped; nil: the default
 	ensemble  ensembleHosts // the servers dialled, as the ensemble's configuration says
@@ -75,7 +77,7 @@ func New(servers []string, opts ...Option) (*Client, error) {
 	}
 	clk := cfg.clock
 	if clk == nil {
-		clk = newMonoClock()
+		clk = lease.NewMonoClock()
 	}
 	life, stop := context.WithCancel(context.Background())
 	c := &Client{
@@ -85,7 +87,7 @@ func New(servers []string, opts ...Option) (*Client, error) {
 		events:      newEventQueue(),
 		listeners:   newListenerSet(),
 		tap:         newWriteTap(),
-		leases:      newLeaseBook(clk, cfg.leaseMargin, cfg.serverLag),
+		leases:      lease.NewBook(clk, cfg.leaseMargin, cfg.serverLag),
 		clock:       clk,
 		life:        life,
 		stop:        stop,
@@ -131,7 +133,7 @@ func newConfig(servers []string, opts []Option) (addrs []string, cfg config, err
 	if cfg.namespace, err = chrootNamespace(chroot, cfg.namespace); err != nil {
 		return nil, cfg, err
 	}
-	if !leaseKeepable(cfg.sessionTimeout, cfg.leaseMargin, cfg.serverLag) {
+	if !lease.Keepable(cfg.sessionTimeout, cfg.leaseMargin, cfg.serverLag) {
 		return nil, cfg, fmt.Errorf("%w: a session timeout of %v is too short for a server lag of %v: the session lease "+
 			"(T·(1−ε) − T/3 − lag) would run out between two pings", ErrInvalidOption, cfg.sessionTimeout, cfg.serverLag)
 	}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/zkrecipes/zkrecipes/framework/internal/lease"
 )
 
 // wallSteps steps the wall clock an hour at a time, both ways, several
@@ -18,14 +20,14 @@ var wallSteps = []time.Duration{time.Hour, -time.Hour, -time.Hour, time.Hour, ti
 // lasts longer.
 func TestLease_AWallStepMovesNoDeadline(t *testing.T) {
 	clk := NewSteppingClock()
-	book := newLeaseBook(clk, DefaultLeaseMargin, 0)
+	book := lease.NewBook(clk, DefaultLeaseMargin, 0)
 	const granted = time.Minute
-	length := book.length(granted)
+	length := book.Length(granted)
 	tr := &ackTracker{book: book}
 	tr.sending([]byte{0, 0, 0, 0}) // the connect request
 	tr.connected(connectReply{timeout: granted, sessionID: 5})
 	lapsed := make(chan struct{})
-	s := newSession(5, book.find(5), func(*Session) { close(lapsed) })
+	s := newSession(5, book.Find(5), func(*Session) { close(lapsed) })
 	defer s.abandon()
 	held := s.Interrupted(SessionErrorPolicy)
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework/internal/lease"
 )
 
 // connEvent is a session event of one go-zookeeper connection, or the end
@@ -163,7 +165,7 @@ func (c *Client) handle(e connEvent, lostTimer *time.Timer) {
 	switch {
 	case e.granted > 0:
 		c.granted = e.granted
-		if !leaseKeepable(e.granted, c.cfg.leaseMargin, c.cfg.serverLag) {
+		if !lease.Keepable(e.granted, c.cfg.leaseMargin, c.cfg.serverLag) {
 			c.log.Warn("the server granted a session timeout too short for the configured server lag: "+
 				"the session lease runs out between pings, and every hold ends at once",
 				"granted", e.granted, "server_lag", c.cfg.serverLag)
@@ -215,7 +217,7 @@ func (c *Client) onSession(id int64, lostTimer *time.Timer) {
 		// the same.
 		c.loseSession()
 	}
-	c.session = newSession(id, c.leases.find(id), c.leaseLapsed)
+	c.session = newSession(id, c.leases.Find(id), c.leaseLapsed)
 	if c.state == 0 {
 		c.emit(Connected, id, false)
 		return
@@ -233,7 +235,7 @@ func (c *Client) onDisconnected(lostTimer *time.Timer) {
 		return
 	}
 	c.session.suspend()
-	c.suspension = suspension{active: true, since: c.clock.now()}
+	c.suspension = suspension{active: true, since: c.clock.Now()}
 	lostTimer.Reset(c.sessionTimeoutLocked())
 	c.emit(Suspended, c.session.id, false)
 }
@@ -247,7 +249,7 @@ func (c *Client) checkLost(lostTimer *time.Timer) {
 		c.mu.Unlock()
 		return
 	}
-	if left := c.sessionTimeoutLocked() - time.Duration(c.clock.now()-c.suspension.since); left > 0 {
+	if left := c.sessionTimeoutLocked() - time.Duration(c.clock.Now()-c.suspension.since); left > 0 {
 		lostTimer.Reset(left)
 		c.mu.Unlock()
 		return
@@ -275,7 +277,7 @@ func (c *Client) loseSession() {
 	c.session = nil
 	c.suspension = suspension{}
 	s.abandon()
-	c.leases.forget(s.id)
+	c.leases.Forget(s.id)
 	c.emit(Lost, s.id, false)
 }
 
@@ -291,7 +293,7 @@ func (c *Client) leaseLapsed(s *Session) {
 func (c *Client) emit(state ConnectionState, sessionID int64, newSession bool) {
 	c.state = state
 	c.log.Debug("connection state", "state", state, "session", fmt.Sprintf("%#x", sessionID), "new_session", newSession)
-	c.listeners.publish(StateChange{State: state, SessionID: sessionID, NewSession: newSession, At: c.clock.wall()})
+	c.listeners.publish(StateChange{State: state, SessionID: sessionID, NewSession: newSession, At: c.clock.Wall()})
 }
 
 // zkLogger sends go-zookeeper's log lines to slog at debug level.

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework/internal/lease"
 )
 
 // readBufferSize is the read buffer of a server connection: room for many
@@ -61,7 +63,7 @@ type tappedConn struct {
 type wireHooks struct {
 	tap       *writeTap
 	bound     *boundWrites // nil: none refused
-	book      *leaseBook   // nil: no lease
+	book      *lease.Book  // nil: no lease
 	carrier   *carrier
 	connected func(connectReply) // each connect response, before go-zookeeper announces the session
 	handshake *handshakeBound    // bounds the wait for each connect response; nil: go-zookeeper's

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework/internal/lease"
 )
 
 // HoldBackgroundDeletes holds every background delete of c started from
@@ -29,22 +31,22 @@ func HoldBackgroundDeletes(c *Client) (release func(), held func() []<-chan stru
 // SteppingClock is a client clock whose wall reading a test steps while
 // its monotonic reading runs on as the process's does.
 type SteppingClock struct {
-	mono monoClock
+	mono lease.MonoClock
 	step atomic.Int64
 }
 
 // NewSteppingClock returns a clock that has not been stepped.
-func NewSteppingClock() *SteppingClock { return &SteppingClock{mono: newMonoClock()} }
+func NewSteppingClock() *SteppingClock { return &SteppingClock{mono: lease.NewMonoClock()} }
 
 // Step moves the wall reading by d, forward or back.
 func (c *SteppingClock) Step(d time.Duration) { c.step.Add(int64(d)) }
 
-func (c *SteppingClock) now() int64           { return c.mono.now() }
-func (c *SteppingClock) at(n int64) time.Time { return c.mono.at(n) }
+func (c *SteppingClock) Now() int64           { return c.mono.Now() }
+func (c *SteppingClock) At(n int64) time.Time { return c.mono.At(n) }
 
 // wall carries no monotonic reading: whatever compares it compares wall
 // times, and sees the steps.
-func (c *SteppingClock) wall() time.Time {
+func (c *SteppingClock) Wall() time.Time {
 	return time.Now().Round(0).Add(time.Duration(c.step.Load()))
 }
 

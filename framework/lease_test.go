@@ -5,16 +5,18 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/zkrecipes/zkrecipes/framework/internal/lease"
 )
 
 // A lease moved back by a shorter grant lapses at its new deadline, not at
 // the one the old grant had set its timer for.
 func TestSession_AShorterGrantLapsesAtTheNewDeadline(t *testing.T) {
-	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
+	book := lease.NewBook(lease.NewMonoClock(), DefaultLeaseMargin, 0)
 	lapsed := make(chan *Session, 1)
 	s := newSession(1, leaseOf(book, time.Hour), func(s *Session) { lapsed <- s })
 	defer s.abandon()
-	s.lease.regrant(book.clock.now(), 50*time.Millisecond)
+	s.lease.Regrant(book.Clock.Now(), 50*time.Millisecond)
 	select {
 	case <-lapsed:
 	case <-time.After(10 * time.Second):
@@ -35,14 +37,14 @@ func TestLeaseMargin_Validated(t *testing.T) {
 }
 
 // leaseOf returns a lease running out after d.
-func leaseOf(book *leaseBook, d time.Duration) *lease {
-	l := book.of(1)
-	l.regrant(book.clock.now(), d)
+func leaseOf(book *lease.Book, d time.Duration) *lease.Lease {
+	l := book.Of(1)
+	l.Regrant(book.Clock.Now(), d)
 	return l
 }
 
 func TestSession_LeaseLapseInterruptsUnderBothPolicies(t *testing.T) {
-	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
+	book := lease.NewBook(lease.NewMonoClock(), DefaultLeaseMargin, 0)
 	lapsed := make(chan *Session, 1)
 	s := newSession(1, leaseOf(book, 50*time.Millisecond), func(s *Session) { lapsed <- s })
 	defer s.abandon()
@@ -61,7 +63,7 @@ func TestSession_LeaseLapseInterruptsUnderBothPolicies(t *testing.T) {
 
 	// A reply in the same session: holds told of the lapse stay ended,
 	// new ones can begin.
-	s.lease.advance(1, book.clock.now(), time.Hour)
+	s.lease.Advance(1, book.Clock.Now(), time.Hour)
 	assert.True(t, isClosedChan(standard))
 	assert.True(t, isClosedChan(session))
 	assert.False(t, s.IsInterrupted(StandardErrorPolicy))
@@ -69,13 +71,13 @@ func TestSession_LeaseLapseInterruptsUnderBothPolicies(t *testing.T) {
 }
 
 func TestSession_RenewalWhileSuspendedKeepsTheStandardPolicyInterrupted(t *testing.T) {
-	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
+	book := lease.NewBook(lease.NewMonoClock(), DefaultLeaseMargin, 0)
 	lapsed := make(chan *Session, 1)
 	s := newSession(1, leaseOf(book, 10*time.Millisecond), func(s *Session) { lapsed <- s })
 	defer s.abandon()
 	s.suspend()
 	<-lapsed
-	s.lease.advance(1, book.clock.now(), time.Hour)
+	s.lease.Advance(1, book.Clock.Now(), time.Hour)
 	assert.True(t, s.IsInterrupted(StandardErrorPolicy), "still suspended")
 	assert.False(t, s.IsInterrupted(SessionErrorPolicy))
 	s.resume()
@@ -95,7 +97,7 @@ func TestSession_WithoutALeaseEndsOnConnectionEventsAlone(t *testing.T) {
 }
 
 func TestSession_AbandonStopsTheLeaseTimer(t *testing.T) {
-	book := newLeaseBook(newMonoClock(), DefaultLeaseMargin, 0)
+	book := lease.NewBook(lease.NewMonoClock(), DefaultLeaseMargin, 0)
 	s := newSession(1, leaseOf(book, time.Hour), func(*Session) { t.Error("lapse after abandon") })
 	s.abandon()
 	s.mu.Lock()

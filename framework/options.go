@@ -9,8 +9,13 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkrecipes/zkrecipes/framework/internal/lease"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 )
+
+// DefaultLeaseMargin is the session lease's margin ε for a difference in
+// clock rate between the client and the server (WithLeaseMargin).
+const DefaultLeaseMargin = 0.05
 
 // Option configures a Client.
 type Option func(*config) error
@@ -29,8 +34,8 @@ type config struct {
 	tls               *tls.Config // nil: plain TCP (WithTLS)
 	leaseMargin       float64
 	serverLag         time.Duration
-	clock             clock    // nil: the process's; a test's seam (export_test.go)
-	observer          Observer // nil: none (WithObserver)
+	clock             lease.Clock // nil: the process's; a test's seam (export_test.go)
+	observer          Observer    // nil: none (WithObserver)
 }
 
 type authCred struct {

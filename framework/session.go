@@ -3,6 +3,8 @@ package framework
 import (
 	"sync"
 	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework/internal/lease"
 )
 
 // Session is one ZooKeeper session as the client sees it. Recipes keep the
@@ -11,7 +13,7 @@ import (
 type Session struct {
 	id    int64
 	lost  chan struct{}
-	lease *lease // nil when no connect response of the session was seen
+	lease *lease.Lease // nil when no connect response of the session was seen
 
 	mu        sync.Mutex    // guards the fields below
 	down      chan struct{} // closed when the current connection is interrupted or the lease lapses
@@ -22,16 +24,16 @@ type Session struct {
 	onLapse   func(*Session)
 }
 
-func newSession(id int64, l *lease, onLapse func(*Session)) *Session {
+func newSession(id int64, l *lease.Lease, onLapse func(*Session)) *Session {
 	s := &Session{id: id, lost: make(chan struct{}), lease: l, down: make(chan struct{}), held: make(chan struct{}), onLapse: onLapse}
 	if l == nil {
 		return s
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	l.watch((*sessionLease)(s))
+	l.Watch((*sessionLease)(s))
 	// Each run ends at once: it checks the lease and sets the next.
-	s.timer = time.AfterFunc(l.left(), s.checkLease)
+	s.timer = time.AfterFunc(l.Left(), s.checkLease)
 	return s
 }
 
@@ -63,13 +65,13 @@ func (s *Session) LeaseDeadline() (deadline time.Time, ok bool) {
 	if s.lease == nil {
 		return time.Time{}, false
 	}
-	return s.lease.deadlineAt(), true
+	return s.lease.DeadlineAt(), true
 }
 
 // LeaseRanOut reports whether the session's lease has run out: no reply
 // has come to a request sent within T·(1−ε) of now. False for a client
 // that keeps no lease.
-func (s *Session) LeaseRanOut() bool { return s.lease != nil && s.lease.left() <= 0 }
+func (s *Session) LeaseRanOut() bool { return s.lease != nil && s.lease.Left() <= 0 }
 
 // Suspended returns a channel that is closed when the connection that is
 // current at the time of the call is interrupted, when the session's lease
@@ -120,7 +122,7 @@ func (s *Session) checkLease() {
 		s.mu.Unlock()
 		return
 	}
-	if left := s.lease.left(); left > 0 {
+	if left := s.lease.Left(); left > 0 {
 		s.timer.Reset(left)
 		s.mu.Unlock()
 		return
@@ -130,7 +132,7 @@ func (s *Session) checkLease() {
 		return
 	}
 	s.lapsed = true
-	s.lease.setLapsed(true)
+	s.lease.SetLapsed(true)
 	closeOnce(s.down)
 	closeOnce(s.held)
 	s.mu.Unlock()
@@ -154,12 +156,12 @@ func (w *sessionLease) Renewed() { (*Session)(w).leaseRenewed() }
 func (s *Session) leaseRenewed() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	left := s.lease.left()
+	left := s.lease.Left()
 	if !s.lapsed || s.IsLost() || left <= 0 {
 		return
 	}
 	s.lapsed = false
-	s.lease.setLapsed(false)
+	s.lease.SetLapsed(false)
 	s.held = make(chan struct{})
 	if !s.suspended {
 		s.down = make(chan struct{})
@@ -175,7 +177,7 @@ func (s *Session) leaseShortened() {
 	if s.IsLost() || s.lapsed {
 		return
 	}
-	s.timer.Reset(max(s.lease.left(), 0))
+	s.timer.Reset(max(s.lease.Left(), 0))
 }
 
 // suspend closes the current connection's channel.

@@ -1,4 +1,4 @@
-package framework
+package lease
 
 import (
 	"testing"
@@ -23,6 +23,6 @@ func TestLeaseLength_SubtractsThePingGapAndTheLagOnlyWithALag(t *testing.T) {
 		{3 * time.Second, 0.05, 5 * time.Second, 0, false},
 	} {
 		assert.Equal(t, tc.want, leaseLength(tc.granted, tc.margin, tc.lag), "%+v", tc)
-		assert.Equal(t, tc.keepable, leaseKeepable(tc.granted, tc.margin, tc.lag), "%+v", tc)
+		assert.Equal(t, tc.keepable, Keepable(tc.granted, tc.margin, tc.lag), "%+v", tc)
 	}
 }

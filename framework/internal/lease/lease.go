@@ -1,4 +1,4 @@
-package framework
+package lease
 
 import (
 	"sync"
@@ -6,11 +6,7 @@ import (
 	"time"
 )
 
-// DefaultLeaseMargin is the session lease's margin ε for a difference in
-// clock rate between the client and the server (WithLeaseMargin).
-const DefaultLeaseMargin = 0.05
-
-// lease is one session's lease: the instant before which the server
+// Lease is one session's lease: the instant before which the server
 // cannot have expired the session. The server never expires a session
 // sooner than its timeout T after it last heard from the client, and a
 // request it answered was heard after it was sent: a reply proves the
@@ -23,9 +19,9 @@ const DefaultLeaseMargin = 0.05
 // a lower maxSessionTimeout, or a server restarted with one). So a connect
 // reply sets the deadline to its request's send instant plus the new
 // length, earlier than before if need be, and from then on only replies
-// of that connection advance it (see regrant).
-type lease struct {
-	clock clock
+// of that connection advance it (see Regrant).
+type Lease struct {
+	clock Clock
 	// mu serialises the moves of the deadline, so that an advance under
 	// an old grant cannot undo a regrant.
 	mu       sync.Mutex
@@ -34,34 +30,37 @@ type lease struct {
 	// lapsed is set by the watcher when the deadline passed; an advance
 	// then tells the watcher that acknowledgements resumed.
 	lapsed  atomic.Bool
-	watcher atomic.Pointer[leaseWatcher] // the Session of the lease, once announced
+	watcher atomic.Pointer[Watcher] // the Session of the lease, once announced
 }
 
-// leaseWatcher is told of the moves of the deadline that its timer must
+// Watcher is told of the moves of the deadline that its timer must
 // follow: the lease's Session, which the lease does not know by its type.
-type leaseWatcher interface {
+type Watcher interface {
 	// Shortened: a connection's grant moved the deadline back.
 	Shortened()
 	// Renewed: a reply moved the deadline on after it lapsed.
 	Renewed()
 }
 
-// watch announces the lease's watcher.
-func (l *lease) watch(w leaseWatcher) { l.watcher.Store(&w) }
+// Watch announces the lease's watcher.
+func (l *Lease) Watch(w Watcher) { l.watcher.Store(&w) }
 
-// deadlineAt returns the deadline as an instant of the lease's clock.
-func (l *lease) deadlineAt() time.Time { return l.clock.at(l.deadline.Load()) }
+// Deadline returns the deadline as a reading of the lease's clock.
+func (l *Lease) Deadline() int64 { return l.deadline.Load() }
 
-// setLapsed records whether the watcher found the deadline passed: an
+// DeadlineAt returns the deadline as an instant of the lease's clock.
+func (l *Lease) DeadlineAt() time.Time { return l.clock.At(l.deadline.Load()) }
+
+// SetLapsed records whether the watcher found the deadline passed: an
 // advance of a lapsed lease tells it that acknowledgements resumed.
-func (l *lease) setLapsed(v bool) { l.lapsed.Store(v) }
+func (l *Lease) SetLapsed(v bool) { l.lapsed.Store(v) }
 
-// regrant starts the grant of a new connection of the session: its connect
+// Regrant starts the grant of a new connection of the session: its connect
 // request, sent at clock reading sent, was answered with a timeout whose
 // lease length is length. The deadline becomes sent+length, earlier than
 // before if the grant shrank, and the returned epoch names the grant for
 // advance.
-func (l *lease) regrant(sent int64, length time.Duration) (epoch int64) {
+func (l *Lease) Regrant(sent int64, length time.Duration) (epoch int64) {
 	d := sent + int64(length)
 	l.mu.Lock()
 	l.epoch++
@@ -78,11 +77,11 @@ func (l *lease) regrant(sent int64, length time.Duration) (epoch int64) {
 	return epoch
 }
 
-// advance moves the deadline to sent+length (a request sent at clock
+// Advance moves the deadline to sent+length (a request sent at clock
 // reading sent was answered on the connection of grant epoch) unless it is
 // already later, or a newer grant is in force: a reply under an older
 // grant proves nothing once the server counts with the new one.
-func (l *lease) advance(epoch, sent int64, length time.Duration) {
+func (l *Lease) Advance(epoch, sent int64, length time.Duration) {
 	d := sent + int64(length)
 	l.mu.Lock()
 	if epoch != l.epoch || d <= l.deadline.Load() {
@@ -95,7 +94,7 @@ func (l *lease) advance(epoch, sent int64, length time.Duration) {
 }
 
 // renewed tells the Session that the deadline moved on after it lapsed.
-func (l *lease) renewed() {
+func (l *Lease) renewed() {
 	// A lapse recorded after this load is seen by the next advance: the
 	// lease stays lapsed until then, which only errs towards loss.
 	if l.lapsed.Load() {
@@ -105,62 +104,62 @@ func (l *lease) renewed() {
 	}
 }
 
-// left returns how long the lease still runs (zero or less: it ran out).
-func (l *lease) left() time.Duration {
-	return time.Duration(l.deadline.Load() - l.clock.now())
+// Left returns how long the lease still runs (zero or less: it ran out).
+func (l *Lease) Left() time.Duration {
+	return time.Duration(l.deadline.Load() - l.clock.Now())
 }
 
-// leaseBook keeps the leases of the client's sessions by session id, so
+// Book keeps the leases of the client's sessions by session id, so
 // that each connection of a session advances that session's one lease.
-type leaseBook struct {
-	clock  clock
+type Book struct {
+	Clock  Clock
 	margin float64
 	lag    time.Duration // WithServerLag
 
 	mu     sync.Mutex
-	leases map[int64]*lease
+	leases map[int64]*Lease
 }
 
-func newLeaseBook(clk clock, margin float64, lag time.Duration) *leaseBook {
-	return &leaseBook{clock: clk, margin: margin, lag: lag, leases: make(map[int64]*lease)}
+func NewBook(clk Clock, margin float64, lag time.Duration) *Book {
+	return &Book{Clock: clk, margin: margin, lag: lag, leases: make(map[int64]*Lease)}
 }
 
-// of returns the lease of session id, started if the book has none.
-func (b *leaseBook) of(id int64) *lease {
+// Of returns the lease of session id, started if the book has none.
+func (b *Book) Of(id int64) *Lease {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	l := b.leases[id]
 	if l == nil {
-		l = &lease{clock: b.clock}
+		l = &Lease{clock: b.Clock}
 		b.leases[id] = l
 	}
 	return l
 }
 
-// find returns the lease of session id, or nil if no connect response
+// Find returns the lease of session id, or nil if no connect response
 // of that session was seen.
-func (b *leaseBook) find(id int64) *lease {
+func (b *Book) Find(id int64) *Lease {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.leases[id]
 }
 
-// forget drops the lease of an abandoned session.
-func (b *leaseBook) forget(id int64) {
+// Forget drops the lease of an abandoned session.
+func (b *Book) Forget(id int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.leases, id)
 }
 
-// length returns how long a reply proves a session alive past the send
+// Length returns how long a reply proves a session alive past the send
 // instant of its request: T·(1−ε) for the granted timeout T, less the
 // ping interval and the lag with a server lag configured (see
 // WithServerLag). It is never negative.
-func (b *leaseBook) length(granted time.Duration) time.Duration {
+func (b *Book) Length(granted time.Duration) time.Duration {
 	return leaseLength(granted, b.margin, b.lag)
 }
 
-// leaseLength is leaseBook.length for margin and lag.
+// leaseLength is Book.Length for margin and lag.
 func leaseLength(granted time.Duration, margin float64, lag time.Duration) time.Duration {
 	d := time.Duration(float64(granted) * (1 - margin))
 	if lag > 0 {
@@ -174,8 +173,8 @@ func leaseLength(granted time.Duration, margin float64, lag time.Duration) time.
 // the longest gap between the client's requests.
 func pingInterval(granted time.Duration) time.Duration { return granted / 3 }
 
-// leaseKeepable reports whether a lease of timeout granted can be kept
+// Keepable reports whether a lease of timeout granted can be kept
 // with prompt answers: it must outlast the gap to the next ping.
-func leaseKeepable(granted time.Duration, margin float64, lag time.Duration) bool {
+func Keepable(granted time.Duration, margin float64, lag time.Duration) bool {
 	return leaseLength(granted, margin, lag) > pingInterval(granted)
 }
