@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
 )
 
 // ChangedSince asks the server which nodes changed after zxid, in one
@@ -93,7 +95,7 @@ func (c *Client) changedSinceOnce(conn *zk.Conn, zxid int64, rs restoreSet, batc
 	defer c.watches.removeProbe(p)
 	for _, b := range batches {
 		b.leftOut = p.leave
-		if err := c.carry(conn, c.watchesRequest(opSetWatches, b)); err != nil {
+		if err := c.carry(conn, c.watchesRequest(wire.OpSetWatches, b)); err != nil {
 			return nil, err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework/internal/lease"
+	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
 )
 
 // Client is a ZooKeeper client for recipes: one go-zookeeper connection and
@@ -23,14 +24,14 @@ type Client struct {
 	log       *slog.Logger
 	events    *eventQueue
 	listeners *listenerSet
-	tap       *writeTap
-	carrier   *carrier
-	bound     boundWrites // bound writes on their way, refused in another session
+	tap       *wire.WriteTap
+	carrier   *wire.Carrier
+	bound     wire.BoundWrites // bound writes on their way, refused in another session
 	watches   *watchTable
 	leases    *lease.Book
 	clock     lease.Clock // the lease book's too
 	reach     reach
-	baseDial  dialFunc      // the caller's own dialer (zk.WithDialer), wrapped; nil: the default
+	baseDial  wire.DialFunc // the caller's own dialer (zk.WithDialer), wrapped; nil: the default
 	ensemble  ensembleHosts // the servers dialled, as the ensemble's configuration says
 
 	// life ends background work (the state loop, clean-ups) on Close.
@@ -86,7 +87,7 @@ func New(servers []string, opts ...Option) (*Client, error) {
 		log:         cfg.logger.With("component", "zkrecipes/framework"),
 		events:      newEventQueue(),
 		listeners:   newListenerSet(),
-		tap:         newWriteTap(),
+		tap:         wire.NewWriteTap(),
 		leases:      lease.NewBook(clk, cfg.leaseMargin, cfg.serverLag),
 		clock:       clk,
 		life:        life,
@@ -100,9 +101,9 @@ func New(servers []string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	if cfg.tls != nil {
-		c.baseDial = newTLSDialer(c.baseDial, cfg.tls, addrs, cfg.sessionTimeout/handshakeShare, c.refuseTLS)
+		c.baseDial = newTLSDialer(c.baseDial, cfg.tls, addrs, cfg.sessionTimeout/wire.HandshakeShare, c.refuseTLS)
 	}
-	c.carrier = newCarrier(newServerCaps(c.baseDial, cfg.connectionTimeout))
+	c.carrier = wire.NewCarrier(wire.NewServerCaps(c.baseDial, cfg.connectionTimeout))
 	if err := c.dial(); err != nil {
 		stop()
 		return nil, err

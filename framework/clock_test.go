@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"encoding/binary"
 	"testing"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework/internal/lease"
+	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
 )
 
 // wallSteps steps the wall clock an hour at a time, both ways, several
@@ -23,9 +25,9 @@ func TestLease_AWallStepMovesNoDeadline(t *testing.T) {
 	book := lease.NewBook(clk, DefaultLeaseMargin, 0)
 	const granted = time.Minute
 	length := book.Length(granted)
-	tr := &ackTracker{book: book}
-	tr.sending([]byte{0, 0, 0, 0}) // the connect request
-	tr.connected(connectReply{timeout: granted, sessionID: 5})
+	tr := &wire.AckTracker{Book: book}
+	tr.Sending([]byte{0, 0, 0, 0}) // the connect request
+	tr.Connected(wire.ConnectReply{Timeout: granted, SessionID: 5})
 	lapsed := make(chan struct{})
 	s := newSession(5, book.Find(5), func(*Session) { close(lapsed) })
 	defer s.abandon()
@@ -36,8 +38,8 @@ func TestLease_AWallStepMovesNoDeadline(t *testing.T) {
 		require.True(t, ok)
 		clk.Step(step)
 		xid := int32(i + 1)
-		tr.sending(request(xid))
-		tr.replied(replyHead(xid, 0))
+		tr.Sending(request(xid))
+		tr.Replied(replyHead(xid, 0))
 		after, _ := s.LeaseDeadline()
 		moved := after.Sub(before)
 		assert.True(t, moved >= 0 && moved < time.Minute, "step %d (%v): a reply moved the deadline by %v", i, step, moved)
@@ -48,4 +50,21 @@ func TestLease_AWallStepMovesNoDeadline(t *testing.T) {
 	}
 	assert.False(t, isClosedChan(held), "the lease held across the steps")
 	assert.False(t, isClosedChan(lapsed), "the lease never lapsed")
+}
+
+// request builds a request frame with a header: length, xid, opcode.
+func request(xid int32) []byte {
+	b := make([]byte, 12)
+	binary.BigEndian.PutUint32(b[0:], 8)
+	binary.BigEndian.PutUint32(b[4:], uint32(xid))
+	binary.BigEndian.PutUint32(b[8:], 11)
+	return b
+}
+
+// replyHead builds a reply header: xid, zxid, error code.
+func replyHead(xid, code int32) []byte {
+	b := make([]byte, 16)
+	binary.BigEndian.PutUint32(b[0:], uint32(xid))
+	binary.BigEndian.PutUint32(b[12:], uint32(code))
+	return b
 }

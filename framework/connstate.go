@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework/internal/lease"
+	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
 )
 
 // connEvent is a session event of one go-zookeeper connection, or the end
@@ -81,20 +82,20 @@ func (c *Client) dial() error {
 		}
 		c.events.push(e)
 	}
-	handshake := newHandshakeBound(c.cfg.sessionTimeout)
-	hooks := &wireHooks{
-		tap:       c.tap,
-		bound:     &c.bound,
-		book:      c.leases,
-		carrier:   c.carrier,
-		handshake: handshake,
-		connected: func(r connectReply) {
-			handshake.granted(r.timeout)
-			c.events.push(connEvent{gen: gen, granted: r.timeout})
-			c.restoreWatches(r.sessionID, func() *zk.Conn { <-ready; return conn })
+	handshake := wire.NewHandshakeBound(c.cfg.sessionTimeout)
+	hooks := &wire.Hooks{
+		Tap:       c.tap,
+		Bound:     &c.bound,
+		Book:      c.leases,
+		Carrier:   c.carrier,
+		Handshake: handshake,
+		Connected: func(r wire.ConnectReply) {
+			handshake.Granted(r.Timeout)
+			c.events.push(connEvent{gen: gen, granted: r.Timeout})
+			c.restoreWatches(r.SessionID, func() *zk.Conn { <-ready; return conn })
 		},
-		notify: c.watches.notify,
-		zxid:   c.watches.sawZxid,
+		Notify: c.watches.notify,
+		Zxid:   c.watches.sawZxid,
 	}
 	// The caller's options come first, the client's dialer (which wraps
 	// the caller's own, if any) and event callback last: the client cannot
@@ -104,7 +105,7 @@ func (c *Client) dial() error {
 		zk.WithLogger(zkLogger{l: c.log}),
 	}
 	opts = append(opts, c.cfg.zkOptions...)
-	opts = append(opts, zk.WithDialer(c.recordDials(gen, wrappingDialer(c.saslDialer(c.baseDial), hooks))), zk.WithEventCallback(callback))
+	opts = append(opts, zk.WithDialer(c.recordDials(gen, wire.WrappingDialer(c.saslDialer(c.baseDial), hooks))), zk.WithEventCallback(callback))
 	conn, _, err := zk.Connect(c.servers, c.cfg.sessionTimeout, func(z *zk.Conn) {
 		for _, o := range opts {
 			o(z)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
 )
 
 // configPath is where ZooKeeper 3.5 and later keep the ensemble's
@@ -93,7 +95,7 @@ func (c *Client) followConfig() nextRead {
 	if err != nil {
 		return nextRead{after: trackerPause}
 	}
-	switch standalone, asked := c.ensemble.standalone(c.life, c.carrier.servers, c.carrier.servers.current()); {
+	switch standalone, asked := c.ensemble.standalone(c.life, c.carrier.Servers, c.carrier.Servers.Current()); {
 	case standalone:
 		// A standalone server cannot be reconfigured: nothing to follow
 		// until the next session, perhaps on another server.
@@ -109,7 +111,7 @@ func (c *Client) followConfig() nextRead {
 		from  string
 	}
 	r, err := retry(c.life, c, "config", configPath, func(conn *zk.Conn, _ *Session) (read, error) {
-		from := c.carrier.servers.current()
+		from := c.carrier.Servers.Current()
 		nd, err := c.getW(conn, configPath)
 		return read{data: nd.data, watch: nd.watch, from: from}, err
 	})
@@ -234,13 +236,13 @@ func sameServers(a, b []string) bool {
 // when it could not be asked (no answer at all). A server that answers
 // without a mode (srvr not allowed) counts as not standalone: the tracker
 // then reads the configuration, which costs one read.
-func (h *ensembleHosts) standalone(life context.Context, caps *serverCaps, addr string) (standalone, asked bool) {
+func (h *ensembleHosts) standalone(life context.Context, caps *wire.ServerCaps, addr string) (standalone, asked bool) {
 	h.mu.Lock()
 	mode, known := h.modes[addr]
 	h.mu.Unlock()
 	if !known {
 		var ok bool
-		if mode, ok = askMode(life, caps.dial, caps.timeout, addr); !ok {
+		if mode, ok = askMode(life, caps.Dial, caps.Timeout, addr); !ok {
 			return false, false
 		}
 		h.mu.Lock()
@@ -260,7 +262,7 @@ var modeLine = regexp.MustCompile(`(?m)^Mode: (\S+)`)
 // answer that says none); ok is false when no answer came. The end of
 // life cuts the exchange short (Close does not wait out a slow server);
 // the dial is bounded by timeout only.
-func askMode(life context.Context, dial dialFunc, timeout time.Duration, addr string) (string, bool) {
+func askMode(life context.Context, dial wire.DialFunc, timeout time.Duration, addr string) (string, bool) {
 	if addr == "" {
 		return "", false
 	}

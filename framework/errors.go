@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes"
+	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
 	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 )
 
@@ -92,6 +93,17 @@ var (
 	// of package zkrecipes.
 	ErrTooLarge = fmt.Errorf("framework: request too large for the server (path and data over %d bytes): %w",
 		MaxRequestSize, zkrecipes.ErrInvalidArgument)
+	// ErrCarrierMissing is the error of a request the carrier could not
+	// send because the connection is not wrapped by the client: the
+	// reserved path reached the server. It is a defect, not a condition of
+	// the server.
+	ErrCarrierMissing = wire.ErrCarrierMissing
+	// ErrUnimplemented is the error of a request the server does not know
+	// (ZooKeeper's UNIMPLEMENTED): addWatch, multiRead and setWatches2 need
+	// ZooKeeper 3.6 or later. The client learns what each server
+	// implements once and fails such a request at once, without sending
+	// it, where the server lacks it.
+	ErrUnimplemented = wire.ErrUnimplemented
 )
 
 // OpError is the error of a failed server call. It names the operation and

@@ -44,7 +44,7 @@ func (c *SteppingClock) Step(d time.Duration) { c.step.Add(int64(d)) }
 func (c *SteppingClock) Now() int64           { return c.mono.Now() }
 func (c *SteppingClock) At(n int64) time.Time { return c.mono.At(n) }
 
-// wall carries no monotonic reading: whatever compares it compares wall
+// Wall carries no monotonic reading: whatever compares it compares wall
 // times, and sees the steps.
 func (c *SteppingClock) Wall() time.Time {
 	return time.Now().Round(0).Add(time.Duration(c.step.Load()))

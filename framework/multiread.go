@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
 )
 
 // ReadOp is one read of a MultiRead: GetOp or ChildrenOp.
@@ -21,7 +23,7 @@ const (
 )
 
 // GetOp reads the data and stat of the node at path, as Client.Get does.
-func GetOp(path string) ReadOp { return ReadOp{opcode: opGetData, path: path} }
+func GetOp(path string) ReadOp { return ReadOp{opcode: wire.OpGetData, path: path} }
 
 // ChildrenOp lists the children of the node at path, as Client.Children
 // does, without a stat (multiRead's listing has none).
@@ -50,7 +52,7 @@ func (c *Client) MultiRead(ctx context.Context, ops ...ReadOp) ([]ReadResult, er
 	}
 	paths := make([]string, len(ops))
 	for i, op := range ops {
-		if op.opcode != opGetData && op.opcode != opGetChildren {
+		if op.opcode != wire.OpGetData && op.opcode != opGetChildren {
 			return nil, opError("multi_read", op.path, fmt.Errorf("%w: the zero ReadOp", ErrInvalidArgument))
 		}
 		sp, err := c.serverPath(op.path)
@@ -59,20 +61,20 @@ func (c *Client) MultiRead(ctx context.Context, ops ...ReadOp) ([]ReadResult, er
 		}
 		paths[i] = sp
 	}
-	var w juteWriter
+	var w wire.JuteWriter
 	for i, op := range ops {
-		w.int32(op.opcode)
-		w.bool(false)
-		w.int32(-1)
-		w.string(paths[i])
-		w.bool(false) // no watch
+		w.Int32(op.opcode)
+		w.Bool(false)
+		w.Int32(-1)
+		w.String(paths[i])
+		w.Bool(false) // no watch
 	}
-	w.int32(-1)
-	w.bool(true)
-	w.int32(-1)
+	w.Int32(-1)
+	w.Bool(true)
+	w.Int32(-1)
 	return retry(ctx, c, "multi_read", ops[0].path, func(conn *zk.Conn, _ *Session) ([]ReadResult, error) {
-		body, err := c.carryReply(conn, &carried{opcode: opMultiRead, body: w.b})
-		if err == ErrUnimplemented {
+		body, err := c.carryReply(conn, &wire.Carried{Opcode: wire.OpMultiRead, Body: w.B})
+		if err == wire.ErrUnimplemented {
 			return readEach(conn, paths, ops)
 		}
 		if err != nil {
@@ -84,37 +86,37 @@ func (c *Client) MultiRead(ctx context.Context, ops ...ReadOp) ([]ReadResult, er
 
 // parseMultiRead reads a multiRead reply of n results.
 func parseMultiRead(body []byte, n int) ([]ReadResult, error) {
-	r := juteReader{b: body}
+	r := wire.JuteReader{B: body}
 	results := make([]ReadResult, 0, n)
 	for {
-		typ, done, _ := r.int32(), r.bool(), r.int32() // the header's error comes again in the body
-		if r.err != nil {
-			return nil, r.err
+		typ, done, _ := r.Int32(), r.Bool(), r.Int32() // the header's error comes again in the body
+		if r.Err != nil {
+			return nil, r.Err
 		}
 		if done {
 			break
 		}
 		var res ReadResult
 		switch typ {
-		case opGetData:
-			res.Data, res.Stat = r.buffer(), r.stat()
+		case wire.OpGetData:
+			res.Data, res.Stat = r.Buffer(), r.Stat()
 		case opGetChildren:
-			res.Children = r.strings()
+			res.Children = r.Strings()
 			if res.Children == nil {
 				res.Children = []string{}
 			}
 		case opErrorResult:
-			res.Err = codeError(r.int32())
+			res.Err = wire.CodeError(r.Int32())
 		default:
-			return nil, fmt.Errorf("%w: a multi read result of type %d", errJute, typ)
+			return nil, fmt.Errorf("%w: a multi read result of type %d", wire.ErrJute, typ)
 		}
-		if r.err != nil {
-			return nil, r.err
+		if r.Err != nil {
+			return nil, r.Err
 		}
 		results = append(results, res)
 	}
 	if len(results) != n {
-		return nil, fmt.Errorf("%w: %d results for %d reads", errJute, len(results), n)
+		return nil, fmt.Errorf("%w: %d results for %d reads", wire.ErrJute, len(results), n)
 	}
 	return results, nil
 }
@@ -127,7 +129,7 @@ func readEach(conn *zk.Conn, paths []string, ops []ReadOp) ([]ReadResult, error)
 	for i, op := range ops {
 		wg.Go(func() { // ends with go-zookeeper's answer or its connection
 			res := &results[i]
-			if op.opcode == opGetData {
+			if op.opcode == wire.OpGetData {
 				res.Data, res.Stat, res.Err = conn.Get(paths[i])
 			} else {
 				res.Children, _, res.Err = conn.Children(paths[i])

@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
 )
 
 // The one-shot watches of GetW, ExistsW and ChildrenW are the client's,
@@ -22,28 +24,28 @@ import (
 // getW reads the node at sp and sets a data watch.
 func (c *Client) getW(conn *zk.Conn, sp string) (nodeData, error) {
 	var r nodeData
-	body, err := c.carryReply(conn, c.watchedRead(opGetData, sp, false, func(code int32) {
-		if code == codeOK {
+	body, err := c.carryReply(conn, c.watchedRead(wire.OpGetData, sp, false, func(code int32) {
+		if code == wire.CodeOK {
 			r.watch = c.watches.addOneShot(sp, watchData)
 		}
 	}))
 	if err != nil {
 		return nodeData{}, err
 	}
-	jr := juteReader{b: body}
-	r.data, r.stat = jr.buffer(), jr.stat()
-	return r, jr.err
+	jr := wire.JuteReader{B: body}
+	r.data, r.stat = jr.Buffer(), jr.Stat()
+	return r, jr.Err
 }
 
 // existsW tells whether the node at sp exists and sets a watch: of its
 // data if it does, of its creation if not.
 func (c *Client) existsW(conn *zk.Conn, sp string) (existence, error) {
 	var r existence
-	body, err := c.carryReply(conn, c.watchedRead(opExists, sp, false, func(code int32) {
+	body, err := c.carryReply(conn, c.watchedRead(wire.OpExists, sp, false, func(code int32) {
 		switch code {
-		case codeOK:
+		case wire.CodeOK:
 			r.watch = c.watches.addOneShot(sp, watchData)
-		case codeNoNode:
+		case wire.CodeNoNode:
 			r.watch = c.watches.addOneShot(sp, watchExist)
 		}
 	}))
@@ -53,45 +55,45 @@ func (c *Client) existsW(conn *zk.Conn, sp string) (existence, error) {
 	if err != nil {
 		return existence{}, err
 	}
-	jr := juteReader{b: body}
-	r.ok, r.stat = true, jr.stat()
-	return r, jr.err
+	jr := wire.JuteReader{B: body}
+	r.ok, r.stat = true, jr.Stat()
+	return r, jr.Err
 }
 
 // childrenW lists the children of sp and sets a watch of the list.
 func (c *Client) childrenW(conn *zk.Conn, sp string) (childList, error) {
 	var r childList
-	body, err := c.carryReply(conn, c.watchedRead(opGetChildren2, sp, true, func(code int32) {
-		if code == codeOK {
+	body, err := c.carryReply(conn, c.watchedRead(wire.OpGetChildren2, sp, true, func(code int32) {
+		if code == wire.CodeOK {
 			r.watch = c.watches.addOneShot(sp, watchChild)
 		}
 	}))
 	if err != nil {
 		return childList{}, err
 	}
-	jr := juteReader{b: body}
-	r.names, r.stat = jr.strings(), jr.stat()
-	if r.names == nil && jr.err == nil {
+	jr := wire.JuteReader{B: body}
+	r.names, r.stat = jr.Strings(), jr.Stat()
+	if r.names == nil && jr.Err == nil {
 		r.names = []string{}
 	}
-	return r, jr.err
+	return r, jr.Err
 }
 
 // watchedRead is a read of path that sets a one-shot watch, of the child
 // manager or the data one; registered is told the reply's code on the
 // receive goroutine, and registers the watch.
-func (c *Client) watchedRead(opcode int32, path string, child bool, registered func(code int32)) *carried {
+func (c *Client) watchedRead(opcode int32, path string, child bool, registered func(code int32)) *wire.Carried {
 	var watched bool
-	return &carried{
-		opcode: opcode,
-		prepare: func(req *carried) {
-			var w juteWriter
-			w.string(path)
+	return &wire.Carried{
+		Opcode: opcode,
+		Prepare: func(req *wire.Carried) {
+			var w wire.JuteWriter
+			w.String(path)
 			watched = c.watches.writeRead(path, child)
-			w.bool(watched)
-			req.body = w.b
+			w.Bool(watched)
+			req.Body = w.B
 		},
-		onReply: func(code int32, _ int64, _ []byte) {
+		OnReply: func(code int32, _ int64, _ []byte) {
 			registered(code)
 			c.watches.readAnswered(path, child)
 			if watched && !child {
@@ -113,8 +115,8 @@ func (c *Client) setChildWatchesAgain(path string, zxid int64, displaced []chan 
 		defer cancel()
 		p := c.clientPath(path)
 		_, err := retry(ctx, c, "children", p, func(conn *zk.Conn, _ *Session) (struct{}, error) {
-			read := c.watchedRead(opGetChildren2, path, true, nil)
-			read.onReply = func(code int32, _ int64, body []byte) {
+			read := c.watchedRead(wire.OpGetChildren2, path, true, nil)
+			read.OnReply = func(code int32, _ int64, body []byte) {
 				c.watches.fireDisplaced(path, displaced, zxid, code, body)
 				c.watches.readAnswered(path, true)
 			}

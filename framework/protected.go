@@ -136,8 +136,8 @@ func (pc *protectedCreate) create(conn *zk.Conn, session *Session, bound bool) (
 	pc.sent = true
 	if bound {
 		// Refused if written in another session (see runBound).
-		w := pc.c.bound.add(pc.req.path, session.id)
-		defer w.done()
+		w := pc.c.bound.Add(pc.req.path, session.id)
+		defer w.Done()
 	}
 	created, in, err := runInSession(conn, session, func() (string, error) { return pc.c.createOnce(conn, pc.req, pc.req.path) })
 	if err != nil {

@@ -11,9 +11,9 @@ func (c *Client) createProtectedAndList(ctx context.Context, path string, data [
 	if err != nil {
 		return Node{}, nil, err
 	}
-	expected := c.tap.expect(pc.req.path)
-	defer expected.stop()
-	written := expected.written
+	expected := c.tap.Expect(pc.req.path)
+	defer expected.Stop()
+	written := expected.Written
 	listed := make(chan listing) // unbuffered: one allocation, not two
 	// Ends once it has handed over the listing, or nothing to a caller
 	// whose create ended unwritten; a caller that leaves without taking it

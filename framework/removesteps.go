@@ -1,5 +1,7 @@
 package framework
 
+import "github.com/zkrecipes/zkrecipes/framework/internal/wire"
+
 // How a server that keeps one mode per path (see servermodes.go) is
 // brought in line with what the client needs, once a watch of a path is
 // no longer needed. Each step is decided as its request is written, from
@@ -134,24 +136,24 @@ func (t *watchTable) writeRemoval(path string) removalStep {
 
 // request sets req to the step's request of path. removalDone, decided
 // after a request was sent for it, writes a read that changes nothing.
-func (s removalStep) request(req *carried, path string) {
-	var w juteWriter
-	w.string(path)
+func (s removalStep) request(req *wire.Carried, path string) {
+	var w wire.JuteWriter
+	w.String(path)
 	switch s {
 	case removalDone, convertData:
-		req.opcode = opExists
-		w.bool(s == convertData)
+		req.Opcode = wire.OpExists
+		w.Bool(s == convertData)
 	case convertChildren:
-		req.opcode = opGetChildren2
-		w.bool(true)
+		req.Opcode = wire.OpGetChildren2
+		w.Bool(true)
 	case setPersistent:
-		req.opcode = opAddWatch
-		w.int32(int32(WatchPersistent))
+		req.Opcode = wire.OpAddWatch
+		w.Int32(int32(WatchPersistent))
 	default:
-		req.opcode = opRemoveWatches
-		w.int32(map[removalStep]int32{removeData: removeDataWatches, removeChildren: removeChildWatches, removeBoth: removeAnyWatch}[s])
+		req.Opcode = wire.OpRemoveWatches
+		w.Int32(map[removalStep]int32{removeData: removeDataWatches, removeChildren: removeChildWatches, removeBoth: removeAnyWatch}[s])
 	}
-	req.body = w.b
+	req.Body = w.B
 }
 
 // removalAnswered records the answer of a step writeRemoval recorded.
@@ -164,7 +166,7 @@ func (t *watchTable) removalAnswered(path string, step removalStep, code int32) 
 	case convertData, removeData, removeBoth: // whatever the answer: none is left
 		t.applied(path, false)
 	case setPersistent:
-		if code == codeOK {
+		if code == wire.CodeOK {
 			t.applied(path, false)
 		}
 	}

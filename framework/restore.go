@@ -1,6 +1,10 @@
 package framework
 
-import "github.com/go-zookeeper/zk"
+import (
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
+)
 
 // maxRestoreBody bounds one setWatches request's body, as ZooKeeper's own
 // client does: a server rejects packets over its jute.maxbuffer (1 MB by
@@ -45,17 +49,17 @@ func (c *Client) restoreWatches(id int64, conn func() *zk.Conn) {
 
 func (c *Client) sendRestore(conn *zk.Conn, zxid int64, rs restoreSet) {
 	if len(rs.persistent)+len(rs.recursive) > 0 {
-		err := c.sendBatches(conn, opSetWatches2, restoreBatches(zxid, rs), func() {
+		err := c.sendBatches(conn, wire.OpSetWatches2, restoreBatches(zxid, rs), func() {
 			c.watches.restored(zxid)
 			c.watchesBack(rs, zxid)
 		})
-		if err != ErrUnimplemented {
+		if err != wire.ErrUnimplemented {
 			return
 		}
 		c.watchesUnrestorable(rs)
 		rs.persistent, rs.recursive = nil, nil
 	}
-	_ = c.sendBatches(conn, opSetWatches, setWatchesBatches(zxid, rs), func() { c.watches.restored(zxid) })
+	_ = c.sendBatches(conn, wire.OpSetWatches, setWatchesBatches(zxid, rs), func() { c.watches.restored(zxid) })
 }
 
 // sendBatches sends one request of opcode per batch, and calls done on
@@ -64,16 +68,16 @@ func (c *Client) sendBatches(conn *zk.Conn, opcode int32, batches []watchBatch, 
 	for i, b := range batches {
 		req := c.watchesRequest(opcode, b)
 		if i == len(batches)-1 && done != nil {
-			answered := req.onReply
-			req.onReply = func(code int32, zxid int64, body []byte) {
+			answered := req.OnReply
+			req.OnReply = func(code int32, zxid int64, body []byte) {
 				answered(code, zxid, body)
-				if code == codeOK {
+				if code == wire.CodeOK {
 					done()
 				}
 			}
 		}
 		if err := c.carry(conn, req); err != nil {
-			if err != ErrUnimplemented {
+			if err != wire.ErrUnimplemented {
 				c.log.Debug("setting watches again failed; the next connection tries again", "err", err)
 			}
 			return err
@@ -100,7 +104,7 @@ func (c *Client) watchesUnrestorable(rs restoreSet) {
 	defer c.watches.back()
 	for _, w := range rs.watchers {
 		c.watches.removePersistent(w, false)
-		w.end(opError("watch", w.path, ErrUnimplemented))
+		w.end(opError("watch", w.path, wire.ErrUnimplemented))
 	}
 }
 
@@ -109,27 +113,27 @@ func (c *Client) watchesUnrestorable(rs restoreSet) {
 // the lists the table keeps (see writeWatches); the child one-shot
 // watches of a recursively watched path, which the recursive mode
 // displaces, are set again once it is answered (see servermodes.go).
-func (c *Client) watchesRequest(opcode int32, b watchBatch) *carried {
+func (c *Client) watchesRequest(opcode int32, b watchBatch) *wire.Carried {
 	var apart bool
 	var paths restoreSet
-	return &carried{
-		opcode: opcode,
-		prepare: func(req *carried) {
+	return &wire.Carried{
+		Opcode: opcode,
+		Prepare: func(req *wire.Carried) {
 			apart = c.modesApart()
 			var left restoreSet
 			paths, left = c.watches.writeWatches(b, apart)
 			if b.legacy && len(paths.persistent)+len(paths.recursive) > 0 {
 				// Modes kept (see writeWatches): the server has them, so
 				// it has setWatches2.
-				b.legacy, req.opcode = false, opSetWatches2
+				b.legacy, req.Opcode = false, wire.OpSetWatches2
 			}
-			req.body = b.body(paths)
+			req.Body = b.body(paths)
 			if b.leftOut != nil {
 				b.leftOut(left)
 			}
 		},
-		onReply: func(code int32, zxid int64, _ []byte) {
-			if code != codeOK {
+		OnReply: func(code int32, zxid int64, _ []byte) {
+			if code != wire.CodeOK {
 				return
 			}
 			for p, displaced := range c.watches.watchesAnswered(paths, apart) {
@@ -154,16 +158,16 @@ type watchBatch struct {
 
 // body encodes paths as b's request body.
 func (b watchBatch) body(paths restoreSet) []byte {
-	var w juteWriter
-	w.int64(b.zxid)
+	var w wire.JuteWriter
+	w.Int64(b.zxid)
 	for _, l := range [][]string{paths.data, paths.exist, paths.child} {
-		w.strings(l)
+		w.Strings(l)
 	}
 	if !b.legacy {
-		w.strings(paths.persistent)
-		w.strings(paths.recursive)
+		w.Strings(paths.persistent)
+		w.Strings(paths.recursive)
 	}
-	return w.b
+	return w.B
 }
 
 // restoreBatches divides rs into setWatches2 requests of at most

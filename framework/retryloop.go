@@ -312,7 +312,7 @@ func inBoundSession[T any](c *Client, writes string, fn attempt[T], made madeBy[
 // a set or a transaction's guard run there would stay applied (only what
 // a try created can be undone). A request go-zookeeper queued before a new
 // session began is refused by the connection wrapper, for the server path
-// fn writes (writes; "" for a read), until fn returns (see boundWrites).
+// fn writes (writes; "" for a read), until fn returns (see wire.BoundWrites).
 func runBound[T any](c *Client, writes string, fn attempt[T], made madeBy[T], conn *zk.Conn, session *Session) (T, error) {
 	before := conn.SessionID()
 	if before != session.id {
@@ -321,8 +321,8 @@ func runBound[T any](c *Client, writes string, fn attempt[T], made madeBy[T], co
 	}
 	if writes != "" {
 		// Before the request exists: the wrapper sees it written.
-		w := c.bound.add(writes, session.id)
-		defer w.done()
+		w := c.bound.Add(writes, session.id)
+		defer w.Done()
 	}
 	v, err := fn(conn, session)
 	after := conn.SessionID()

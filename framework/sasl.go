@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
 	"github.com/zkrecipes/zkrecipes/internal/zksasl"
 )
 
@@ -57,7 +58,7 @@ func WithSASL(user, password string) Option {
 // it is base. Once the server has refused the exchange, a dial dials no
 // more: it waits for the client's Close, which keeps go-zookeeper from
 // trying again and again.
-func (c *Client) saslDialer(base dialFunc) dialFunc {
+func (c *Client) saslDialer(base wire.DialFunc) wire.DialFunc {
 	cred := c.cfg.sasl
 	if cred == nil {
 		return base

@@ -1,6 +1,10 @@
 package framework
 
-import "github.com/go-zookeeper/zk"
+import (
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
+)
 
 // What the server holds for the client, path by path. ZooKeeper 3.6 to
 // 3.8 keep, per connection, one watch mode per path in each of their two
@@ -178,12 +182,12 @@ func (t *watchTable) addAnswered(path string, mode WatchMode, ok bool, add addRe
 func (t *watchTable) fireDisplaced(path string, displaced []chan zk.Event, zxid int64, code int32, body []byte) {
 	var typ zk.EventType
 	switch code {
-	case codeNoNode:
+	case wire.CodeNoNode:
 		typ = zk.EventNodeDeleted
-	case codeOK:
-		r := juteReader{b: body}
-		r.strings()
-		if stat := r.stat(); r.err != nil || stat.Pzxid <= zxid {
+	case wire.CodeOK:
+		r := wire.JuteReader{B: body}
+		r.Strings()
+		if stat := r.Stat(); r.Err != nil || stat.Pzxid <= zxid {
 			return
 		}
 		typ = zk.EventNodeChildrenChanged

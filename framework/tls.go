@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net"
 	"time"
+
+	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
 )
 
 // WithTLS makes the client speak TLS to the servers (ZooKeeper's
@@ -62,7 +64,7 @@ func WithTLS(cfg *tls.Config) Option {
 
 // tlsDialer runs a TLS handshake over each connection base makes.
 type tlsDialer struct {
-	base    dialFunc
+	base    wire.DialFunc
 	cfg     *tls.Config
 	names   *serverNames
 	refusal *tlsRefusal
@@ -71,7 +73,7 @@ type tlsDialer struct {
 
 // newTLSDialer returns the dialer of a client of WithTLS. refused is
 // called once, when the client gives up (see WithTLS).
-func newTLSDialer(base dialFunc, cfg *tls.Config, servers []string, bound time.Duration, refused func(error)) dialFunc {
+func newTLSDialer(base wire.DialFunc, cfg *tls.Config, servers []string, bound time.Duration, refused func(error)) wire.DialFunc {
 	if base == nil {
 		base = net.DialTimeout
 	}

@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
 )
 
 // userDialer returns the dialer a caller's go-zookeeper options set
@@ -17,7 +19,7 @@ import (
 // only set fields) and the field is read by reflection. A go-zookeeper
 // whose connection lacks the field (none from v1.0.0 to v1.0.4 does)
 // fails New rather than lose the wrapper silently.
-func userDialer(opts []func(*zk.Conn)) (dialFunc, error) {
+func userDialer(opts []func(*zk.Conn)) (wire.DialFunc, error) {
 	if len(opts) == 0 {
 		return nil, nil
 	}

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
 )
 
 // WatchMode is the kind of a persistent watch (ZooKeeper 3.6's addWatch).
@@ -165,12 +167,12 @@ func (c *Client) watch(ctx context.Context, path string, mode WatchMode, onEvent
 			return nil, opError("watch", path, ctx.Err())
 		}
 	}
-	var body juteWriter
-	body.string(sp)
-	body.int32(int32(mode))
+	var body wire.JuteWriter
+	body.String(sp)
+	body.Int32(int32(mode))
 	_, err = retry(ctx, c, "watch", path, func(conn *zk.Conn, _ *Session) (struct{}, error) {
 		// A covered addWatch is a read, which may find no node (see covered.go).
-		return struct{}{}, ignoreNoNode(c.carry(conn, c.addWatchRequest(w, body.b)))
+		return struct{}{}, ignoreNoNode(c.carry(conn, c.addWatchRequest(w, body.B)))
 	})
 	if err != nil {
 		w.abandon()
@@ -186,19 +188,19 @@ func (c *Client) watch(ctx context.Context, path string, mode WatchMode, onEvent
 // recursive mode displaces are set again. A persistent addWatch of a
 // path with the recursive mode is a read that changes nothing instead
 // (see covered.go).
-func (c *Client) addWatchRequest(w *Watch, body []byte) *carried {
+func (c *Client) addWatchRequest(w *Watch, body []byte) *wire.Carried {
 	var add addRecord
-	return &carried{
-		opcode: opAddWatch,
-		body:   body,
-		prepare: func(req *carried) {
+	return &wire.Carried{
+		Opcode: wire.OpAddWatch,
+		Body:   body,
+		Prepare: func(req *wire.Carried) {
 			add = c.watches.writeAdd(w.serverPath, w.mode, c.modesApart())
 			if add.covered {
 				removalDone.request(req, w.serverPath)
 			}
 		},
-		onReply: func(code int32, zxid int64, _ []byte) {
-			ok := code == codeOK || add.covered && code == codeNoNode
+		OnReply: func(code int32, zxid int64, _ []byte) {
+			ok := code == wire.CodeOK || add.covered && code == wire.CodeNoNode
 			if ok {
 				w.set()
 			}
@@ -213,8 +215,8 @@ func (c *Client) addWatchRequest(w *Watch, body []byte) *carried {
 // modesApart reports whether the server of the current connection keeps
 // the watch modes of a path apart (ZooKeeper 3.9 and later).
 func (c *Client) modesApart() bool {
-	s := c.carrier.servers
-	return s.modesApart(s.current())
+	s := c.carrier.Servers
+	return s.ModesApart(s.Current())
 }
 
 // start begins delivering the events: to Events through a goroutine that

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
 )
 
 // What takes a persistent watch off the server again. The last Watch of a
@@ -74,13 +76,13 @@ func (c *Client) removeFromServer(conn *zk.Conn, k watchKey) error {
 	if !c.modesApart() {
 		return c.removeModes(conn, k.path)
 	}
-	servers := c.carrier.servers
-	if server := servers.current(); !servers.knownLacking(server, opRemovePersistentWatch) {
+	servers := c.carrier.Servers
+	if server := servers.Current(); !servers.KnownLacking(server, wire.OpRemovePersistentWatch) {
 		err := c.carry(conn, removeWatchesRequest(k.path, removeWatchType(k.mode)))
-		if !isCode(err, codeMarshallingError) {
+		if !wire.IsCode(err, wire.CodeMarshallingError) {
 			return ignoreNoWatcher(err)
 		}
-		servers.lack(server, opRemovePersistentWatch)
+		servers.Lack(server, wire.OpRemovePersistentWatch)
 	}
 	if c.watches.watched(k.path) {
 		return nil
@@ -102,12 +104,12 @@ func (c *Client) removeModes(conn *zk.Conn, path string) error {
 			return nil
 		}
 		var step removalStep
-		req := &carried{
-			prepare: func(req *carried) {
+		req := &wire.Carried{
+			Prepare: func(req *wire.Carried) {
 				step = c.watches.writeRemoval(path)
 				step.request(req, path)
 			},
-			onReply: func(code int32, _ int64, _ []byte) {
+			OnReply: func(code int32, _ int64, _ []byte) {
 				c.watches.removalAnswered(path, step, code)
 			},
 		}
@@ -120,17 +122,17 @@ func (c *Client) removeModes(conn *zk.Conn, path string) error {
 }
 
 // removeWatchesRequest is removeWatches of path's watches of type typ.
-func removeWatchesRequest(path string, typ int32) *carried {
-	var body juteWriter
-	body.string(path)
-	body.int32(typ)
-	return &carried{opcode: opRemoveWatches, body: body.b}
+func removeWatchesRequest(path string, typ int32) *wire.Carried {
+	var body wire.JuteWriter
+	body.String(path)
+	body.Int32(typ)
+	return &wire.Carried{Opcode: wire.OpRemoveWatches, Body: body.B}
 }
 
 // ignoreNoWatcher drops the server's "no such watch": it went with a
 // connection already.
 func ignoreNoWatcher(err error) error {
-	if isCode(err, codeNoWatcher) {
+	if wire.IsCode(err, wire.CodeNoWatcher) {
 		return nil
 	}
 	return err

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
 )
 
 // watchKind is the kind of a one-shot watch, as the server keeps them.
@@ -300,9 +302,9 @@ func (t *watchTable) notify(body []byte) error {
 
 // parseNotification reads a notification's body: ZooKeeper's WatcherEvent.
 func parseNotification(body []byte) (zk.Event, error) {
-	r := juteReader{b: body}
-	ev := zk.Event{Type: zk.EventType(r.int32()), State: zk.State(r.int32()), Path: r.string()}
-	return ev, r.err
+	r := wire.JuteReader{B: body}
+	ev := zk.Event{Type: zk.EventType(r.Int32()), State: zk.State(r.Int32()), Path: r.Str()}
+	return ev, r.Err
 }
 
 func (t *watchTable) dispatch(ev zk.Event) {

@@ -23,8 +23,14 @@ type Clock interface {
 // of origin: a change of the wall clock moves nothing.
 type MonoClock struct{ origin time.Time }
 
+// NewMonoClock returns a clock whose origin is now.
 func NewMonoClock() MonoClock { return MonoClock{origin: time.Now()} }
 
-func (c MonoClock) Now() int64           { return int64(time.Since(c.origin)) }
+// Now returns the monotonic time since the origin.
+func (c MonoClock) Now() int64 { return int64(time.Since(c.origin)) }
+
+// At returns the instant of reading n.
 func (c MonoClock) At(n int64) time.Time { return c.origin.Add(time.Duration(n)) }
-func (c MonoClock) Wall() time.Time      { return time.Now() }
+
+// Wall returns the wall-clock time.
+func (c MonoClock) Wall() time.Time { return time.Now() }

@@ -120,6 +120,8 @@ type Book struct {
 	leases map[int64]*Lease
 }
 
+// NewBook returns an empty book whose leases are counted on clk with
+// margin and lag (see Length).
 func NewBook(clk Clock, margin float64, lag time.Duration) *Book {
 	return &Book{Clock: clk, margin: margin, lag: lag, leases: make(map[int64]*Lease)}
 }

@@ -1,4 +1,4 @@
-package framework
+package wire
 
 import (
 	"bytes"
@@ -31,29 +31,29 @@ const carrierPrefix = "/zookeeper/zkrecipes_carrier/"
 
 // Opcodes of the requests the carrier sends (ZooKeeper's ZooDefs.OpCode).
 const (
-	opGetData       = 4
-	opExists        = 3
-	opGetChildren2  = 12
-	opRemoveWatches = 18
-	opMultiRead     = 22
-	opSetWatches    = 101
-	opSetWatches2   = 105
-	opAddWatch      = 106
+	OpGetData       = 4
+	OpExists        = 3
+	OpGetChildren2  = 12
+	OpRemoveWatches = 18
+	OpMultiRead     = 22
+	OpSetWatches    = 101
+	OpSetWatches2   = 105
+	OpAddWatch      = 106
 
-	// opRemovePersistentWatch is no opcode: the carrier records under it
+	// OpRemovePersistentWatch is no opcode: the carrier records under it
 	// that the server cannot remove a persistent watch by its mode.
-	opRemovePersistentWatch = -1000
+	OpRemovePersistentWatch = -1000
 )
 
 // ZooKeeper's error codes the client reads in carried replies.
 const (
-	codeOK            = 0
+	CodeOK            = 0
 	codeUnimplemented = -6
-	codeNoNode        = -101
-	codeNoWatcher     = -121
-	// codeMarshallingError is what a server before 3.9 answers a
+	CodeNoNode        = -101
+	CodeNoWatcher     = -121
+	// CodeMarshallingError is what a server before 3.9 answers a
 	// removeWatches of a persistent watcher type it cannot read.
-	codeMarshallingError = -5
+	CodeMarshallingError = -5
 )
 
 // ErrCarrierMissing is the error of a request the carrier could not send
@@ -64,46 +64,47 @@ var ErrCarrierMissing = errors.New("framework: the connection wrapper is not ins
 // ErrUnimplemented is the error of a request the server does not know
 // (ZooKeeper's UNIMPLEMENTED): addWatch, multiRead and setWatches2 need
 // ZooKeeper 3.6 or later. The client learns what each server implements
-// once (see serverCaps) and fails such a request at once, without sending
+// once (see ServerCaps) and fails such a request at once, without sending
 // it, where the server lacks it.
 var ErrUnimplemented = errors.New("framework: the server does not implement the request")
 
-// carried is one request for the carrier: its opcode and the body that
+// Carried is one request for the carrier: its opcode and the body that
 // follows the request header.
-type carried struct {
-	opcode int32
-	body   []byte
-	// prepare, if set, may set opcode and body as the request is written,
+type Carried struct {
+	Opcode int32
+	Body   []byte
+	// Prepare, if set, may set opcode and body as the request is written,
 	// on the goroutine that writes the connection: what a request does to
 	// the server's watches may depend on the requests written before it,
-	// which the server applies first (see servermodes.go). It must not
+	// which the server applies first (see the framework's servermodes.go). It must not
 	// block.
-	prepare func(req *carried)
-	// onReply, if set, is called with the reply's error code, zxid and
+	Prepare func(req *Carried)
+	// OnReply, if set, is called with the reply's error code, zxid and
 	// body on the goroutine that reads the connection, before go-zookeeper
 	// reads the reply and before any packet the server sent after it:
 	// where a watch is registered, so that no later event can miss it.
-	onReply func(code int32, zxid int64, body []byte)
+	OnReply func(code int32, zxid int64, body []byte)
 }
 
-// carrier is the client's table of requests waiting to be written.
-type carrier struct {
+// Carrier is the client's table of requests waiting to be written.
+type Carrier struct {
 	next    atomic.Uint64
 	mu      sync.Mutex
-	waiting map[uint64]*carried
-	servers *serverCaps // what each server implements
+	waiting map[uint64]*Carried
+	Servers *ServerCaps // what each server implements
 }
 
-func newCarrier(servers *serverCaps) *carrier {
-	return &carrier{waiting: make(map[uint64]*carried), servers: servers}
+// NewCarrier returns an empty carrier that asks servers what they implement.
+func NewCarrier(servers *ServerCaps) *Carrier {
+	return &Carrier{waiting: make(map[uint64]*Carried), Servers: servers}
 }
 
-// send sends req through conn and returns the reply's error code and body.
+// Send sends req through conn and returns the reply's error code and body.
 // A request the current connection's server lacks fails with
 // ErrUnimplemented without a request.
-func (k *carrier) send(conn *zk.Conn, req *carried) (code int32, body []byte, err error) {
-	server := k.servers.current()
-	switch lacking, err := k.servers.lacks(server, req.opcode); {
+func (k *Carrier) Send(conn *zk.Conn, req *Carried) (code int32, body []byte, err error) {
+	server := k.Servers.Current()
+	switch lacking, err := k.Servers.lacks(server, req.Opcode); {
 	case err != nil:
 		return 0, nil, err
 	case lacking:
@@ -126,11 +127,11 @@ func (k *carrier) send(conn *zk.Conn, req *carried) (code int32, body []byte, er
 		return 0, nil, err
 	}
 	if len(data) < 4 {
-		return 0, nil, errJute
+		return 0, nil, ErrJute
 	}
 	code = int32(binary.BigEndian.Uint32(data))
 	if code == codeUnimplemented {
-		k.servers.lack(server, req.opcode)
+		k.Servers.Lack(server, req.Opcode)
 		return code, nil, ErrUnimplemented
 	}
 	return code, data[4:], nil
@@ -138,7 +139,7 @@ func (k *carrier) send(conn *zk.Conn, req *carried) (code int32, body []byte, er
 
 // take returns the request that a getData frame stands for, if it is the
 // carrier's, and removes it from the table: each is written once.
-func (k *carrier) take(frame []byte) *carried {
+func (k *Carrier) take(frame []byte) *Carried {
 	id, ok := carriedID(frame)
 	if !ok {
 		return nil
@@ -155,7 +156,7 @@ func (k *carrier) take(frame []byte) *carried {
 // the watch flag.
 func carriedID(frame []byte) (uint64, bool) {
 	op, path, ok := requestPath(frame)
-	if !ok || op != opGetData || !bytes.HasPrefix(path, []byte(carrierPrefix)) {
+	if !ok || op != OpGetData || !bytes.HasPrefix(path, []byte(carrierPrefix)) {
 		return 0, false
 	}
 	id, err := strconv.ParseUint(string(path[len(carrierPrefix):]), 10, 64)
@@ -164,12 +165,12 @@ func carriedID(frame []byte) (uint64, bool) {
 
 // carriedFrame is the frame that replaces a carrier's getData frame: the
 // same xid, the real opcode and body.
-func carriedFrame(getData []byte, req *carried) []byte {
-	frame := make([]byte, 12, 12+len(req.body))
-	binary.BigEndian.PutUint32(frame[0:4], uint32(8+len(req.body)))
+func carriedFrame(getData []byte, req *Carried) []byte {
+	frame := make([]byte, 12, 12+len(req.Body))
+	binary.BigEndian.PutUint32(frame[0:4], uint32(8+len(req.Body)))
 	copy(frame[4:8], getData[4:8])
-	binary.BigEndian.PutUint32(frame[8:12], uint32(req.opcode))
-	return append(frame, req.body...)
+	binary.BigEndian.PutUint32(frame[8:12], uint32(req.Opcode))
+	return append(frame, req.Body...)
 }
 
 // getDataReply turns the packet of a carried request's reply (length,
@@ -178,11 +179,11 @@ func carriedFrame(getData []byte, req *carried) []byte {
 // empty stat.
 func getDataReply(packet []byte) ([]byte, error) {
 	if len(packet) < 4+16 {
-		return nil, fmt.Errorf("%w: a reply of %d bytes", errJute, len(packet))
+		return nil, fmt.Errorf("%w: a reply of %d bytes", ErrJute, len(packet))
 	}
 	head, body := packet[4:20], packet[20:]
 	data := 4 + len(body)
-	out := make([]byte, 4+16+4+data+statLen)
+	out := make([]byte, 4+16+4+data+StatLen)
 	binary.BigEndian.PutUint32(out[0:4], uint32(len(out)-4))
 	copy(out[4:16], head[0:12]) // xid, zxid
 	// error code 0 at out[16:20]
@@ -200,11 +201,11 @@ func (e serverError) Error() string {
 	return fmt.Sprintf("framework: the server answered error %d", int32(e))
 }
 
-// codeError is the error of a server's error code: go-zookeeper's error
+// CodeError is the error of a server's error code: go-zookeeper's error
 // where the client's callers test for one, else a serverError.
-func codeError(code int32) error {
+func CodeError(code int32) error {
 	switch code {
-	case codeNoNode:
+	case CodeNoNode:
 		return zk.ErrNoNode
 	case -102:
 		return zk.ErrNoAuth
@@ -236,8 +237,8 @@ func codeError(code int32) error {
 	return serverError(code)
 }
 
-// isCode reports whether err is the error of the server's code.
-func isCode(err error, code int32) bool {
+// IsCode reports whether err is the error of the server's code.
+func IsCode(err error, code int32) bool {
 	var se serverError
 	return errors.As(err, &se) && int32(se) == code
 }

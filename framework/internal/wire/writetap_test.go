@@ -1,4 +1,4 @@
-package framework
+package wire
 
 import (
 	"encoding/binary"
@@ -33,10 +33,10 @@ func TestCreatedPath(t *testing.T) {
 }
 
 func TestWriteTap_ClosesOnTheCreateOfItsPathOnly(t *testing.T) {
-	tap := newWriteTap()
-	e := tap.expect("/a/_c_x-lock-")
-	defer e.stop()
-	written := e.written
+	tap := NewWriteTap()
+	e := tap.Expect("/a/_c_x-lock-")
+	defer e.Stop()
+	written := e.Written
 	tap.wrote(frame(4, "/a/_c_x-lock-"))     // a read of the path
 	tap.wrote(frame(wireCreate, "/a/_c_y-")) // another create
 	select {
@@ -51,19 +51,19 @@ func TestWriteTap_ClosesOnTheCreateOfItsPathOnly(t *testing.T) {
 }
 
 func TestWriteTap_StopForgets(t *testing.T) {
-	tap := newWriteTap()
-	tap.expect("/a").stop()
+	tap := NewWriteTap()
+	tap.Expect("/a").Stop()
 	assert.Zero(t, tap.waiting.Load())
 	assert.Empty(t, tap.creates)
 }
 
 func TestWriteTap_AStaleStopLeavesANewerExpectation(t *testing.T) {
-	tap := newWriteTap()
-	old := tap.expect("/a")
+	tap := NewWriteTap()
+	old := tap.Expect("/a")
 	tap.wrote(frame(wireCreate, "/a"))
-	newer := tap.expect("/a")
-	old.stop()
+	newer := tap.Expect("/a")
+	old.Stop()
 	assert.Equal(t, int32(1), tap.waiting.Load(), "the newer expectation stays")
 	tap.wrote(frame(wireCreate, "/a"))
-	<-newer.written
+	<-newer.Written
 }

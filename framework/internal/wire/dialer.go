@@ -1,4 +1,4 @@
-package framework
+package wire
 
 import (
 	"bufio"
@@ -35,23 +35,23 @@ var errUnfollowable = errors.New("framework: a packet from the server cannot be 
 // packet. It follows the packets it reads (frameScanner), which is how the
 // client learns the session timeout the server granted: go-zookeeper keeps
 // it to itself. It shows each request it has written to tap, which is what
-// lets a request be sent right behind another (see writeTap). And it is
-// the carrier's other half (see carrier): it writes carried requests in
+// lets a request be sent right behind another (see WriteTap). And it is
+// the carrier's other half (see Carrier): it writes carried requests in
 // place of their getData frames, turns their replies back into getData
 // replies, and takes every watch notification for the client's own watch
 // table, so that go-zookeeper sees none and owns no watch.
 type tappedConn struct {
 	net.Conn
 	r      *bufio.Reader
-	wire   *wireHooks
-	acks   *ackTracker // nil without a lease book
+	wire   *Hooks
+	acks   *AckTracker // nil without a lease book
 	frames frameScanner
 
 	writes  atomic.Int64 // frames written; the first is the connect request
 	session atomic.Int64 // the session of the connect response; 0 before it
 
 	mu      sync.Mutex // guards carried
-	carried map[int32]*carried
+	carried map[int32]*Carried
 
 	// Read's state, on go-zookeeper's receive goroutine only.
 	packets  int    // packets begun; the first is the connect response
@@ -59,16 +59,16 @@ type tappedConn struct {
 	out      []byte // a rewritten packet still to hand on
 }
 
-// wireHooks is what every connection of a client shares.
-type wireHooks struct {
-	tap       *writeTap
-	bound     *boundWrites // nil: none refused
-	book      *lease.Book  // nil: no lease
-	carrier   *carrier
-	connected func(connectReply) // each connect response, before go-zookeeper announces the session
-	handshake *handshakeBound    // bounds the wait for each connect response; nil: go-zookeeper's
-	notify    func(body []byte) error
-	zxid      func(int64) // the zxid of each reply
+// Hooks is what every connection of a client shares.
+type Hooks struct {
+	Tap       *WriteTap
+	Bound     *BoundWrites // nil: none refused
+	Book      *lease.Book  // nil: no lease
+	Carrier   *Carrier
+	Connected func(ConnectReply) // each connect response, before go-zookeeper announces the session
+	Handshake *HandshakeBound    // bounds the wait for each connect response; nil: go-zookeeper's
+	Notify    func(body []byte) error
+	Zxid      func(int64) // the zxid of each reply
 }
 
 // Read hands go-zookeeper the server's packets: most as they are, carried
@@ -114,7 +114,7 @@ func (c *tappedConn) nextPacket() error {
 		return fmt.Errorf("%w: a reply of %d bytes", errUnfollowable, length)
 	}
 	xid := int32(binary.BigEndian.Uint32(head[4:8]))
-	var req *carried
+	var req *Carried
 	if xid == notificationXid {
 		// handled below
 	} else if req = c.takeCarried(xid); req == nil {
@@ -127,7 +127,7 @@ func (c *tappedConn) nextPacket() error {
 	}
 	c.frames.scan(packet)
 	if req == nil {
-		if err := c.wire.notify(packet[20:]); err != nil {
+		if err := c.wire.Notify(packet[20:]); err != nil {
 			return fmt.Errorf("%w: %w", errUnfollowable, err)
 		}
 		return nil
@@ -136,15 +136,15 @@ func (c *tappedConn) nextPacket() error {
 		c.out = refusedReply(packet)
 		return nil
 	}
-	if req.onReply != nil {
-		req.onReply(int32(binary.BigEndian.Uint32(packet[16:20])), int64(binary.BigEndian.Uint64(packet[8:16])), packet[20:])
+	if req.OnReply != nil {
+		req.OnReply(int32(binary.BigEndian.Uint32(packet[16:20])), int64(binary.BigEndian.Uint64(packet[8:16])), packet[20:])
 	}
 	c.out, err = getDataReply(packet)
 	return err
 }
 
 // takeCarried returns and forgets the carried request written with xid.
-func (c *tappedConn) takeCarried(xid int32) *carried {
+func (c *tappedConn) takeCarried(xid int32) *Carried {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	req := c.carried[xid]
@@ -158,16 +158,16 @@ func (c *tappedConn) takeCarried(xid int32) *carried {
 func (c *tappedConn) Write(p []byte) (int, error) {
 	frame := p
 	if c.writes.Add(1) > 1 {
-		if req := c.wire.carrier.take(p); req != nil {
-			if req.prepare != nil {
-				req.prepare(req)
+		if req := c.wire.Carrier.take(p); req != nil {
+			if req.Prepare != nil {
+				req.Prepare(req)
 			}
 			frame = carriedFrame(p, req)
 			xid := int32(binary.BigEndian.Uint32(p[4:8]))
 			c.mu.Lock()
 			c.carried[xid] = req // before the reply can arrive
 			c.mu.Unlock()
-		} else if c.wire.bound.refuses(p, c.session.Load()) {
+		} else if c.wire.Bound.refuses(p, c.session.Load()) {
 			// Queued in another session: written here, it would be
 			// applied in this one.
 			frame = refusedFrame(p)
@@ -177,22 +177,22 @@ func (c *tappedConn) Write(p []byte) (int, error) {
 		}
 	}
 	if c.acks != nil {
-		c.acks.sending(frame) // before the server can have heard it
+		c.acks.Sending(frame) // before the server can have heard it
 	}
 	if _, err := c.Conn.Write(frame); err != nil {
 		return 0, err
 	}
-	c.wire.tap.wrote(frame)
+	c.wire.Tap.wrote(frame)
 	return len(p), nil
 }
 
-// dialFunc is go-zookeeper's dialer type.
-type dialFunc = func(network, address string, timeout time.Duration) (net.Conn, error)
+// DialFunc is go-zookeeper's dialer type.
+type DialFunc = func(network, address string, timeout time.Duration) (net.Conn, error)
 
-// wrappingDialer wraps each connection base dials (go-zookeeper's default
+// WrappingDialer wraps each connection base dials (go-zookeeper's default
 // dial when nil) in a tappedConn. Each connection advances the session
-// leases of hooks.book (see ackTracker).
-func wrappingDialer(base dialFunc, hooks *wireHooks) dialFunc {
+// leases of hooks.Book (see AckTracker).
+func WrappingDialer(base DialFunc, hooks *Hooks) DialFunc {
 	if base == nil {
 		base = net.DialTimeout
 	}
@@ -201,10 +201,10 @@ func wrappingDialer(base dialFunc, hooks *wireHooks) dialFunc {
 		if err != nil {
 			return nil, err
 		}
-		hooks.carrier.servers.connected(address)
-		c := &tappedConn{Conn: conn, r: bufio.NewReaderSize(conn, readBufferSize), wire: hooks, carried: make(map[int32]*carried)}
-		if hooks.book != nil {
-			c.acks = &ackTracker{book: hooks.book}
+		hooks.Carrier.Servers.connected(address)
+		c := &tappedConn{Conn: conn, r: bufio.NewReaderSize(conn, readBufferSize), wire: hooks, carried: make(map[int32]*Carried)}
+		if hooks.Book != nil {
+			c.acks = &AckTracker{Book: hooks.Book}
 		}
 		c.frames.onHead = func(index int, head []byte) {
 			if index != 0 {
@@ -212,11 +212,11 @@ func wrappingDialer(base dialFunc, hooks *wireHooks) dialFunc {
 				return
 			}
 			if r, ok := parseConnectReply(head); ok {
-				c.session.Store(r.sessionID)
+				c.session.Store(r.SessionID)
 				if c.acks != nil {
-					c.acks.connected(r) // before go-zookeeper announces the session
+					c.acks.Connected(r) // before go-zookeeper announces the session
 				}
-				hooks.connected(r)
+				hooks.Connected(r)
 			}
 		}
 		return c, nil
@@ -226,11 +226,11 @@ func wrappingDialer(base dialFunc, hooks *wireHooks) dialFunc {
 // replied follows the header of a reply: xid, zxid, error code.
 func (c *tappedConn) replied(head []byte) {
 	if c.acks != nil {
-		c.acks.replied(head)
+		c.acks.Replied(head)
 	}
 	if len(head) >= 12 && int32(binary.BigEndian.Uint32(head[0:4])) >= 0 {
 		if zxid := int64(binary.BigEndian.Uint64(head[4:12])); zxid > 0 {
-			c.wire.zxid(zxid)
+			c.wire.Zxid(zxid)
 		}
 	}
 }

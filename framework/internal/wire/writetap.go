@@ -1,4 +1,4 @@
-package framework
+package wire
 
 import (
 	"encoding/binary"
@@ -6,51 +6,52 @@ import (
 	"sync/atomic"
 )
 
-// writeTap tells a caller when the create request for a path has been
+// WriteTap tells a caller when the create request for a path has been
 // written to the server connection. go-zookeeper has no asynchronous
 // calls, but the server answers a session's requests in the order they
 // arrive: a request sent once the create is on the wire is seen after it,
 // and both are answered in one round trip.
-type writeTap struct {
+type WriteTap struct {
 	waiting atomic.Int32 // len(creates), read without the lock on every write
 	mu      sync.Mutex
 	creates map[string]chan struct{} // by server path
 }
 
-func newWriteTap() *writeTap { return &writeTap{creates: make(map[string]chan struct{})} }
+// NewWriteTap returns a tap that expects no create.
+func NewWriteTap() *WriteTap { return &WriteTap{creates: make(map[string]chan struct{})} }
 
 // expectation is a caller's interest in the create of one path.
 type expectation struct {
-	tap     *writeTap
+	tap     *WriteTap
 	path    string
-	written chan struct{} // closed once the create has been written
+	Written chan struct{} // closed once the create has been written
 }
 
-// expect registers an interest in the create of path: its written channel
+// Expect registers an interest in the create of path: its written channel
 // is closed once the create is on the wire; stop ends the interest. A value,
 // not a closure, so that it costs no allocation of its own.
-func (t *writeTap) expect(path string) expectation {
-	e := expectation{tap: t, path: path, written: make(chan struct{})}
+func (t *WriteTap) Expect(path string) expectation {
+	e := expectation{tap: t, path: path, Written: make(chan struct{})}
 	t.mu.Lock()
-	t.creates[path] = e.written
+	t.creates[path] = e.Written
 	t.waiting.Store(int32(len(t.creates)))
 	t.mu.Unlock()
 	return e
 }
 
-// stop removes the expectation unless its create was written meanwhile.
-func (e expectation) stop() {
+// Stop removes the expectation unless its create was written meanwhile.
+func (e expectation) Stop() {
 	t := e.tap
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.creates[e.path] == e.written {
+	if t.creates[e.path] == e.Written {
 		delete(t.creates, e.path)
 		t.waiting.Store(int32(len(t.creates)))
 	}
 }
 
 // wrote is shown every request frame written to a server connection.
-func (t *writeTap) wrote(frame []byte) {
+func (t *WriteTap) wrote(frame []byte) {
 	if t.waiting.Load() == 0 {
 		return
 	}

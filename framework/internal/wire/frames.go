@@ -1,4 +1,4 @@
-package framework
+package wire
 
 import (
 	"encoding/binary"
@@ -78,22 +78,22 @@ func (s *frameScanner) endBody() {
 	s.index++
 }
 
-// connectReply is what the client needs of ZooKeeper's ConnectResponse:
+// ConnectReply is what the client needs of ZooKeeper's ConnectResponse:
 // protocolVersion int32, timeOut int32 (ms), sessionId int64, then the
 // session's password, a length-prefixed buffer.
-type connectReply struct {
-	timeout   time.Duration
-	sessionID int64
+type ConnectReply struct {
+	Timeout   time.Duration
+	SessionID int64
 }
 
 // parseConnectReply reads the head of a connect response. ok is false for
 // a head too short to hold the session id, or for the reply to a resumed
 // session that has expired, which grants nothing (session id 0).
-func parseConnectReply(head []byte) (r connectReply, ok bool) {
+func parseConnectReply(head []byte) (r ConnectReply, ok bool) {
 	if len(head) < 16 {
 		return r, false
 	}
 	ms := int32(binary.BigEndian.Uint32(head[4:8]))
-	r = connectReply{timeout: time.Duration(ms) * time.Millisecond, sessionID: int64(binary.BigEndian.Uint64(head[8:16]))}
-	return r, r.sessionID != 0 && ms > 0
+	r = ConnectReply{Timeout: time.Duration(ms) * time.Millisecond, SessionID: int64(binary.BigEndian.Uint64(head[8:16]))}
+	return r, r.SessionID != 0 && ms > 0
 }

@@ -1,4 +1,4 @@
-package framework
+package wire
 
 import (
 	"encoding/binary"
@@ -8,7 +8,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/framework/internal/lease"
 )
 
-// maxUnanswered bounds the requests an ackTracker remembers. Forgetting
+// maxUnanswered bounds the requests an AckTracker remembers. Forgetting
 // the oldest only errs towards loss: its reply then proves nothing.
 const maxUnanswered = 1 << 14
 
@@ -25,14 +25,14 @@ type sentRequest struct {
 	sent int64 // clock reading taken before the write began
 }
 
-// ackTracker follows one server connection for the session lease: it
+// AckTracker follows one server connection for the session lease: it
 // records when each request is written and, when the reply with that xid
 // arrives, advances the lease of the connection's session. The server
 // answers a session's requests in the order they arrive, pings (xid -2,
 // several may be outstanding) included, so the requests wait in a queue
 // and a reply settles every request queued before its own.
-type ackTracker struct {
-	book *lease.Book
+type AckTracker struct {
+	Book *lease.Book
 
 	mu          sync.Mutex // guards the fields below; never held across I/O
 	writes      int        // frames written; the first is the connect request
@@ -43,9 +43,9 @@ type ackTracker struct {
 	length      time.Duration // T·(1−ε) of the granted T
 }
 
-// sending records a request frame about to be written.
-func (t *ackTracker) sending(frame []byte) {
-	now := t.book.Clock.Now()
+// Sending records a request frame about to be written.
+func (t *AckTracker) Sending(frame []byte) {
+	now := t.Book.Clock.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.writes++
@@ -62,12 +62,12 @@ func (t *ackTracker) sending(frame []byte) {
 	t.queue = append(t.queue, sentRequest{xid: int32(binary.BigEndian.Uint32(frame[4:8])), sent: now})
 }
 
-// connected starts the session's lease, or its new grant, from the
+// Connected starts the session's lease, or its new grant, from the
 // connect request: the server had the session alive when it answered it,
 // and counts its expiry from then with the timeout it granted now.
-func (t *ackTracker) connected(r connectReply) {
-	l := t.book.Of(r.sessionID)
-	length := t.book.Length(r.timeout)
+func (t *AckTracker) Connected(r ConnectReply) {
+	l := t.Book.Of(r.SessionID)
+	length := t.Book.Length(r.Timeout)
 	t.mu.Lock()
 	sent := t.connectSent
 	t.mu.Unlock()
@@ -77,8 +77,8 @@ func (t *ackTracker) connected(r connectReply) {
 	t.mu.Unlock()
 }
 
-// replied follows the header of a reply: xid, zxid, error code.
-func (t *ackTracker) replied(head []byte) {
+// Replied follows the header of a reply: xid, zxid, error code.
+func (t *AckTracker) Replied(head []byte) {
 	if len(head) < 16 {
 		return
 	}

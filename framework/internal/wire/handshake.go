@@ -1,11 +1,11 @@
-package framework
+package wire
 
 import (
 	"sync/atomic"
 	"time"
 )
 
-// handshakeShare is the part of the session timeout that a connection may
+// HandshakeShare is the part of the session timeout that a connection may
 // wait for the answer to its connect request: a third, so that a client
 // that gives a handshake up has time to connect again, maybe twice, before
 // the session expires.
@@ -16,31 +16,32 @@ import (
 // and unanswered (ZOOKEEPER-5051), and a client reconnecting to a
 // restarted server meets it; it then lost a session that the restart had
 // kept.
-const handshakeShare = 3
+const HandshakeShare = 3
 
-// handshakeBound is the longest wait for a connect response on the
+// HandshakeBound is the longest wait for a connect response on the
 // connections of one go-zookeeper connection: a share of the session
 // timeout in force, the one asked for until the server grants one.
-type handshakeBound struct {
+type HandshakeBound struct {
 	timeout atomic.Int64 // time.Duration
 }
 
-func newHandshakeBound(asked time.Duration) *handshakeBound {
-	b := &handshakeBound{}
+// NewHandshakeBound returns the bound for a session timeout asked of asked.
+func NewHandshakeBound(asked time.Duration) *HandshakeBound {
+	b := &HandshakeBound{}
 	b.timeout.Store(int64(asked))
 	return b
 }
 
-// granted records the session timeout a connect response granted.
-func (b *handshakeBound) granted(d time.Duration) {
+// Granted records the session timeout a connect response granted.
+func (b *HandshakeBound) Granted(d time.Duration) {
 	if d > 0 {
 		b.timeout.Store(int64(d))
 	}
 }
 
 // wait returns how long a handshake may wait for its answer.
-func (b *handshakeBound) wait() time.Duration {
-	return time.Duration(b.timeout.Load()) / handshakeShare
+func (b *HandshakeBound) wait() time.Duration {
+	return time.Duration(b.timeout.Load()) / HandshakeShare
 }
 
 // SetReadDeadline sets the deadline of the reads to come; until the connect
@@ -48,8 +49,8 @@ func (b *handshakeBound) wait() time.Duration {
 // sets it before it reads the connect response and before each read after,
 // on the goroutine that reads.
 func (c *tappedConn) SetReadDeadline(t time.Time) error {
-	if c.packets == 0 && !t.IsZero() && c.wire.handshake != nil {
-		t = earliest(t, time.Now().Add(c.wire.handshake.wait()))
+	if c.packets == 0 && !t.IsZero() && c.wire.Handshake != nil {
+		t = earliest(t, time.Now().Add(c.wire.Handshake.wait()))
 	}
 	return c.Conn.SetReadDeadline(t)
 }

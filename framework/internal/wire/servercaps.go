@@ -1,4 +1,4 @@
-package framework
+package wire
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// serverCaps remembers, per server address, whether the server implements
+// ServerCaps remembers, per server address, whether the server implements
 // the requests of ZooKeeper 3.6 (addWatch, multiRead, setWatches2). A
 // server answers a request it does not know with UNIMPLEMENTED and then
 // closes the connection (its UnimplementedRequestProcessor does both, in
@@ -25,9 +25,9 @@ import (
 // says no version (srvr disabled, another implementation): then a
 // request answered UNIMPLEMENTED marks the server as lacking it, for the
 // rest of the client's life.
-type serverCaps struct {
-	dial    dialFunc
-	timeout time.Duration
+type ServerCaps struct {
+	Dial    DialFunc
+	Timeout time.Duration
 	addr    atomic.Pointer[string] // of the current connection
 
 	mu      sync.Mutex
@@ -45,18 +45,20 @@ type serverCap struct {
 	apart atomic.Bool
 }
 
-func newServerCaps(dial dialFunc, timeout time.Duration) *serverCaps {
+// NewServerCaps returns a table that asks servers through dial (the
+// default dial when nil), each answer awaited for timeout.
+func NewServerCaps(dial DialFunc, timeout time.Duration) *ServerCaps {
 	if dial == nil {
 		dial = net.DialTimeout
 	}
-	return &serverCaps{dial: dial, timeout: timeout, servers: make(map[string]*serverCap)}
+	return &ServerCaps{Dial: dial, Timeout: timeout, servers: make(map[string]*serverCap)}
 }
 
 // connected records the address of a new connection.
-func (s *serverCaps) connected(addr string) { s.addr.Store(&addr) }
+func (s *ServerCaps) connected(addr string) { s.addr.Store(&addr) }
 
-// current returns the address of the current connection.
-func (s *serverCaps) current() string {
+// Current returns the address of the current connection.
+func (s *ServerCaps) Current() string {
 	if p := s.addr.Load(); p != nil {
 		return *p
 	}
@@ -64,13 +66,13 @@ func (s *serverCaps) current() string {
 }
 
 // modernOps are the requests only ZooKeeper 3.6 and later implement.
-var modernOps = map[int32]bool{opAddWatch: true, opMultiRead: true, opSetWatches2: true}
+var modernOps = map[int32]bool{OpAddWatch: true, OpMultiRead: true, OpSetWatches2: true}
 
 // lacks reports whether the server at addr lacks op, asking it first if
 // op is one of ZooKeeper 3.6's and the server has not been asked. A
 // server that cannot be asked (unreachable, or no connection yet) fails
 // with errNotAsked, which the retry loop takes as a lost connection.
-func (s *serverCaps) lacks(addr string, op int32) (bool, error) {
+func (s *ServerCaps) lacks(addr string, op int32) (bool, error) {
 	if !modernOps[op] {
 		return false, nil
 	}
@@ -95,29 +97,29 @@ func (s *serverCaps) lacks(addr string, op int32) (bool, error) {
 // not be asked: retryable, as a lost connection is.
 var errNotAsked = fmt.Errorf("framework: the server's version could not be asked: %w", zk.ErrConnectionClosed)
 
-// modesApart reports whether the server at addr said it keeps the watch
+// ModesApart reports whether the server at addr said it keeps the watch
 // modes of a path apart (3.9 and later). It never blocks: a server not
 // asked yet is taken for one that does not.
-func (s *serverCaps) modesApart(addr string) bool { return s.of(addr).apart.Load() }
+func (s *ServerCaps) ModesApart(addr string) bool { return s.of(addr).apart.Load() }
 
-// knownLacking reports whether the server at addr is known to lack op,
+// KnownLacking reports whether the server at addr is known to lack op,
 // without asking it.
-func (s *serverCaps) knownLacking(addr string, op int32) bool {
+func (s *ServerCaps) KnownLacking(addr string, op int32) bool {
 	c := s.of(addr)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.lacks[op]
 }
 
-// lack records that the server at addr answered op with UNIMPLEMENTED.
-func (s *serverCaps) lack(addr string, op int32) {
+// Lack records that the server at addr answered op with UNIMPLEMENTED.
+func (s *ServerCaps) Lack(addr string, op int32) {
 	c := s.of(addr)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.lacks[op] = true
 }
 
-func (s *serverCaps) of(addr string) *serverCap {
+func (s *ServerCaps) of(addr string) *serverCap {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.servers[addr]
@@ -131,13 +133,13 @@ func (s *serverCaps) of(addr string) *serverCap {
 // ask sends srvr to addr. known is false when no answer came (the server
 // could not be reached): the caller then asks again later. apart: the
 // server keeps the watch modes of a path apart (3.9 and later).
-func (s *serverCaps) ask(addr string) (modern, apart, known bool) {
-	conn, err := s.dial("tcp", addr, s.timeout)
+func (s *ServerCaps) ask(addr string) (modern, apart, known bool) {
+	conn, err := s.Dial("tcp", addr, s.Timeout)
 	if err != nil {
 		return false, false, false
 	}
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(s.timeout))
+	_ = conn.SetDeadline(time.Now().Add(s.Timeout))
 	if _, err := io.WriteString(conn, "srvr"); err != nil {
 		return false, false, false
 	}

@@ -1,4 +1,4 @@
-package framework
+package wire
 
 import (
 	"bufio"
@@ -43,19 +43,19 @@ func FuzzTappedConn(f *testing.F) {
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff})
 	f.Fuzz(func(t *testing.T, stream []byte) {
 		connect := packet(make([]byte, 36))
-		hooks := &wireHooks{
-			tap: newWriteTap(), carrier: newCarrier(newServerCaps(nil, 0)),
-			connected: func(connectReply) {},
-			notify: func(body []byte) error {
+		hooks := &Hooks{
+			Tap: NewWriteTap(), Carrier: NewCarrier(NewServerCaps(nil, 0)),
+			Connected: func(ConnectReply) {},
+			Notify: func(body []byte) error {
 				return readWatcherEvent(body)
 			},
-			zxid: func(int64) {},
+			Zxid: func(int64) {},
 		}
-		c := &tappedConn{Conn: &streamConn{r: bytes.NewReader(append(connect, stream...))}, wire: hooks, carried: map[int32]*carried{}}
+		c := &tappedConn{Conn: &streamConn{r: bytes.NewReader(append(connect, stream...))}, wire: hooks, carried: map[int32]*Carried{}}
 		c.r = bufio.NewReaderSize(c.Conn, 64)
 		c.frames.onHead = func(int, []byte) {}
 		for _, xid := range carriedXids {
-			c.carried[xid] = &carried{}
+			c.carried[xid] = &Carried{}
 		}
 		want := expectedPackets(stream)
 		for i := 0; ; i++ {
@@ -122,9 +122,9 @@ func expectedPackets(stream []byte) [][]byte {
 // readWatcherEvent reads a notification's body as the client's watch table
 // does (a WatcherEvent: type, state, path) and fails where it would.
 func readWatcherEvent(body []byte) error {
-	r := juteReader{b: body}
-	r.int32()
-	r.int32()
-	r.string()
-	return r.err
+	r := JuteReader{B: body}
+	r.Int32()
+	r.Int32()
+	r.Str()
+	return r.Err
 }

@@ -1,4 +1,4 @@
-package framework
+package wire
 
 import (
 	"bytes"
@@ -82,13 +82,13 @@ func TestParseConnectReply(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		head []byte
-		want connectReply
+		want ConnectReply
 		ok   bool
 	}{
-		{"granted", connectResponse(3000, 0x1234)[:frameHeadLen], connectReply{3 * time.Second, 0x1234}, true},
-		{"expired session", connectResponse(0, 0)[:frameHeadLen], connectReply{}, false},
-		{"no timeout", connectResponse(0, 5)[:frameHeadLen], connectReply{0, 5}, false},
-		{"short", connectResponse(3000, 1)[:12], connectReply{}, false},
+		{"granted", connectResponse(3000, 0x1234)[:frameHeadLen], ConnectReply{3 * time.Second, 0x1234}, true},
+		{"expired session", connectResponse(0, 0)[:frameHeadLen], ConnectReply{}, false},
+		{"no timeout", connectResponse(0, 5)[:frameHeadLen], ConnectReply{0, 5}, false},
+		{"short", connectResponse(3000, 1)[:12], ConnectReply{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ok := parseConnectReply(tc.head)

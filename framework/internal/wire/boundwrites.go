@@ -1,4 +1,4 @@
-package framework
+package wire
 
 import (
 	"encoding/binary"
@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 )
 
-// boundWrites is the client's table of writes bound to a session that are
+// BoundWrites is the client's table of writes bound to a session that are
 // on their way: the server path each writes (a transaction's first op's),
 // and the session it is bound to. A request go-zookeeper queued while the
 // connection was in that session may be written on the next connection,
@@ -17,7 +17,7 @@ import (
 // while such a request is on its way is refused with it, as a request of a
 // session that has moved (retryable, not applied). A nil table refuses
 // nothing.
-type boundWrites struct {
+type BoundWrites struct {
 	waiting atomic.Int32 // len(paths), read without the lock on every write
 	mu      sync.Mutex
 	paths   map[string][]int64 // by server path: the sessions of the writes on their way
@@ -25,13 +25,13 @@ type boundWrites struct {
 
 // boundWrite is one write in the table, to remove once its call returns.
 type boundWrite struct {
-	table   *boundWrites
+	table   *BoundWrites
 	path    string
 	session int64
 }
 
-// add records a write of path bound to session.
-func (b *boundWrites) add(path string, session int64) boundWrite {
+// Add records a write of path bound to session.
+func (b *BoundWrites) Add(path string, session int64) boundWrite {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.paths == nil {
@@ -42,9 +42,9 @@ func (b *boundWrites) add(path string, session int64) boundWrite {
 	return boundWrite{table: b, path: path, session: session}
 }
 
-// done removes the write: its call has returned, so go-zookeeper holds its
+// Done removes the write: its call has returned, so go-zookeeper holds its
 // request no more.
-func (w boundWrite) done() {
+func (w boundWrite) Done() {
 	b := w.table
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -66,7 +66,7 @@ func (w boundWrite) done() {
 // refuses reports whether the request frame must not be written on a
 // connection in session: it writes a path that a write bound to another
 // session is on its way to.
-func (b *boundWrites) refuses(frame []byte, session int64) bool {
+func (b *BoundWrites) refuses(frame []byte, session int64) bool {
 	if b == nil || b.waiting.Load() == 0 {
 		return false
 	}
@@ -117,7 +117,7 @@ const refusedPath = "/zookeeper/zkrecipes_refused"
 
 // refusal stands, in a connection's table of carried requests, for a
 // refused request: its reply is rewritten by refusedReply.
-var refusal = &carried{}
+var refusal = &Carried{}
 
 // refusedFrame is the request written in place of a refused one: a
 // getData of refusedPath under the same xid, so that go-zookeeper gets an
@@ -126,7 +126,7 @@ func refusedFrame(request []byte) []byte {
 	frame := make([]byte, 16, 16+len(refusedPath)+1)
 	binary.BigEndian.PutUint32(frame[0:4], uint32(12+len(refusedPath)+1))
 	copy(frame[4:8], request[4:8])
-	binary.BigEndian.PutUint32(frame[8:12], opGetData)
+	binary.BigEndian.PutUint32(frame[8:12], OpGetData)
 	binary.BigEndian.PutUint32(frame[12:16], uint32(len(refusedPath)))
 	frame = append(frame, refusedPath...)
 	return append(frame, 0) // no watch
