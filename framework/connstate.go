@@ -70,33 +70,7 @@ func (c *Client) dial() error {
 
 	var conn *zk.Conn
 	ready := make(chan struct{})
-	callback := func(ev zk.Event) {
-		if ev.Type != zk.EventSession {
-			return // the wrapper takes every notification: none reaches here
-		}
-		e := connEvent{gen: gen, state: ev.State}
-		if ev.State == zk.StateHasSession {
-			// go-zookeeper sets the id just before it sends this event.
-			<-ready
-			e.sessionID = conn.SessionID()
-		}
-		c.events.push(e)
-	}
-	handshake := wire.NewHandshakeBound(c.cfg.sessionTimeout)
-	hooks := &wire.Hooks{
-		Tap:       c.tap,
-		Bound:     &c.bound,
-		Book:      c.leases,
-		Carrier:   c.carrier,
-		Handshake: handshake,
-		Connected: func(r wire.ConnectReply) {
-			handshake.Granted(r.Timeout)
-			c.events.push(connEvent{gen: gen, granted: r.Timeout})
-			c.restoreWatches(r.SessionID, func() *zk.Conn { <-ready; return conn })
-		},
-		Notify: c.watches.notify,
-		Zxid:   c.watches.sawZxid,
-	}
+	connOf := func() *zk.Conn { <-ready; return conn }
 	// The caller's options come first, the client's dialer (which wraps
 	// the caller's own, if any) and event callback last: the client cannot
 	// work without them.
@@ -105,7 +79,8 @@ func (c *Client) dial() error {
 		zk.WithLogger(zkLogger{l: c.log}),
 	}
 	opts = append(opts, c.cfg.zkOptions...)
-	opts = append(opts, zk.WithDialer(c.recordDials(gen, wire.WrappingDialer(c.saslDialer(c.baseDial), hooks))), zk.WithEventCallback(callback))
+	dialer := wire.WrappingDialer(c.saslDialer(c.baseDial), c.connHooks(gen, connOf))
+	opts = append(opts, zk.WithDialer(c.recordDials(gen, dialer)), zk.WithEventCallback(c.sessionEvents(gen, connOf)))
 	conn, _, err := zk.Connect(c.servers, c.cfg.sessionTimeout, func(z *zk.Conn) {
 		for _, o := range opts {
 			o(z)
@@ -116,6 +91,43 @@ func (c *Client) dial() error {
 		return fmt.Errorf("framework: connect: %w", err)
 	}
 	return c.adopt(conn)
+}
+
+// sessionEvents is the event callback of the connection of generation
+// gen: it queues its session events for the state loop. conn waits for
+// the connection that zk.Connect returns.
+func (c *Client) sessionEvents(gen uint64, conn func() *zk.Conn) func(zk.Event) {
+	return func(ev zk.Event) {
+		if ev.Type != zk.EventSession {
+			return // the wrapper takes every notification: none reaches here
+		}
+		e := connEvent{gen: gen, state: ev.State}
+		if ev.State == zk.StateHasSession {
+			// go-zookeeper sets the id just before it sends this event.
+			e.sessionID = conn().SessionID()
+		}
+		c.events.push(e)
+	}
+}
+
+// connHooks are what the server connections of generation gen tell the
+// client. conn waits for the connection that zk.Connect returns.
+func (c *Client) connHooks(gen uint64, conn func() *zk.Conn) *wire.Hooks {
+	handshake := wire.NewHandshakeBound(c.cfg.sessionTimeout)
+	return &wire.Hooks{
+		Tap:       c.tap,
+		Bound:     &c.bound,
+		Book:      c.leases,
+		Carrier:   c.carrier,
+		Handshake: handshake,
+		Connected: func(r wire.ConnectReply) {
+			handshake.Granted(r.Timeout)
+			c.events.push(connEvent{gen: gen, granted: r.Timeout})
+			c.restoreWatches(r.SessionID, conn)
+		},
+		Notify: c.watches.notify,
+		Zxid:   c.watches.sawZxid,
+	}
 }
 
 // adopt makes conn the client's connection, with its credentials still to
