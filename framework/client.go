@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -54,6 +55,9 @@ type Client struct {
 	seams       *seams // a test's hold on background work; nil outside tests
 
 	calls callGate // the calls under way on conn, which Close waits for
+
+	// liveGen is gen, read by the wire's hooks without mu (see connHooks).
+	liveGen atomic.Uint64
 
 	holdsOnce    sync.Once
 	holdRegistry *holdFanout // see holds

@@ -60,11 +60,13 @@ type suspension struct {
 }
 
 // dial opens a new go-zookeeper connection (a new session) and makes it the
-// client's; events of earlier connections are ignored from then on.
+// client's; events of earlier connections are ignored from then on, and
+// so are their connect responses, notifications and zxids (see connHooks).
 func (c *Client) dial() error {
 	c.mu.Lock()
 	c.gen++
 	gen := c.gen
+	c.liveGen.Store(gen)
 	c.granted = 0
 	c.mu.Unlock()
 
@@ -111,9 +113,18 @@ func (c *Client) sessionEvents(gen uint64, conn func() *zk.Conn) func(zk.Event) 
 }
 
 // connHooks are what the server connections of generation gen tell the
-// client. conn waits for the connection that zk.Connect returns.
+// client. A connection that dial has replaced lives on until its Close
+// ends it, about a second, and may read a connect response meanwhile (its
+// old session, which the server kept): its hooks then leave the watch
+// table alone, or they would reset it to that session, end its one-shot
+// watches and interrupt its persistent ones while the new connection has
+// them on the server. Its notifications are of watches of a session the
+// client has left, and its zxids of that session's replies. The check is
+// an atomic load, for it runs on every reply; a hook that passed it just
+// before a dial is undone by the new connection's own connect response.
 func (c *Client) connHooks(gen uint64, conn func() *zk.Conn) *wire.Hooks {
 	handshake := wire.NewHandshakeBound(c.cfg.sessionTimeout)
+	current := func() bool { return c.liveGen.Load() == gen }
 	return &wire.Hooks{
 		Tap:       c.tap,
 		Bound:     &c.bound,
@@ -123,10 +134,21 @@ func (c *Client) connHooks(gen uint64, conn func() *zk.Conn) *wire.Hooks {
 		Connected: func(r wire.ConnectReply) {
 			handshake.Granted(r.Timeout)
 			c.events.push(connEvent{gen: gen, granted: r.Timeout})
-			c.restoreWatches(r.SessionID, conn)
+			if current() {
+				c.restoreWatches(r.SessionID, conn)
+			}
 		},
-		Notify: c.watches.notify,
-		Zxid:   c.watches.sawZxid,
+		Notify: func(body []byte) error {
+			if !current() {
+				return nil
+			}
+			return c.watches.notify(body)
+		},
+		Zxid: func(zxid int64) {
+			if current() {
+				c.watches.sawZxid(zxid)
+			}
+		},
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework/internal/lease"
+	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
 )
 
 // HoldBackgroundDeletes holds every background delete of c started from
@@ -154,4 +155,16 @@ func LinkState(c *Client) zk.State {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.conn.State()
+}
+
+// ReplacedConnectionConnects has a connection of the generation before the
+// client's current one read a connect response of session id, as one that
+// the client replaced after losing that session may do before its Close
+// ends it, if the server kept the session.
+func ReplacedConnectionConnects(c *Client, id int64) {
+	c.mu.Lock()
+	gen, conn := c.gen-1, c.conn
+	c.mu.Unlock()
+	hooks := c.connHooks(gen, func() *zk.Conn { return conn })
+	hooks.Connected(wire.ConnectReply{SessionID: id, Timeout: c.SessionTimeout()})
 }

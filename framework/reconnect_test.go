@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
@@ -59,5 +61,40 @@ func TestReconnect_WatchesAreSetAgainOnEveryConnection(t *testing.T) {
 	case <-watch:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the watch set before the cuts did not fire")
+	}
+}
+
+// A connection the client replaced after losing its session lives on until
+// its Close ends it, and may read a connect response of the old session
+// meanwhile (the server kept it): the watch table stays the new session's,
+// and a watch set in the new session neither ends nor is interrupted.
+func TestReconnect_AReplacedConnectionsHandshakeLeavesTheWatchesAlone(t *testing.T) {
+	t.Parallel()
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(shortSession))
+	states := recordStates(c)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	_, err := c.Create(ctx, path, nil, framework.Persistent, framework.WithParents())
+	require.NoError(t, err)
+	old := c.Session().ID()
+
+	proxy.Pause()
+	for s := states.next(t, 15*time.Second); s.State != framework.Lost; s = states.next(t, 15*time.Second) {
+	}
+	proxy.Resume()
+	for s := states.next(t, 15*time.Second); s.State != framework.Reconnected; s = states.next(t, 15*time.Second) {
+	}
+	_, _, changed, err := c.GetW(ctx, path)
+	require.NoError(t, err)
+
+	framework.ReplacedConnectionConnects(c, old)
+	_, err = c.Set(ctx, path, []byte("x"), -1)
+	require.NoError(t, err)
+	select {
+	case ev := <-changed:
+		assert.Equal(t, zk.EventNodeDataChanged, ev.Type, "the old session's handshake ended the watch: %v", ev.Err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watch never fired")
 	}
 }
