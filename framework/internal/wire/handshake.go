@@ -43,22 +43,3 @@ func (b *HandshakeBound) Granted(d time.Duration) {
 func (b *HandshakeBound) wait() time.Duration {
 	return time.Duration(b.timeout.Load()) / HandshakeShare
 }
-
-// SetReadDeadline sets the deadline of the reads to come; until the connect
-// response has begun, no later than the handshake's bound. go-zookeeper
-// sets it before it reads the connect response and before each read after,
-// on the goroutine that reads.
-func (c *tappedConn) SetReadDeadline(t time.Time) error {
-	if c.packets == 0 && !t.IsZero() && c.wire.Handshake != nil {
-		t = earliest(t, time.Now().Add(c.wire.Handshake.wait()))
-	}
-	return c.Conn.SetReadDeadline(t)
-}
-
-// earliest returns the earlier of two times.
-func earliest(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
-}

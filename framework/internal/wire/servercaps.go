@@ -13,6 +13,10 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
+// DialFunc is go-zookeeper's dialer type: the client asks each server its
+// version through one, and wraps the connections another dials.
+type DialFunc = func(network, address string, timeout time.Duration) (net.Conn, error)
+
 // ServerCaps remembers, per server address, whether the server implements
 // the requests of ZooKeeper 3.6 (addWatch, multiRead, setWatches2). A
 // server answers a request it does not know with UNIMPLEMENTED and then

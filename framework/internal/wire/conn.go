@@ -154,6 +154,25 @@ func (c *tappedConn) takeCarried(xid int32) *Carried {
 	return req
 }
 
+// SetReadDeadline sets the deadline of the reads to come; until the connect
+// response has begun, no later than the handshake's bound. go-zookeeper
+// sets it before it reads the connect response and before each read after,
+// on the goroutine that reads.
+func (c *tappedConn) SetReadDeadline(t time.Time) error {
+	if c.packets == 0 && !t.IsZero() && c.wire.Handshake != nil {
+		t = earliest(t, time.Now().Add(c.wire.Handshake.wait()))
+	}
+	return c.Conn.SetReadDeadline(t)
+}
+
+// earliest returns the earlier of two times.
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
 // Write writes one request: go-zookeeper writes each in a single call.
 func (c *tappedConn) Write(p []byte) (int, error) {
 	frame := p
@@ -185,9 +204,6 @@ func (c *tappedConn) Write(p []byte) (int, error) {
 	c.wire.Tap.wrote(frame)
 	return len(p), nil
 }
-
-// DialFunc is go-zookeeper's dialer type.
-type DialFunc = func(network, address string, timeout time.Duration) (net.Conn, error)
 
 // WrappingDialer wraps each connection base dials (go-zookeeper's default
 // dial when nil) in a tappedConn. Each connection advances the session
