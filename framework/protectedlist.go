@@ -13,29 +13,11 @@ func (c *Client) createProtectedAndList(ctx context.Context, path string, data [
 	}
 	expected := c.tap.Expect(pc.req.path)
 	defer expected.Stop()
-	written := expected.Written
 	listed := make(chan listing) // unbuffered: one allocation, not two
 	// Ends once it has handed over the listing, or nothing to a caller
 	// whose create ended unwritten; a caller that leaves without taking it
 	// hands it to drain.
-	go func() {
-		select {
-		case <-written:
-			listed <- listing{names: c.listNow(pc.parent), sent: true}
-			return
-		default:
-		}
-		// The caller takes a value only once its create has ended, and a
-		// written create closes written before its answer can come: parked
-		// here, this goroutine is woken by written first. Only if written
-		// closes between the two selects can nothing win, and the caller
-		// then lists the queue itself, as this goroutine would have.
-		select {
-		case <-written:
-			listed <- listing{names: c.listNow(pc.parent), sent: true}
-		case listed <- listing{}:
-		}
-	}()
+	go c.listOnceWritten(pc.parent, expected.Written, listed)
 	node, err = pc.call(ctx)
 	if err != nil {
 		go drain(listed) // the listing, if sent, ends on its own
@@ -57,6 +39,28 @@ func (c *Client) createProtectedAndList(ctx context.Context, path string, data [
 		children = nil // listed before the create took effect, or failed
 	}
 	return node, children, nil
+}
+
+// listOnceWritten lists parent once written is closed and hands the
+// listing over on listed, or hands over an empty listing to a caller whose
+// create ended unwritten.
+func (c *Client) listOnceWritten(parent string, written <-chan struct{}, listed chan<- listing) {
+	select {
+	case <-written:
+		listed <- listing{names: c.listNow(parent), sent: true}
+		return
+	default:
+	}
+	// The caller takes a value only once its create has ended, and a
+	// written create closes written before its answer can come: parked
+	// here, this goroutine is woken by written first. Only if written
+	// closes between the two selects can nothing win, and the caller
+	// then lists the queue itself, as this goroutine would have.
+	select {
+	case <-written:
+		listed <- listing{names: c.listNow(parent), sent: true}
+	case listed <- listing{}:
+	}
 }
 
 // listing is what the listing goroutine hands over: the children it
