@@ -46,11 +46,11 @@ var ErrUnimplemented = errors.New("framework: the server does not implement the 
 type Carried struct {
 	Opcode int32
 	Body   []byte
-	// Prepare, if set, may set opcode and body as the request is written,
+	// Prepare, if set, may set Opcode and Body as the request is written,
 	// on the goroutine that writes the connection: what a request does to
 	// the server's watches may depend on the requests written before it,
-	// which the server applies first (see the framework's servermodes.go). It must not
-	// block.
+	// which the server applies first (see the framework's servermodes.go).
+	// It must not block.
 	Prepare func(req *Carried)
 	// OnReply, if set, is called with the reply's error code, zxid and
 	// body on the goroutine that reads the connection, before go-zookeeper

@@ -61,14 +61,14 @@ type tappedConn struct {
 
 // Hooks is what every connection of a client shares.
 type Hooks struct {
-	Tap       *WriteTap
-	Bound     *BoundWrites // nil: none refused
-	Book      *lease.Book  // nil: no lease
-	Carrier   *Carrier
-	Connected func(ConnectReply) // each connect response, before go-zookeeper announces the session
-	Handshake *HandshakeBound    // bounds the wait for each connect response; nil: go-zookeeper's
-	Notify    func(body []byte) error
-	Zxid      func(int64) // the zxid of each reply
+	Tap       *WriteTap               // shown every request written
+	Bound     *BoundWrites            // nil: none refused
+	Book      *lease.Book             // nil: no lease
+	Carrier   *Carrier                // the carried requests to write
+	Connected func(ConnectReply)      // each connect response, before go-zookeeper announces the session
+	Handshake *HandshakeBound         // bounds the wait for each connect response; nil: go-zookeeper's
+	Notify    func(body []byte) error // each notification's body; an error ends the connection
+	Zxid      func(int64)             // the zxid of each reply
 }
 
 // Read hands go-zookeeper the server's packets: most as they are, carried

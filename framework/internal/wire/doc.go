@@ -1,8 +1,8 @@
 // Package wire is the client's side of ZooKeeper's protocol under
 // go-zookeeper: the bytes on each server connection and what they prove.
 //
-// It wraps every connection go-zookeeper dials (TappedConn, made by
-// WrappingDialer): it follows the packets the server sends (the frame
+// It wraps every connection go-zookeeper dials (see WrappingDialer): it
+// follows the packets the server sends (the frame
 // scanner), bounds the wait for a connect response (HandshakeBound),
 // advances the session lease from the replies (AckTracker), tells a caller
 // when a create is written (WriteTap), refuses a write bound to another
