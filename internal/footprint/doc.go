@@ -9,6 +9,9 @@
 //   - The packages linked: framework and the recipes import no net/http
 //     (nor crypto/tls through it); an HTTP probe of an election is package
 //     recipes/leader/leaderhttp, which a program imports only to serve one.
+//   - The framework's layers: each of its internal packages (the lease,
+//     the wire) imports, of the framework, only the ones below it, so
+//     that a change to the wire cannot come to depend on the client.
 //
 // The tests run the go command of the toolchain that runs them, with the
 // environment's module cache and proxy: offline, they need the modules in
