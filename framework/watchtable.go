@@ -292,19 +292,12 @@ func (t *watchTable) byMode(mode WatchMode) map[string][]*Watch {
 // notify dispatches a notification's body (type, state, path). It runs on
 // the goroutine that reads the connection and never blocks.
 func (t *watchTable) notify(body []byte) error {
-	ev, err := parseNotification(body)
+	ev, err := wire.ParseNotification(body)
 	if err != nil {
 		return err
 	}
 	t.dispatch(ev)
 	return nil
-}
-
-// parseNotification reads a notification's body: ZooKeeper's WatcherEvent.
-func parseNotification(body []byte) (zk.Event, error) {
-	r := wire.JuteReader{B: body}
-	ev := zk.Event{Type: zk.EventType(r.Int32()), State: zk.State(r.Int32()), Path: r.Str()}
-	return ev, r.Err
 }
 
 func (t *watchTable) dispatch(ev zk.Event) {
