@@ -105,7 +105,7 @@ func New(servers []string, opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	if cfg.tls != nil {
-		c.baseDial = newTLSDialer(c.baseDial, cfg.tls, addrs, cfg.sessionTimeout/wire.HandshakeShare, c.refuseTLS)
+		c.baseDial = newTLSDialer(c.baseDial, cfg.tls, addrs, cfg.sessionTimeout/wire.HandshakeShare, c.refuseTLS, life.Done())
 	}
 	c.carrier = wire.NewCarrier(wire.NewServerCaps(c.baseDial, cfg.connectionTimeout))
 	if err := c.dial(); err != nil {

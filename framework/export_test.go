@@ -168,3 +168,11 @@ func ReplacedConnectionConnects(c *Client, id int64) {
 	hooks := c.connHooks(gen, func() *zk.Conn { return conn })
 	hooks.Connected(wire.ConnectReply{SessionID: id, Timeout: c.SessionTimeout()})
 }
+
+// SetUnreachableLogEvery makes c warn that it cannot connect at most once
+// every d instead of every 10 s, from its next failure on.
+func SetUnreachableLogEvery(c *Client, d time.Duration) {
+	c.reach.mu.Lock()
+	defer c.reach.mu.Unlock()
+	c.reach.every = d
+}

@@ -22,7 +22,8 @@ type reach struct {
 	addr    string
 	err     error
 	warned  time.Time
-	failing bool // no connection since the last failure
+	every   time.Duration // between warnings; 0: unreachableLogEvery (a test's shorter one)
+	failing bool          // no connection since the last failure
 }
 
 // failed records a failed dial of addr and warns, at most once every
@@ -30,7 +31,11 @@ type reach struct {
 func (r *reach) failed(log *slog.Logger, servers []string, addr string, err error) {
 	r.mu.Lock()
 	r.addr, r.err, r.failing = addr, err, true
-	warn := time.Since(r.warned) >= unreachableLogEvery
+	every := r.every
+	if every == 0 {
+		every = unreachableLogEvery
+	}
+	warn := time.Since(r.warned) >= every
 	if warn {
 		r.warned = time.Now()
 	}
@@ -58,12 +63,17 @@ func (r *reach) last() (addr string, err error) {
 }
 
 // recordDials wraps dial, the dialer of the connection of generation gen,
-// so that its failures are recorded and its links known to Close.
+// so that its failures are recorded and its links known to Close. A
+// failure once the client has given up (see gaveUp) is not recorded: the
+// refusal was logged, at error level, and the client is not still trying.
 func (c *Client) recordDials(gen uint64, dial func(network, address string, timeout time.Duration) (net.Conn, error)) func(network, address string, timeout time.Duration) (net.Conn, error) {
 	return func(network, address string, timeout time.Duration) (net.Conn, error) {
 		conn, err := dial(network, address, timeout)
 		if err != nil {
-			if !errors.Is(err, ErrClosed) { // a dial that the client's Close ended (see saslDialer)
+			// A dial that the client's Close ended (see saslDialer, tlsDialer)
+			// is no failure either. The refusal that gives up is told before
+			// its dial returns, so the check sees it.
+			if !errors.Is(err, ErrClosed) && !c.gaveUp() {
 				c.reach.failed(c.log, c.serverList(), address, err)
 			}
 			return conn, err
@@ -72,6 +82,18 @@ func (c *Client) recordDials(gen uint64, dial func(network, address string, time
 			return nil, err
 		}
 		return conn, nil
+	}
+}
+
+// gaveUp reports whether the server refused the client in a way that
+// retrying will not cure (a SASL exchange, every TLS handshake, a
+// credential of WithAuth), a refusal logged at error level when it came.
+func (c *Client) gaveUp() bool {
+	select {
+	case <-c.authRefused:
+		return true
+	default:
+		return false
 	}
 }
 

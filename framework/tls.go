@@ -68,12 +68,14 @@ type tlsDialer struct {
 	cfg     *tls.Config
 	names   *serverNames
 	refusal *tlsRefusal
-	bound   time.Duration // of one handshake
+	bound   time.Duration   // of one handshake
+	closed  <-chan struct{} // closed by the client's Close
 }
 
 // newTLSDialer returns the dialer of a client of WithTLS. refused is
-// called once, when the client gives up (see WithTLS).
-func newTLSDialer(base wire.DialFunc, cfg *tls.Config, servers []string, bound time.Duration, refused func(error)) wire.DialFunc {
+// called once, when the client gives up (see WithTLS); closed is closed
+// by the client's Close.
+func newTLSDialer(base wire.DialFunc, cfg *tls.Config, servers []string, bound time.Duration, refused func(error), closed <-chan struct{}) wire.DialFunc {
 	if base == nil {
 		base = net.DialTimeout
 	}
@@ -83,15 +85,20 @@ func newTLSDialer(base wire.DialFunc, cfg *tls.Config, servers []string, bound t
 		names:   newServerNames(servers),
 		refusal: newTLSRefusal(len(servers), refused),
 		bound:   bound,
+		closed:  closed,
 	}
 	return d.dial
 }
 
 // dial connects to addr and runs the handshake, within the dial timeout
-// and the handshake bound.
+// and the handshake bound. Once the client has given up, a dial dials no
+// more: it waits for the client's Close, or go-zookeeper would call it
+// again every second until then. (The server-capability probe dials a
+// server the client is connected to: never one after giving up.)
 func (d *tlsDialer) dial(network, addr string, timeout time.Duration) (net.Conn, error) {
-	if err := d.refusal.final(); err != nil {
-		return nil, err // given up: dial no more
+	if d.refusal.final() != nil {
+		<-d.closed
+		return nil, ErrClosed
 	}
 	raw, err := d.base(network, addr, timeout)
 	if err != nil {
