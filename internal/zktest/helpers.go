@@ -92,3 +92,21 @@ func ServerPackets(t testing.TB, addr string) (received, sent int64) {
 	}
 	return received, sent
 }
+
+// ServerKinds runs test against a ZooKeeper 3.6+ server (recursive and
+// persistent watches, multi-reads) and against one that looks like 3.5
+// (Proxy.MakeOld: one-shot watches only), each through a proxy of its own.
+func ServerKinds(t *testing.T, test func(t *testing.T, proxy *Proxy)) {
+	for _, kind := range []struct {
+		name string
+		old  bool
+	}{{"recursive watch", false}, {"one-shot watches", true}} {
+		t.Run(kind.name, func(t *testing.T) {
+			proxy := NewProxy(t, Servers(t))
+			if kind.old {
+				proxy.MakeOld()
+			}
+			test(t, proxy)
+		})
+	}
+}

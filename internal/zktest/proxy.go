@@ -103,6 +103,21 @@ func (p *Proxy) Requests(op int32) int64 {
 	return 0
 }
 
+// RequestsSent returns how many requests of every type but pings clients
+// have sent through the proxy, by type, so that a test can compare what
+// a recipe sent before and after a step.
+func (p *Proxy) RequestsSent() map[int32]int64 {
+	const opPing = 11
+	sent := make(map[int32]int64)
+	p.requests.Range(func(op, n any) bool {
+		if k := n.(*atomic.Int64).Load(); k > 0 && op.(int32) != opPing {
+			sent[op.(int32)] = k
+		}
+		return true
+	})
+	return sent
+}
+
 // Answered returns how many requests of type op the server has answered
 // through the proxy: replies that have reached the proxy, whether it
 // forwarded them, holds them or swallowed them. A request Requests counts

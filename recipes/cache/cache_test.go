@@ -18,7 +18,7 @@ import (
 )
 
 func TestCache_LoadsTheSubtreeAndSaysInitializedOnce(t *testing.T) {
-	serverKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
+	zktest.ServerKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
 		c := connect(t, proxy.Addr())
 		root := zktest.UniquePath(t)
 		n := makeTree(t, c, root, 5)
@@ -51,7 +51,7 @@ func TestCache_LoadOnTheRecursiveWatchTakesAFewMultiReads(t *testing.T) {
 // follow applies one write at a time and waits for the cache to show it,
 // so that each write is an event of its own.
 func TestCache_FollowsEachWriteWithItsEvent(t *testing.T) {
-	serverKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
+	zktest.ServerKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
 		c := connect(t, proxy.Addr())
 		ctx := testContext(t)
 		root := zktest.UniquePath(t)
@@ -188,7 +188,7 @@ func TestCache_AReaderSeesANodeWholeWhileItChanges(t *testing.T) {
 }
 
 func TestCache_MaxDepthKeepsTheShapesOfNodeAndPathChildrenCaches(t *testing.T) {
-	serverKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
+	zktest.ServerKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
 		c := connect(t, proxy.Addr())
 		ctx := testContext(t)
 		root := zktest.UniquePath(t)
@@ -270,7 +270,7 @@ func TestCache_CompressedDataIsKeptUncompressed(t *testing.T) {
 }
 
 func TestCache_FilterLeavesOutASubtreeAndNeverReadsIt(t *testing.T) {
-	serverKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
+	zktest.ServerKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
 		c := connect(t, proxy.Addr())
 		ctx := testContext(t)
 		root := zktest.UniquePath(t)

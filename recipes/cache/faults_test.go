@@ -42,7 +42,7 @@ func awayAndBack(t *testing.T, proxy *zktest.Proxy, c *framework.Client, meanwhi
 
 // A reconnect reads what changed while the client was away, not the tree.
 func TestCache_AReconnectReadsWhatChangedNotTheTree(t *testing.T) {
-	serverKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
+	zktest.ServerKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
 		c := connect(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
 		other := connect(t, zktest.Servers(t))
 		ctx := testContext(t)
@@ -69,7 +69,7 @@ func TestCache_AReconnectReadsWhatChangedNotTheTree(t *testing.T) {
 // After an expiry the cache reads what changed and tells the differences:
 // no wipe and reload.
 func TestCache_ASessionExpiryEmitsTheDifferencesNotAReload(t *testing.T) {
-	serverKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
+	zktest.ServerKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
 		const timeout = 2 * time.Second
 		c := connect(t, proxy.Addr(), framework.WithSessionTimeout(timeout))
 		other := connect(t, zktest.Servers(t))
@@ -132,7 +132,7 @@ func TestCache_ADowngradedServerMovesTheCacheToOneShotWatches(t *testing.T) {
 // Cuts every few hundred milliseconds under steady writes: the cache
 // converges once they stop, and its events never break the rules.
 func TestCache_ConvergesAfterCutsUnderWrites(t *testing.T) {
-	serverKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
+	zktest.ServerKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
 		c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
 		other := connect(t, zktest.Servers(t))
 		ctx := testContext(t)

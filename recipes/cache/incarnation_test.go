@@ -21,7 +21,7 @@ import (
 // the new ones created, and never a Deleted of the child's new
 // incarnation (which it used to tell, and create again, in every round).
 func TestCache_AParentAndChildCreatedAgainAreToldInTheServersOrder(t *testing.T) {
-	serverKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
+	zktest.ServerKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
 		c := connect(t, proxy.Addr(), framework.WithSessionTimeout(20*time.Second))
 		other := connect(t, zktest.Servers(t))
 		ctx := testContext(t)

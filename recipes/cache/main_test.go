@@ -22,24 +22,6 @@ var (
 	testContext = zktest.Context
 )
 
-// serverKinds runs test against a ZooKeeper 3.6+ server (the recursive
-// watch) and one that looks like 3.5 (one-shot watches), each through a
-// proxy of its own.
-func serverKinds(t *testing.T, test func(t *testing.T, proxy *zktest.Proxy)) {
-	for _, kind := range []struct {
-		name string
-		old  bool
-	}{{"recursive watch", false}, {"one-shot watches", true}} {
-		t.Run(kind.name, func(t *testing.T) {
-			proxy := zktest.NewProxy(t, zktest.Servers(t))
-			if kind.old {
-				proxy.MakeOld()
-			}
-			test(t, proxy)
-		})
-	}
-}
-
 // makeTree creates root with width children, each with width children,
 // every node's data its own path.
 func makeTree(t testing.TB, c *framework.Client, root string, width int) int {

@@ -18,19 +18,6 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 )
 
-// requestsSent is how many requests of every type but pings clients have
-// sent through proxy.
-func requestsSent(proxy *zktest.Proxy) map[int32]int64 {
-	const opPing = 11
-	sent := make(map[int32]int64)
-	for op := int32(-20); op < 128; op++ {
-		if n := proxy.Requests(op); n > 0 && op != opPing {
-			sent[op] = n
-		}
-	}
-	return sent
-}
-
 // A contended acquisition with eight clients costs two and a half
 // requests at most through the directory's persistent watch (ZooKeeper
 // 3.6+): the create and the delete (the floor, two: the watch's view of
@@ -116,7 +103,7 @@ func contendWith(t *testing.T, clients int, total int64, old, fresh bool) conten
 		require.NoError(t, err)
 		require.NoError(t, h.Release(ctx))
 	}
-	before, notified := requestsSent(proxy), proxy.Notifications()
+	before, notified := proxy.RequestsSent(), proxy.Notifications()
 	start := time.Now()
 	var done atomic.Int64
 	var wg sync.WaitGroup
@@ -125,7 +112,7 @@ func contendWith(t *testing.T, clients int, total int64, old, fresh bool) conten
 	}
 	wg.Wait()
 	c := contention{requests: make(map[int32]float64), perSecond: float64(total) / time.Since(start).Seconds()}
-	for op, n := range requestsSent(proxy) {
+	for op, n := range proxy.RequestsSent() {
 		if d := n - before[op]; d > 0 {
 			c.requests[op] = float64(d) / float64(total)
 		}

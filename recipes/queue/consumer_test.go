@@ -267,7 +267,7 @@ func TestConsumer_StopsWithErrClosedWhenItsClientCloses(t *testing.T) {
 // between them, take every item once: at most once without a lock path,
 // exactly once in the lock-safe mode.
 func TestConsumer_ManyConsumersTakeEveryItemOnce(t *testing.T) {
-	serverKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
+	zktest.ServerKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
 		manyConsumersTakeEveryItemOnce(t, proxy)
 	})
 }
@@ -616,7 +616,7 @@ func TestConsumer_FunctionsCtxEndsWhenItsLockIsLost(t *testing.T) {
 // while it was away: the server tells a recursive watch nothing of them,
 // so the consumer lists the queue again.
 func TestConsumer_TakesTheItemsPutWhileItsConnectionWasDown(t *testing.T) {
-	serverKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
+	zktest.ServerKinds(t, func(t *testing.T, proxy *zktest.Proxy) {
 		ctx := testContext(t)
 		path := zktest.UniquePath(t)
 		producer := newQueue(t, connect(t, zktest.Servers(t)), path)

@@ -22,24 +22,6 @@ var (
 	testContext = zktest.Context
 )
 
-// serverKinds runs test against a server with recursive watches (3.6+),
-// on which consumers follow the queue from the watch's events, and against
-// one that looks like 3.5, on which they list it with one-shot watches.
-func serverKinds(t *testing.T, test func(t *testing.T, proxy *zktest.Proxy)) {
-	for _, kind := range []struct {
-		name string
-		old  bool
-	}{{"recursive watch", false}, {"one-shot watches", true}} {
-		t.Run(kind.name, func(t *testing.T) {
-			proxy := zktest.NewProxy(t, zktest.Servers(t))
-			if kind.old {
-				proxy.MakeOld()
-			}
-			test(t, proxy)
-		})
-	}
-}
-
 // recorder is a consumer's function that records what it got.
 type recorder struct {
 	mu    sync.Mutex

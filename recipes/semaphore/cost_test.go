@@ -62,7 +62,7 @@ func contend(t *testing.T, clients, maxLeases int, total int64) contention {
 		require.NoError(t, err)
 		require.NoError(t, l.Release(ctx))
 	}
-	before, notified := requestsSent(proxy), proxy.Notifications()
+	before, notified := proxy.RequestsSent(), proxy.Notifications()
 	start := time.Now()
 	var done atomic.Int64
 	var wg sync.WaitGroup
@@ -81,7 +81,7 @@ func contend(t *testing.T, clients, maxLeases int, total int64) contention {
 	}
 	wg.Wait()
 	c := contention{requests: make(map[int32]float64), perSecond: float64(total) / time.Since(start).Seconds()}
-	for op, n := range requestsSent(proxy) {
+	for op, n := range proxy.RequestsSent() {
 		if d := n - before[op]; d > 0 {
 			c.requests[op] = float64(d) / float64(total)
 		}
@@ -100,19 +100,6 @@ func keepPersistent(t *testing.T, path string) {
 		_, err := c.Create(testContext(t), dir, nil, framework.Persistent, framework.WithParents())
 		require.NoError(t, err)
 	}
-}
-
-// requestsSent returns the requests sent through proxy by type, pings
-// aside.
-func requestsSent(proxy *zktest.Proxy) map[int32]int64 {
-	const opPing = 11
-	sent := make(map[int32]int64)
-	for op := int32(-20); op < 128; op++ {
-		if n := proxy.Requests(op); n > 0 && op != opPing {
-			sent[op] = n
-		}
-	}
-	return sent
 }
 
 // With 16 clients, each its own session, taking turns on a semaphore of 3
