@@ -47,14 +47,7 @@ func testTTLDeadline(t *testing.T, lose bool) {
 	_, err = observer.Create(ctx, path+"/leases", nil, framework.Persistent)
 	require.NoError(t, err)
 
-	proxy.HoldRepliesFrom(opCreateTTL)
-	got := make(chan result[*leases.Lease], 1)
-	go func() { // ends when the acquire returns, at the latest with ctx
-		l, err := newSemaphore(t, c, path, 1, semaphore.WithTTL(ttl)).Acquire(ctx)
-		got <- result[*leases.Lease]{l, err}
-	}()
-	require.Eventually(t, func() bool { return len(children(t, observer, path+"/leases")) == 1 },
-		10*time.Second, 5*time.Millisecond, "the create reached the server")
+	got := acquireHeldAtItsCreate(t, proxy, c, observer, path, ttl, 1)
 	time.Sleep(late) // the create's answer is late by this much
 	if lose {
 		proxy.Cut()
@@ -106,14 +99,7 @@ func TestSemaphore_TTLLeaseAnsweredLateIsKeptWhileItWaits(t *testing.T) {
 	k, err := leases.Keep(ctx, holder, holder.Release)
 	require.NoError(t, err)
 
-	proxy.HoldRepliesFrom(opCreateTTL)
-	got := make(chan result[*leases.Lease], 1)
-	go func() { // ends when the acquire returns, at the latest with ctx
-		l, err := newSemaphore(t, c, path, 1, semaphore.WithTTL(ttl)).Acquire(ctx)
-		got <- result[*leases.Lease]{l, err}
-	}()
-	require.Eventually(t, func() bool { return len(children(t, observer, path+"/leases")) == 2 },
-		10*time.Second, 5*time.Millisecond, "the waiter's create reached the server")
+	got := acquireHeldAtItsCreate(t, proxy, c, observer, path, ttl, 2)
 	time.Sleep(late) // the create's answer is late by this much
 	proxy.ReleaseReplies()
 	time.Sleep(ttl) // the wait for room outlasts the waiter's TTL
@@ -130,4 +116,23 @@ func TestSemaphore_TTLLeaseAnsweredLateIsKeptWhileItWaits(t *testing.T) {
 	assert.EqualValues(t, 1, proxy.Requests(opCreateTTL), "the waiting node was kept, not created again")
 	require.NoError(t, waiter.Err())
 	require.NoError(t, waiter.Release(ctx))
+}
+
+// acquireHeldAtItsCreate starts an acquire of a one-lease TTL semaphore
+// on c whose create's answer proxy holds, and returns once the create has
+// reached the server (queued lease nodes under path, the new one
+// included); the acquire's result comes on the channel once the test
+// releases the replies.
+func acquireHeldAtItsCreate(t *testing.T, proxy *zktest.Proxy, c, observer *framework.Client, path string, ttl time.Duration, queued int) <-chan result[*leases.Lease] {
+	t.Helper()
+	ctx := testContext(t)
+	proxy.HoldRepliesFrom(opCreateTTL)
+	got := make(chan result[*leases.Lease], 1)
+	go func() { // ends when the acquire returns, at the latest with ctx
+		l, err := newSemaphore(t, c, path, 1, semaphore.WithTTL(ttl)).Acquire(ctx)
+		got <- result[*leases.Lease]{l, err}
+	}()
+	require.Eventually(t, func() bool { return len(children(t, observer, path+"/leases")) == queued },
+		10*time.Second, 5*time.Millisecond, "the create reached the server")
+	return got
 }
