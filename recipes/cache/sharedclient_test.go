@@ -95,6 +95,10 @@ func TestCache_OfALockDirectoryAloneLeavesTheMutexOfTheSameClientHandingOver(t *
 	c := connect(t, zktest.Servers(t))
 	ctx := testContext(t)
 	dir := zktest.UniquePath(t)
+	// Persistent, not the mutex's container: the server reaps an empty
+	// container within a second, before the test writes to it.
+	_, err := c.Create(ctx, dir, nil, framework.Persistent, framework.WithParents())
+	require.NoError(t, err)
 	m, err := mutex.New(c, dir)
 	require.NoError(t, err)
 	first, err := m.Acquire(ctx)
