@@ -148,8 +148,10 @@
 // path and mode it has costs no request, and the last one's Close leaves
 // the server's watch for a second, so that a recipe of one term after
 // another (a latch, a lock taken in a loop) sets it again for free
-// ([Client.Watching] tells). A watch is never taken over across a
-// reconnect, nor before the reconnect's setWatches2 is answered.
+// ([Client.Watching] tells); [Hooks.CloseWatchAtOnce] removes it without
+// that second, for a watch not wanted again soon. A watch is never taken
+// over across a reconnect, nor before the reconnect's setWatches2 is
+// answered.
 //
 // ZooKeeper 3.6 to 3.8 keep one watch mode per path and connection
 // (ZOOKEEPER-4466): a one-shot watch set on a path replaces a persistent

@@ -52,6 +52,21 @@ func (h Hooks) WatchFunc(ctx context.Context, path string, mode WatchMode, onEve
 	return h.c.watch(ctx, path, mode, onEvent, onEnd)
 }
 
+// CloseWatchAtOnce is w.Close, except that the server's watch, when no
+// other Watch of the client has its path and mode, is removed at once
+// instead of lingering a second: a Watch of them from now on costs an
+// addWatch, sent once the removal is answered. A recipe that closes a
+// watch it will not want again soon (the mutex's, behind a queue grown
+// long) closes it so, lest the client go on hearing every change for the
+// linger. Like Close, it does not wait for the server, and returns nil.
+func (h Hooks) CloseWatchAtOnce(ctx context.Context, w *Watch) error {
+	if w.c != h.c {
+		return opError("close watch", w.path, fmt.Errorf("%w: a watch of another client", ErrInvalidArgument))
+	}
+	w.close(true)
+	return nil
+}
+
 // Shared returns the value the client keeps under key, made by newValue
 // if it keeps none: state that the recipes of one client share, such as
 // the one watch of a lock's directory that every Mutex of that path

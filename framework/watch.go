@@ -265,20 +265,29 @@ func (w *Watch) Err() error {
 // that Watch takes it over and costs no request. Close may be called
 // more than once. It does not wait for the server, and returns nil.
 func (w *Watch) Close(ctx context.Context) error {
+	w.close(false)
+	return nil
+}
+
+// close is Close; atOnce removes the server's watch without the linger
+// (Hooks.CloseWatchAtOnce).
+func (w *Watch) close(atOnce bool) {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
-		return nil
+		return
 	}
 	w.closed = true
 	w.ended = true
 	close(w.stop)
 	w.mu.Unlock()
 	w.forget()
+	if atOnce {
+		w.c.watches.expireNow(watchKey{w.serverPath, w.mode})
+	}
 	if w.onEvent != nil {
 		w.awaitDelivery()
 	}
-	return nil
 }
 
 // awaitDelivery returns once a call of onEvent or onEnd under way has

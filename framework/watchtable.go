@@ -236,10 +236,38 @@ func (t *watchTable) expire(k watchKey, l *linger) {
 		t.mu.Unlock()
 		return
 	}
+	done := t.removingLocked(k)
+	t.mu.Unlock()
+	t.runRemoval(k, done)
+}
+
+// expireNow ends the linger of the server's watch of k at once, if it
+// lingers (Hooks.CloseWatchAtOnce): a Watch of k from now on waits for
+// the removal, which goes on in the background, and sets its own.
+func (t *watchTable) expireNow(k watchKey) {
+	t.mu.Lock()
+	l, ok := t.lingering[k]
+	if !ok {
+		t.mu.Unlock()
+		return
+	}
+	l.timer.Stop() // if it fired already, expire finds it gone
+	done := t.removingLocked(k)
+	t.mu.Unlock()
+	go t.runRemoval(k, done) // ends when the removal is answered or given up (connection timeout)
+}
+
+// removingLocked moves k from lingering to removing; t.mu held.
+func (t *watchTable) removingLocked(k watchKey) chan struct{} {
 	delete(t.lingering, k)
 	done := make(chan struct{})
 	t.removing[k] = done
-	t.mu.Unlock()
+	return done
+}
+
+// runRemoval removes the server's watch of k, then lets the Watches of k
+// that wait for it (done) go on.
+func (t *watchTable) runRemoval(k watchKey, done chan struct{}) {
 	t.remove(k)
 	t.mu.Lock()
 	delete(t.removing, k)
