@@ -15,10 +15,11 @@ import (
 // every Mutex of that path (a read/write lock has two). The server sends
 // one notification per event and connection however many goroutines of
 // the process wait, so the watch is shared and counted by its
-// subscribers. It outlives the last of them by idleLinger: a client
-// that releases the lock and queues again at once (the common loop) finds
-// it set, and its view of the queue (dirView) up to date, so that queueing
-// costs the create alone.
+// subscribers. It outlives the last of them by idleLinger, unless that
+// one left a long queue (dirSub.leave): a client that releases the lock
+// and queues again at once (the common loop) finds it set, and its view
+// of the queue (dirView) up to date, so that queueing costs the create
+// alone.
 type dirWatch struct {
 	client *framework.Client
 	dir    string
@@ -30,6 +31,9 @@ type dirWatch struct {
 	subs map[*dirSub]struct{}
 	view dirView
 	idle *time.Timer // closes the watch linger after the last subscriber left
+	// left: the last subscriber left a long queue (dirSub.leave), so the
+	// server's watch goes without the client's linger too.
+	left bool
 
 	// fanned is deliver's list of subscribers, kept between events:
 	// deliver's calls come one at a time.
@@ -192,6 +196,7 @@ func (d *dirWatch) unsubscribe(s *dirSub, atOnce bool) {
 	if atOnce {
 		linger = 0
 	}
+	d.left = atOnce
 	if d.idle == nil {
 		d.idle = time.AfterFunc(linger, d.closeIdle) // not on the caller's goroutine: a set under way holds d.open
 	} else {
@@ -211,8 +216,15 @@ func (d *dirWatch) closeIdle() {
 	}
 	d.w = nil
 	d.view.drop()
+	left := d.left
 	d.mu.Unlock()
-	_ = w.Close(context.Background()) // sends nothing: the client removes the server's watch after a linger
+	if left {
+		// Lingering, the server's watch would tell the client of every
+		// change of the long queue for a second more.
+		_ = d.client.Hooks().CloseWatchAtOnce(context.Background(), w)
+	} else {
+		_ = w.Close(context.Background()) // sends nothing: the client removes the server's watch after a linger
+	}
 	// Idle: the next Mutex of the path makes a new one. A Mutex that has
 	// this one still may set its watch again, alone.
 	d.client.Hooks().Forget(dirWatchKey{d.dir}, d)
@@ -383,10 +395,12 @@ func (s *dirSub) hand(node string, recheck func()) {
 func (s *dirSub) release() { s.unsubscribe(false) }
 
 // leave ends the subscription of a waiter that found the queue long
-// (engine.watchedQueue): if it was the last, the watch goes at once.
-// Lingering, it would be joined again whenever the client queued within
-// the linger, and every create and delete of the long queue would keep
-// coming to the client for as long as it kept queueing.
+// (engine.watchedQueue): if it was the last, the watch goes at once, and
+// so does the server's, which the client would otherwise keep for a
+// second (framework.Hooks.CloseWatchAtOnce). Lingering, it would be
+// joined again whenever the client queued within the linger, and every
+// create and delete of the long queue would keep coming to the client
+// for as long as it kept queueing.
 func (s *dirSub) leave() { s.unsubscribe(true) }
 
 // unsubscribe ends the subscription, once, and does nothing on nil.

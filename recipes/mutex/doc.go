@@ -25,9 +25,10 @@
 // listing the directory: a contended acquisition costs the create and the
 // delete alone. That watch tells every waiting client of every change, so
 // behind a longer queue the one-shot watches above cost the server less,
-// and a waiter that finds the queue long ends the client's watch at once
-// if no other waiter or hold of the client has it. Otherwise the watch
-// is removed two seconds after its last waiter or hold is done.
+// and a waiter that finds the queue long ends the client's watch, and
+// the server's, at once if no other waiter or hold of the client has it.
+// Otherwise the watch is removed two seconds after its last waiter or
+// hold is done.
 //
 // The queue logic is a pure judgement over the children, which lives with
 // the other names only recipe authors need in package lockdriver
