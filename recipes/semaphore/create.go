@@ -81,9 +81,12 @@ func (s *Semaphore) create(ctx context.Context, n int) ([]framework.Node, listin
 			return t.nodes(results), unknown, nil
 		case err == nil:
 			return t.nodes(results), t.seen(results), nil
-		case ctx.Err() != nil || attempt >= maxRepairs:
+		case attempt >= maxRepairs:
 			return nil, unknown, err
 		}
+		// A ctx that ended meanwhile fails the repair, or the next try,
+		// with its own error, before anything is sent: the caller hears
+		// that its ctx ended, not of a directory it never asked for.
 		if err := s.repair(bound, t, results, err); err != nil {
 			return nil, unknown, err
 		}

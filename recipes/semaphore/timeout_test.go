@@ -2,8 +2,12 @@ package semaphore_test
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -58,3 +62,44 @@ func TestSemaphore_TimeoutTellsContentionFromAnOutage(t *testing.T) {
 	assert.NotErrorIs(t, err, semaphore.ErrNotAcquired)
 	require.NoError(t, held.Release(ctx))
 }
+
+// cancelOnMissingDirectory cancels a context when a transaction fails for
+// want of its directory: the moment an acquire's ctx may end, between
+// the server's answer and the acquire's next step.
+type cancelOnMissingDirectory struct {
+	framework.NoopObserver
+	cancel atomic.Pointer[context.CancelFunc]
+}
+
+func (o *cancelOnMissingDirectory) OnRequest(e framework.RequestEvent) {
+	if cancel := o.cancel.Load(); cancel != nil && e.Op == "multi" && errors.Is(e.Err, zk.ErrNoNode) {
+		(*cancel)()
+	}
+}
+
+// An acquire whose lease transaction finds the leases directory gone
+// (a container the server reaped while the semaphore was idle) and whose
+// ctx ends before it makes the directory again says that its ctx ended,
+// and so a timed one says that its time ran out: never the bare "node
+// does not exist" of a step the caller cannot see.
+func TestSemaphore_ACtxEndingAsTheLeasesDirectoryIsMissingSaysSo(t *testing.T) {
+	obs := &cancelOnMissingDirectory{}
+	c := connect(t, zktest.Servers(t), framework.WithObserver(obs))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	s := newSemaphore(t, c, path, 2)
+	warm, err := s.Acquire(ctx) // makes the directories
+	require.NoError(t, err)
+	require.NoError(t, s.Release(ctx, warm))
+	require.NoError(t, c.Delete(ctx, path+"/leases", -1)) // as the server reaps an empty container
+
+	acquireCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	obs.cancel.Store(&cancel)
+	_, err = s.Acquire(acquireCtx)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.NotErrorIs(t, err, zk.ErrNoNode, "the missing directory is the acquire's business, not the caller's")
+	require.Eventually(t, func() bool { return nodeCount(t, c, path) == 0 }, 10*time.Second, 5*time.Millisecond,
+		"the acquire left nodes behind")
+}
+
