@@ -118,8 +118,13 @@ func (s *Semaphore) createAndWait(ctx context.Context, n int, once bool) ([]fram
 			return nodes, grant, nil
 		}
 		s.discard(nodes)
-		if !errors.Is(err, ErrNodeMissing) || ctx.Err() != nil {
+		switch {
+		case !errors.Is(err, ErrNodeMissing):
 			return nil, 0, err
+		case ctx.Err() != nil:
+			// Both: why the acquire had to start over, and why it did
+			// not (a timed acquire tells its deadline by the latter).
+			return nil, 0, fmt.Errorf("%w: %w", err, ctx.Err())
 		}
 	}
 }

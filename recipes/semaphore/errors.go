@@ -32,7 +32,8 @@ var (
 	ErrClosed = zkrecipes.ErrClosed
 	// ErrNodeMissing is wrapped by the error of an acquire one of whose own
 	// lease nodes vanished while it counted (the acquire creates it again,
-	// as Curator does, until its ctx ends).
+	// as Curator does, until its ctx ends; the error then wraps the ctx's
+	// too).
 	ErrNodeMissing = zkrecipes.ErrNodeMissing
 	// ErrMalformedCount is wrapped by the error of a counted acquire whose
 	// count node does not hold a 4-byte count.

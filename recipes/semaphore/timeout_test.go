@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
 )
@@ -103,3 +104,54 @@ func TestSemaphore_ACtxEndingAsTheLeasesDirectoryIsMissingSaysSo(t *testing.T) {
 		"the acquire left nodes behind")
 }
 
+// vanishThenCancel deletes an acquirer's lease node as soon as its create
+// is answered, and cancels the acquire's context once the acquirer has
+// listed the leases and so seen its node gone.
+type vanishThenCancel struct {
+	framework.NoopObserver
+	other  *framework.Client
+	leases string
+	keep   string // the holder's lease node
+	cancel atomic.Pointer[context.CancelFunc]
+}
+
+func (o *vanishThenCancel) OnRequest(e framework.RequestEvent) {
+	cancel := o.cancel.Load()
+	switch {
+	case cancel == nil || e.Err != nil:
+	case e.Op == "multi":
+		ctx, done := context.WithTimeout(context.Background(), 10*time.Second)
+		defer done()
+		children, _, _ := o.other.Children(ctx, o.leases)
+		for _, name := range children {
+			if name != o.keep {
+				_ = o.other.Delete(ctx, o.leases+"/"+name, -1)
+			}
+		}
+	case e.Op == "children" && e.Path == o.leases:
+		(*cancel)()
+	}
+}
+
+// An acquire whose lease node vanished while it waited for room would
+// create one again; if its ctx ended meanwhile, it says both: that its
+// node went missing, and that its ctx ended (by which a timed acquire
+// tells that its time ran out).
+func TestSemaphore_ACtxEndingAsTheLeaseNodeVanishesSaysSo(t *testing.T) {
+	path := zktest.UniquePath(t)
+	other := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	held, err := newSemaphore(t, other, path, 1).Acquire(ctx)
+	require.NoError(t, err)
+	obs := &vanishThenCancel{other: other, leases: path + "/leases", keep: zkpath.Base(held.Node())}
+	c := connect(t, zktest.Servers(t), framework.WithObserver(obs))
+	s := newSemaphore(t, c, path, 1)
+
+	acquireCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	obs.cancel.Store(&cancel)
+	_, err = s.Acquire(acquireCtx)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.ErrorIs(t, err, semaphore.ErrNodeMissing)
+	assert.Equal(t, []string{obs.keep}, children(t, other, obs.leases), "the acquire left a lease node")
+}
