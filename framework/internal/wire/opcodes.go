@@ -16,6 +16,15 @@ const (
 	OpRemovePersistentWatch = -1000
 )
 
+// Watcher types of removeWatches (ZooKeeper's Watcher.WatcherType).
+const (
+	WatcherChildren            = 1
+	WatcherData                = 2
+	WatcherAny                 = 3
+	WatcherPersistent          = 4
+	WatcherPersistentRecursive = 5
+)
+
 // ZooKeeper's error codes the client reads in carried replies.
 const (
 	CodeOK            = 0
