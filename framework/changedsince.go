@@ -2,10 +2,10 @@ package framework
 
 import (
 	"context"
-	"sync"
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkrecipes/zkrecipes/framework/internal/watches"
 	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
 )
 
@@ -36,23 +36,23 @@ import (
 // is decided again as each request is written, so a Watch set while the
 // call is under way is not replaced either.
 func (c *Client) ChangedSince(ctx context.Context, zxid int64, present, absent []string) ([]WatchEvent, error) {
-	var rs restoreSet
+	var rs watches.RestoreSet
 	var stated []statedPath
 	for _, p := range present {
 		sp, err := c.serverPath(p)
 		if err != nil {
 			return nil, opError("changed_since", p, err)
 		}
-		persistent, recursive := c.watches.modeWatched(sp, WatchPersistent), c.watches.modeWatched(sp, WatchRecursive)
+		persistent, recursive := c.watches.ModeWatched(sp, watches.Persistent), c.watches.ModeWatched(sp, watches.Recursive)
 		switch {
 		case persistent:
 			stated = append(stated, statedPath{path: sp, present: true})
 		case recursive: // in the server's data watches only
 			stated = append(stated, statedPath{path: sp, present: true, childProbed: true})
-			rs.child = append(rs.child, sp)
+			rs.Child = append(rs.Child, sp)
 		default:
-			rs.data = append(rs.data, sp)
-			rs.child = append(rs.child, sp)
+			rs.Data = append(rs.Data, sp)
+			rs.Child = append(rs.Child, sp)
 		}
 	}
 	for _, p := range absent {
@@ -60,22 +60,22 @@ func (c *Client) ChangedSince(ctx context.Context, zxid int64, present, absent [
 		if err != nil {
 			return nil, opError("changed_since", p, err)
 		}
-		if c.watches.modeWatched(sp, WatchPersistent) || c.watches.modeWatched(sp, WatchRecursive) {
+		if c.watches.ModeWatched(sp, watches.Persistent) || c.watches.ModeWatched(sp, watches.Recursive) {
 			stated = append(stated, statedPath{path: sp})
 			continue
 		}
-		rs.exist = append(rs.exist, sp)
+		rs.Exist = append(rs.Exist, sp)
 	}
-	if len(rs.data)+len(rs.child)+len(rs.exist)+len(stated) == 0 {
+	if len(rs.Data)+len(rs.Child)+len(rs.Exist)+len(stated) == 0 {
 		return nil, nil
 	}
 	first := absent
 	if len(present) > 0 {
 		first = present
 	}
-	var batches []watchBatch
-	if len(rs.data)+len(rs.child)+len(rs.exist) > 0 {
-		batches = setWatchesBatches(zxid, rs)
+	var batches []watches.Batch
+	if len(rs.Data)+len(rs.Child)+len(rs.Exist) > 0 {
+		batches = watches.SetWatchesBatches(zxid, rs)
 	}
 	c.mu.Lock()
 	s := c.seams
@@ -89,19 +89,19 @@ func (c *Client) ChangedSince(ctx context.Context, zxid int64, present, absent [
 // changedSinceOnce is one try of ChangedSince: the probes of rs, in
 // batches, then the reads of stated, and of the paths a mode was set at
 // by the time their probe was written (a Watch set meanwhile), which
-// are left out of it (see writeWatches).
-func (c *Client) changedSinceOnce(conn *zk.Conn, zxid int64, rs restoreSet, batches []watchBatch, stated []statedPath) ([]WatchEvent, error) {
-	p := c.watches.addProbe(rs)
-	defer c.watches.removeProbe(p)
+// are left out of it (see WriteWatches).
+func (c *Client) changedSinceOnce(conn *zk.Conn, zxid int64, rs watches.RestoreSet, batches []watches.Batch, stated []statedPath) ([]WatchEvent, error) {
+	p := c.watches.AddProbe(rs)
+	defer c.watches.RemoveProbe(p)
 	for _, b := range batches {
-		b.leftOut = p.leave
+		b.LeftOut = p.Leave
 		if err := c.carry(conn, c.watchesRequest(wire.OpSetWatches, b)); err != nil {
 			return nil, err
 		}
 	}
 	// Every notification the requests caused came before their replies.
-	reported := p.reported(c)
-	for _, sp := range p.toRead(stated) {
+	reported := c.reported(p)
+	for _, sp := range toRead(p.Left(), stated) {
 		evs, err := sp.changedSince(conn, zxid)
 		if err != nil {
 			return nil, err
@@ -144,122 +144,38 @@ func (sp statedPath) changedSince(conn *zk.Conn, zxid int64) ([]WatchEventType, 
 	return evs, nil
 }
 
-// setWatchesBatches divides rs (no persistent watches) into setWatches
-// requests: setWatches is setWatches2 without its two last lists.
-func setWatchesBatches(zxid int64, rs restoreSet) []watchBatch {
-	batches := restoreBatches(zxid, rs)
-	for i := range batches {
-		batches[i].legacy = true
-	}
-	return batches
-}
-
-// probe collects the notifications of a ChangedSince: those of the
-// one-shot watches it asked for.
-type probe struct {
-	mu     sync.Mutex
-	asked  map[oneShotKey]bool
-	events []zk.Event
-	left   restoreSet // left out of the requests as they were written
-}
-
-// leave records paths left out of a request as it was written: they are
-// not asked. It runs on the goroutine that writes the connection.
-func (p *probe) leave(left restoreSet) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, l := range []struct {
-		paths []string
-		kind  watchKind
-	}{{left.data, watchData}, {left.exist, watchExist}, {left.child, watchChild}} {
-		for _, sp := range l.paths {
-			delete(p.asked, oneShotKey{sp, l.kind})
-		}
-	}
-	p.left.data = append(p.left.data, left.data...)
-	p.left.exist = append(p.left.exist, left.exist...)
-	p.left.child = append(p.left.child, left.child...)
-}
-
-// toRead returns stated and the paths left out of the requests, to read:
-// a path whose children were to be asked and were not is read for them.
-func (p *probe) toRead(stated []statedPath) []statedPath {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.left.data)+len(p.left.exist)+len(p.left.child) == 0 {
+// toRead returns stated and the paths left out of the probe's requests
+// (left), to read: a path whose children were to be asked and were not is
+// read for them.
+func toRead(left watches.RestoreSet, stated []statedPath) []statedPath {
+	if len(left.Data)+len(left.Exist)+len(left.Child) == 0 {
 		return stated
 	}
-	children := make(map[string]bool, len(p.left.child))
-	for _, sp := range p.left.child {
+	children := make(map[string]bool, len(left.Child))
+	for _, sp := range left.Child {
 		children[sp] = true
 	}
-	out := make([]statedPath, 0, len(stated)+len(p.left.data)+len(p.left.exist))
+	out := make([]statedPath, 0, len(stated)+len(left.Data)+len(left.Exist))
 	for _, sp := range stated {
 		sp.childProbed = sp.childProbed && !children[sp.path]
 		out = append(out, sp)
 	}
-	for _, sp := range p.left.data { // its children were left out too
+	for _, sp := range left.Data { // its children were left out too
 		out = append(out, statedPath{path: sp, present: true})
 	}
-	for _, sp := range p.left.exist {
+	for _, sp := range left.Exist {
 		out = append(out, statedPath{path: sp})
 	}
 	return out
 }
 
-// note records ev if it answers a watch the probe asked for. A deleted
-// node answers its data and its child watch, each with a notification:
-// it is recorded once.
-func (p *probe) note(ev zk.Event) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	answered := false
-	for _, kind := range firedKinds(ev.Type) {
-		k := oneShotKey{ev.Path, kind}
-		if p.asked[k] {
-			delete(p.asked, k)
-			answered = true
-		}
-	}
-	if answered {
-		p.events = append(p.events, ev)
-	}
-}
-
-func (p *probe) reported(c *Client) []WatchEvent {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	out := make([]WatchEvent, len(p.events))
-	for i, ev := range p.events {
+// reported is the notifications a probe recorded, as ChangedSince's
+// events.
+func (c *Client) reported(p *watches.Probe) []WatchEvent {
+	evs := p.Events()
+	out := make([]WatchEvent, len(evs))
+	for i, ev := range evs {
 		out[i] = WatchEvent{Type: WatchEventType(ev.Type), Path: c.clientPath(ev.Path)}
 	}
 	return out
-}
-
-func (t *watchTable) addProbe(rs restoreSet) *probe {
-	p := &probe{asked: make(map[oneShotKey]bool, len(rs.data)+len(rs.child)+len(rs.exist))}
-	for _, sp := range rs.data {
-		p.asked[oneShotKey{sp, watchData}] = true
-	}
-	for _, sp := range rs.child {
-		p.asked[oneShotKey{sp, watchChild}] = true
-	}
-	for _, sp := range rs.exist {
-		p.asked[oneShotKey{sp, watchExist}] = true
-	}
-	t.mu.Lock()
-	t.probes = append(t.probes, p)
-	t.mu.Unlock()
-	return p
-}
-
-func (t *watchTable) removeProbe(p *probe) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for i, q := range t.probes {
-		if q == p {
-			t.probes = append(t.probes[:i], t.probes[i+1:]...)
-			return
-		}
-	}
 }

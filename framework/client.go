@@ -12,6 +12,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkrecipes/zkrecipes/framework/internal/lease"
+	"github.com/zkrecipes/zkrecipes/framework/internal/watches"
 	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
 )
 
@@ -28,7 +29,7 @@ type Client struct {
 	tap       *wire.WriteTap
 	carrier   *wire.Carrier
 	bound     wire.BoundWrites // bound writes on their way, refused in another session
-	watches   *watchTable
+	watches   *watches.Table
 	leases    *lease.Book
 	clock     lease.Clock // the lease book's too
 	reach     reach
@@ -99,7 +100,7 @@ func New(servers []string, opts ...Option) (*Client, error) {
 		connectedCh: make(chan struct{}),
 		authRefused: make(chan struct{}),
 	}
-	c.watches = newWatchTable(func(ev zk.Event) { c.holds().nodeEvent(ev) }, func(k watchKey) { c.removeServerWatch(k) })
+	c.watches = watches.New(func(ev zk.Event) { c.holds().nodeEvent(ev) }, func(k watches.Key) { c.removeServerWatch(k) })
 	if c.baseDial, err = userDialer(cfg.zkOptions); err != nil {
 		stop()
 		return nil, err
@@ -273,7 +274,7 @@ func (c *Client) Close() error {
 	c.calls.drain() // no call is under way when go-zookeeper's Close runs
 	conn.Close()
 	c.calls.shutDown()
-	c.watches.close()
+	c.watches.Close(ErrClosed)
 	if session != nil {
 		session.abandon()
 	}

@@ -142,11 +142,11 @@ func (c *Client) connHooks(gen uint64, conn func() *zk.Conn) *wire.Hooks {
 			if !current() {
 				return nil
 			}
-			return c.watches.notify(body)
+			return c.watches.Notify(body)
 		},
 		Zxid: func(zxid int64) {
 			if current() {
-				c.watches.sawZxid(zxid)
+				c.watches.SawZxid(zxid)
 			}
 		},
 	}

@@ -77,14 +77,14 @@ func GoZookeeperWatchers(c *Client) int {
 // for path (a server path), whatever watch of c's they are for.
 func CountNotifications(c *Client, path string) (count func() int) {
 	var n atomic.Int64
-	prev := *c.watches.onNode.Load()
+	prev := c.watches.OnNode()
 	counting := func(ev zk.Event) {
 		if ev.Path == path {
 			n.Add(1)
 		}
 		prev(ev)
 	}
-	c.watches.onNode.Store(&counting)
+	c.watches.SetOnNode(counting)
 	return func() int { return int(n.Load()) }
 }
 
@@ -102,18 +102,7 @@ func HoldRestores(c *Client) (release func()) {
 // lingers or is being removed for c: the removals of its closed Watches
 // have run.
 func WatchesSettled(c *Client, path string) bool {
-	t := c.watches
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, mode := range []WatchMode{WatchPersistent, WatchRecursive} {
-		k := watchKey{path, mode}
-		_, lingers := t.lingering[k]
-		_, removing := t.removing[k]
-		if lingers || removing {
-			return false
-		}
-	}
-	return true
+	return c.watches.Settled(path)
 }
 
 // HoldProbes holds ChangedSince's requests of c back, once it has chosen

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkrecipes/zkrecipes/framework/internal/watches"
 	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
 )
 
@@ -19,14 +20,14 @@ import (
 // Where a persistent or recursive watch of the client's brings a
 // one-shot watch's events already, the read goes without the watch flag,
 // which would replace that watch on ZooKeeper 3.6 to 3.8: the flag is
-// decided as the read is written (see servermodes.go).
+// decided as the read is written (see internal/watches/servermodes.go).
 
 // getW reads the node at sp and sets a data watch.
 func (c *Client) getW(conn *zk.Conn, sp string) (nodeData, error) {
 	var r nodeData
 	body, err := c.carryReply(conn, c.watchedRead(wire.OpGetData, sp, false, func(code int32) {
 		if code == wire.CodeOK {
-			r.watch = c.watches.addOneShot(sp, watchData)
+			r.watch = c.watches.AddOneShot(sp, watches.DataWatch)
 		}
 	}))
 	if err != nil {
@@ -44,9 +45,9 @@ func (c *Client) existsW(conn *zk.Conn, sp string) (existence, error) {
 	body, err := c.carryReply(conn, c.watchedRead(wire.OpExists, sp, false, func(code int32) {
 		switch code {
 		case wire.CodeOK:
-			r.watch = c.watches.addOneShot(sp, watchData)
+			r.watch = c.watches.AddOneShot(sp, watches.DataWatch)
 		case wire.CodeNoNode:
-			r.watch = c.watches.addOneShot(sp, watchExist)
+			r.watch = c.watches.AddOneShot(sp, watches.ExistWatch)
 		}
 	}))
 	if errors.Is(err, zk.ErrNoNode) {
@@ -65,7 +66,7 @@ func (c *Client) childrenW(conn *zk.Conn, sp string) (childList, error) {
 	var r childList
 	body, err := c.carryReply(conn, c.watchedRead(wire.OpGetChildren2, sp, true, func(code int32) {
 		if code == wire.CodeOK {
-			r.watch = c.watches.addOneShot(sp, watchChild)
+			r.watch = c.watches.AddOneShot(sp, watches.ChildWatch)
 		}
 	}))
 	if err != nil {
@@ -89,23 +90,23 @@ func (c *Client) watchedRead(opcode int32, path string, child bool, registered f
 		Prepare: func(req *wire.Carried) {
 			var w wire.JuteWriter
 			w.String(path)
-			watched = c.watches.writeRead(path, child)
+			watched = c.watches.WriteRead(path, child)
 			w.Bool(watched)
 			req.Body = w.B
 		},
 		OnReply: func(code int32, _ int64, _ []byte) {
 			registered(code)
-			c.watches.readAnswered(path, child)
+			c.watches.ReadAnswered(path, child)
 			if watched && !child {
-				c.watches.applied(path, false) // a one-shot watch replaced any mode
+				c.watches.Applied(path, false) // a one-shot watch replaced any mode
 			}
 		},
 	}
 }
 
 // setChildWatchesAgain sets on the server the child one-shot watches of
-// path that a recursive mode displaced there (see servermodes.go), and
-// fires those whose children changed after zxid, when the mode was set:
+// path that a recursive mode displaced there (see
+// internal/watches/servermodes.go), and fires those whose children changed after zxid, when the mode was set:
 // the recursive watch told such a change as the child's creation or
 // deletion only. It runs on a goroutine of its own, which ends with the
 // read; a read that fails leaves them to the next connection's restore.
@@ -117,8 +118,8 @@ func (c *Client) setChildWatchesAgain(path string, zxid int64, displaced []chan 
 		_, err := retry(ctx, c, "children", p, func(conn *zk.Conn, _ *Session) (struct{}, error) {
 			read := c.watchedRead(wire.OpGetChildren2, path, true, nil)
 			read.OnReply = func(code int32, _ int64, body []byte) {
-				c.watches.fireDisplaced(path, displaced, zxid, code, body)
-				c.watches.readAnswered(path, true)
+				c.watches.FireDisplaced(path, displaced, zxid, code, body)
+				c.watches.ReadAnswered(path, true)
 			}
 			return struct{}{}, ignoreNoNode(c.carry(conn, read))
 		})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkrecipes/zkrecipes/framework/internal/watches"
 	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
 )
 
@@ -151,7 +152,7 @@ func (c *Client) watch(ctx context.Context, path string, mode WatchMode, onEvent
 	w := &Watch{c: c, path: path, serverPath: sp, mode: mode, events: make(chan WatchEvent), stop: make(chan struct{}), wake: make(chan struct{}, 1),
 		onEvent: onEvent, onEnd: onEnd}
 	for {
-		adopted, removing := c.watches.adopt(w, c.modesApart())
+		adopted, removing := c.watches.Adopt(w.sub(), c.modesApart())
 		if adopted {
 			w.start()
 			return w, nil
@@ -171,7 +172,8 @@ func (c *Client) watch(ctx context.Context, path string, mode WatchMode, onEvent
 	body.String(sp)
 	body.Int32(int32(mode))
 	_, err = retry(ctx, c, "watch", path, func(conn *zk.Conn, _ *Session) (struct{}, error) {
-		// A covered addWatch is a read, which may find no node (see covered.go).
+		// A covered addWatch is a read, which may find no node (see
+		// internal/watches/covered.go).
 		return struct{}{}, ignoreNoNode(c.carry(conn, c.addWatchRequest(w, body.B)))
 	})
 	if err != nil {
@@ -184,27 +186,27 @@ func (c *Client) watch(ctx context.Context, path string, mode WatchMode, onEvent
 
 // addWatchRequest is the addWatch of w, which records the mode it sets
 // as it is written and enters w in the table as its reply is read (see
-// servermodes.go); the child one-shot watches of the path that a
-// recursive mode displaces are set again. A persistent addWatch of a
+// internal/watches/servermodes.go); the child one-shot watches of the
+// path that a recursive mode displaces are set again. A persistent addWatch of a
 // path with the recursive mode is a read that changes nothing instead
-// (see covered.go).
+// (see internal/watches/covered.go).
 func (c *Client) addWatchRequest(w *Watch, body []byte) *wire.Carried {
-	var add addRecord
+	var add watches.AddRecord
 	return &wire.Carried{
 		Opcode: wire.OpAddWatch,
 		Body:   body,
 		Prepare: func(req *wire.Carried) {
-			add = c.watches.writeAdd(w.serverPath, w.mode, c.modesApart())
-			if add.covered {
-				removalDone.request(req, w.serverPath)
+			add = c.watches.WriteAdd(w.serverPath, watches.Mode(w.mode), c.modesApart())
+			if add.Covered {
+				watches.RemovalDone.Request(req, w.serverPath)
 			}
 		},
 		OnReply: func(code int32, zxid int64, _ []byte) {
-			ok := code == wire.CodeOK || add.covered && code == wire.CodeNoNode
+			ok := code == wire.CodeOK || add.Covered && code == wire.CodeNoNode
 			if ok {
 				w.set()
 			}
-			displaced := c.watches.addAnswered(w.serverPath, w.mode, ok, add)
+			displaced := c.watches.AddAnswered(w.serverPath, watches.Mode(w.mode), ok, add)
 			if len(displaced) > 0 {
 				c.setChildWatchesAgain(w.serverPath, zxid, displaced)
 			}
@@ -237,7 +239,7 @@ func (w *Watch) start() {
 // then costs no request.
 func (c *Client) Watching(path string, mode WatchMode) bool {
 	sp, err := c.serverPath(path)
-	return err == nil && c.watches.adoptable(watchKey{sp, mode}, c.modesApart())
+	return err == nil && c.watches.Adoptable(watches.Key{Path: sp, Mode: watches.Mode(mode)}, c.modesApart())
 }
 
 // Events returns the channel of the watch's events. It is closed once the
@@ -283,7 +285,7 @@ func (w *Watch) close(atOnce bool) {
 	w.mu.Unlock()
 	w.forget()
 	if atOnce {
-		w.c.watches.expireNow(watchKey{w.serverPath, w.mode})
+		w.c.watches.ExpireNow(w.sub().Key())
 	}
 	if w.onEvent != nil {
 		w.awaitDelivery()
@@ -378,6 +380,3 @@ func (w *Watch) pump() {
 		}
 	}
 }
-
-// clientPath is a server path as the watch's receiver sees it.
-func (w *Watch) clientPath(serverPath string) string { return w.c.clientPath(serverPath) }

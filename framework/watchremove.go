@@ -2,24 +2,17 @@ package framework
 
 import (
 	"context"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkrecipes/zkrecipes/framework/internal/watches"
 	"github.com/zkrecipes/zkrecipes/framework/internal/wire"
 )
 
 // What takes a persistent watch off the server again. The last Watch of a
-// path and mode to close leaves the server's watch lingering for
-// watchLinger: a Watch of the same path and mode in that time takes it
-// over without a request. A recipe that closes its watch and sets it
-// again at once (a latch or a lock of one term after another, the common
-// loop) would otherwise pay an addWatch and a removeWatches each time.
-// Then it is removed, unless the connection has ended meanwhile: a new
-// connection sets again only the watches some Watch needs.
-
-// watchLinger is how long the server's watch outlives its last Watch.
-const watchLinger = time.Second
+// path and mode to close leaves the server's watch lingering for a while
+// (watches.Linger), in which a Watch of the same path and mode takes it
+// over without a request; then the table hands it to removeServerWatch.
 
 // set enters w in the client's table once the server has its watch,
 // unless Watch has failed meanwhile (its ctx ended first): then the
@@ -29,10 +22,10 @@ func (w *Watch) set() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.abandoned {
-		w.c.watches.addPersistent(w)
+		w.c.watches.AddPersistent(w.sub())
 		return
 	}
-	w.c.watches.unneeded(watchKey{w.serverPath, w.mode})
+	w.c.watches.Unneeded(w.sub().Key())
 }
 
 // abandon is the end of a Watch call that failed: if a reply came all
@@ -46,18 +39,18 @@ func (w *Watch) abandon() {
 
 // forget takes w out of the client's table; the server's watch lingers if
 // it was the last of its path and mode.
-func (w *Watch) forget() { w.c.watches.removePersistent(w, true) }
+func (w *Watch) forget() { w.c.watches.RemovePersistent(w.sub(), true) }
 
 // removeServerWatch removes the server's watch of k, bounded by the
 // connection timeout. It runs on a goroutine of its own, started by the
 // table, which holds off every Watch of k until it returns.
-func (c *Client) removeServerWatch(k watchKey) {
+func (c *Client) removeServerWatch(k watches.Key) {
 	if c.isClosed() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(c.life, c.cfg.connectionTimeout)
 	defer cancel()
-	p := c.clientPath(k.path)
+	p := c.clientPath(k.Path)
 	_, err := retry(ctx, c, "remove_watch", p, func(conn *zk.Conn, _ *Session) (struct{}, error) {
 		return struct{}{}, c.removeFromServer(conn, k)
 	})
@@ -71,23 +64,24 @@ func (c *Client) removeServerWatch(k watchKey) {
 // watch by its mode. 3.6 to 3.8 keep one mode per path in each of their
 // two watch managers and can remove only a manager's watch of a path
 // (ZOOKEEPER-4472): there the modes are brought in line with what the
-// client still needs, step by step (see removesteps.go).
-func (c *Client) removeFromServer(conn *zk.Conn, k watchKey) error {
+// client still needs, step by step (see
+// internal/watches/removesteps.go).
+func (c *Client) removeFromServer(conn *zk.Conn, k watches.Key) error {
 	if !c.modesApart() {
-		return c.removeModes(conn, k.path)
+		return c.removeModes(conn, k.Path)
 	}
 	servers := c.carrier.Servers
 	if server := servers.Current(); !servers.KnownLacking(server, wire.OpRemovePersistentWatch) {
-		err := c.carry(conn, removeWatchesRequest(k.path, removeWatchType(k.mode)))
+		err := c.carry(conn, removeWatchesRequest(k.Path, removeWatchType(k.Mode)))
 		if !wire.IsCode(err, wire.CodeMarshallingError) {
 			return ignoreNoWatcher(err)
 		}
 		servers.Lack(server, wire.OpRemovePersistentWatch)
 	}
-	if c.watches.watched(k.path) {
+	if c.watches.Watched(k.Path) {
 		return nil
 	}
-	return ignoreNoWatcher(c.carry(conn, removeWatchesRequest(k.path, removeAnyWatch)))
+	return ignoreNoWatcher(c.carry(conn, removeWatchesRequest(k.Path, wire.WatcherAny)))
 }
 
 // maxRemovalSteps bounds a removal: a switch to the persistent mode, two
@@ -97,20 +91,21 @@ const maxRemovalSteps = 8
 
 // removeModes takes off the server what no watch of the client needs at
 // path, each step decided as its request is written. A one-shot watch a
-// mode served is set on the server first (see removesteps.go).
+// mode served is set on the server first (see
+// internal/watches/removesteps.go).
 func (c *Client) removeModes(conn *zk.Conn, path string) error {
 	for range maxRemovalSteps {
-		if c.watches.nextRemoval(path) == removalDone {
+		if c.watches.NextRemoval(path) == watches.RemovalDone {
 			return nil
 		}
-		var step removalStep
+		var step watches.Step
 		req := &wire.Carried{
 			Prepare: func(req *wire.Carried) {
-				step = c.watches.writeRemoval(path)
-				step.request(req, path)
+				step = c.watches.WriteRemoval(path)
+				step.Request(req, path)
 			},
 			OnReply: func(code int32, _ int64, _ []byte) {
-				c.watches.removalAnswered(path, step, code)
+				c.watches.RemovalAnswered(path, step, code)
 			},
 		}
 		err := c.carry(conn, req)
@@ -138,17 +133,10 @@ func ignoreNoWatcher(err error) error {
 	return err
 }
 
-// removeWatches' watcher types.
-const (
-	removeAnyWatch       = 3
-	removePersistent     = 4
-	removePersistentTree = 5
-)
-
 // removeWatchType is removeWatches' watcher type of a mode.
-func removeWatchType(mode WatchMode) int32 {
-	if mode == WatchRecursive {
-		return removePersistentTree
+func removeWatchType(mode watches.Mode) int32 {
+	if mode == watches.Recursive {
+		return wire.WatcherPersistentRecursive
 	}
-	return removePersistent
+	return wire.WatcherPersistent
 }

@@ -15,6 +15,7 @@ import (
 var frameworkLayers = []string{
 	rootModule + "/framework/internal/lease",
 	rootModule + "/framework/internal/wire",
+	rootModule + "/framework/internal/watches",
 }
 
 func TestFrameworkInternals_ImportOnlyTheLayersBelow(t *testing.T) {

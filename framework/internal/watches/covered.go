@@ -1,4 +1,4 @@
-package framework
+package watches
 
 import "github.com/go-zookeeper/zk"
 
@@ -49,14 +49,14 @@ import "github.com/go-zookeeper/zk"
 
 // applied records, as the answer of a request is read, whether the data
 // manager of the server holds the recursive mode at path after it.
-func (t *watchTable) applied(path string, recursive bool) {
+func (t *Table) Applied(path string, recursive bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.appliedLocked(path, recursive)
 }
 
 // appliedLocked is applied; t.mu held.
-func (t *watchTable) appliedLocked(path string, recursive bool) {
+func (t *Table) appliedLocked(path string, recursive bool) {
 	if recursive {
 		t.appliedRecursive[path] = struct{}{}
 	} else {
@@ -66,7 +66,7 @@ func (t *watchTable) appliedLocked(path string, recursive bool) {
 
 // servedLocked reports whether the persistent Watches of path are served
 // from the recursive mode now; t.mu held.
-func (t *watchTable) servedLocked(path string) bool {
+func (t *Table) servedLocked(path string) bool {
 	_, ok := t.appliedRecursive[path]
 	return ok
 }
@@ -74,7 +74,7 @@ func (t *watchTable) servedLocked(path string) bool {
 // persistentFor returns the persistent Watches that ev is for, and those
 // of its parent that are told NodeChildrenChanged of the parent in its
 // stead; t.mu held.
-func (t *watchTable) persistentFor(ev zk.Event) (own, parents []*Watch) {
+func (t *Table) persistentFor(ev zk.Event) (own, parents []Subscriber) {
 	if ev.Type != zk.EventNodeChildrenChanged || !t.servedLocked(ev.Path) {
 		own = t.persistent[ev.Path]
 	}
@@ -88,16 +88,16 @@ func (t *watchTable) persistentFor(ev zk.Event) (own, parents []*Watch) {
 
 // coversPersistent reports whether an addWatch of mode written now at
 // the path of m would be served by the recursive mode instead.
-func (m *pathModes) coversPersistent(mode WatchMode, apart bool) bool {
-	return !apart && mode == WatchPersistent && m.data == modeRecursive
+func (m *pathModes) coversPersistent(mode Mode, apart bool) bool {
+	return !apart && mode == Persistent && m.data == modeRecursive
 }
 
 // recursiveHeldLocked reports whether the server holds the recursive mode
 // of path for the client and keeps it: a recursive Watch's, or a
 // lingering one not being removed; t.mu held. A persistent Watch of the
 // path is then served from it without a request.
-func (t *watchTable) recursiveHeldLocked(path string) bool {
-	k := watchKey{path, WatchRecursive}
+func (t *Table) recursiveHeldLocked(path string) bool {
+	k := Key{path, Recursive}
 	if _, removing := t.removing[k]; removing {
 		return false
 	}

@@ -1,4 +1,4 @@
-package framework
+package watches
 
 import "github.com/zkrecipes/zkrecipes/framework/internal/wire"
 
@@ -18,23 +18,17 @@ import "github.com/zkrecipes/zkrecipes/framework/internal/wire"
 // covered.go) is replaced by the persistent mode first, with an addWatch:
 // one step again, so that nothing falls between.
 
-// removalStep is one request of a removal.
-type removalStep int8
+// Step is one request of a removal.
+type Step int8
 
 const (
-	removalDone     removalStep = iota // nothing left to do
-	convertData                        // exists with a watch
-	convertChildren                    // getChildren with a watch
-	removeData                         // removeWatches of the data watches
-	removeChildren                     // removeWatches of the child watches
-	removeBoth                         // removeWatches of every watch
-	setPersistent                      // addWatch of the persistent mode
-)
-
-// removeWatches' watcher types of the managers.
-const (
-	removeChildWatches = 1
-	removeDataWatches  = 2
+	RemovalDone     Step = iota // nothing left to do
+	convertData                 // exists with a watch
+	convertChildren             // getChildren with a watch
+	removeData                  // removeWatches of the data watches
+	removeChildren              // removeWatches of the child watches
+	removeBoth                  // removeWatches of every watch
+	setPersistent               // addWatch of the persistent mode
 )
 
 // removalView is what decides a removal's next step.
@@ -45,7 +39,7 @@ type removalView struct {
 }
 
 // next is the step that brings the server closer to the view's needs.
-func (v removalView) next() removalStep {
+func (v removalView) next() Step {
 	dataNeeded := v.needPersistent || v.needRecursive
 	switch {
 	case v.needPersistent && !v.needRecursive && v.data == modeRecursive:
@@ -68,18 +62,18 @@ func (v removalView) next() removalStep {
 	case dropChild:
 		return removeChildren
 	}
-	return removalDone
+	return RemovalDone
 }
 
 // removalViewLocked is the view of path now; t.mu held.
-func (t *watchTable) removalViewLocked(path string) removalView {
+func (t *Table) removalViewLocked(path string) removalView {
 	m := t.modes[path]
 	if m == nil {
 		m = &pathModes{}
 	}
-	_, lingersP := t.lingering[watchKey{path, WatchPersistent}]
-	_, lingersR := t.lingering[watchKey{path, WatchRecursive}]
-	shots := func(kinds ...watchKind) bool {
+	_, lingersP := t.lingering[Key{path, Persistent}]
+	_, lingersR := t.lingering[Key{path, Recursive}]
+	shots := func(kinds ...Kind) bool {
 		for _, k := range kinds {
 			if len(t.oneShot[oneShotKey{path, k}]) > 0 {
 				return true
@@ -88,29 +82,29 @@ func (t *watchTable) removalViewLocked(path string) removalView {
 		return false
 	}
 	return removalView{
-		needPersistent: lingersP || len(t.persistent[path]) > 0 || m.adding[WatchPersistent] > 0,
-		needRecursive:  lingersR || len(t.recursive[path]) > 0 || m.adding[WatchRecursive] > 0,
+		needPersistent: lingersP || len(t.persistent[path]) > 0 || m.adding[Persistent] > 0,
+		needRecursive:  lingersR || len(t.recursive[path]) > 0 || m.adding[Recursive] > 0,
 		data:           m.data, child: m.child,
-		dataShots:  m.dataReads > 0 || shots(watchData, watchExist),
-		childShots: m.childReads > 0 || shots(watchChild),
+		dataShots:  m.dataReads > 0 || shots(DataWatch, ExistWatch),
+		childShots: m.childReads > 0 || shots(ChildWatch),
 	}
 }
 
-// nextRemoval returns the next step of a removal at path without taking
+// NextRemoval returns the next step of a removal at path without taking
 // it.
-func (t *watchTable) nextRemoval(path string) removalStep {
+func (t *Table) NextRemoval(path string) Step {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.removalViewLocked(path).next()
 }
 
-// writeRemoval decides the next step of a removal at path as its request
+// WriteRemoval decides the next step of a removal at path as its request
 // is written, and records its effect.
-func (t *watchTable) writeRemoval(path string) removalStep {
+func (t *Table) WriteRemoval(path string) Step {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	step := t.removalViewLocked(path).next()
-	if step == removalDone {
+	if step == RemovalDone {
 		return step
 	}
 	m := t.modesOf(path)
@@ -134,13 +128,13 @@ func (t *watchTable) writeRemoval(path string) removalStep {
 	return step
 }
 
-// request sets req to the step's request of path. removalDone, decided
+// Request sets req to the step's request of path. RemovalDone, decided
 // after a request was sent for it, writes a read that changes nothing.
-func (s removalStep) request(req *wire.Carried, path string) {
+func (s Step) Request(req *wire.Carried, path string) {
 	var w wire.JuteWriter
 	w.String(path)
 	switch s {
-	case removalDone, convertData:
+	case RemovalDone, convertData:
 		req.Opcode = wire.OpExists
 		w.Bool(s == convertData)
 	case convertChildren:
@@ -148,26 +142,26 @@ func (s removalStep) request(req *wire.Carried, path string) {
 		w.Bool(true)
 	case setPersistent:
 		req.Opcode = wire.OpAddWatch
-		w.Int32(int32(WatchPersistent))
+		w.Int32(int32(Persistent))
 	default:
 		req.Opcode = wire.OpRemoveWatches
-		w.Int32(map[removalStep]int32{removeData: removeDataWatches, removeChildren: removeChildWatches, removeBoth: removeAnyWatch}[s])
+		w.Int32(map[Step]int32{removeData: wire.WatcherData, removeChildren: wire.WatcherChildren, removeBoth: wire.WatcherAny}[s])
 	}
 	req.Body = w.B
 }
 
-// removalAnswered records the answer of a step writeRemoval recorded.
-func (t *watchTable) removalAnswered(path string, step removalStep, code int32) {
+// RemovalAnswered records the answer of a step WriteRemoval recorded.
+func (t *Table) RemovalAnswered(path string, step Step, code int32) {
 	switch step {
 	case convertData, convertChildren:
-		t.readAnswered(path, step == convertChildren)
+		t.ReadAnswered(path, step == convertChildren)
 	}
 	switch step {
 	case convertData, removeData, removeBoth: // whatever the answer: none is left
-		t.applied(path, false)
+		t.Applied(path, false)
 	case setPersistent:
 		if code == wire.CodeOK {
-			t.applied(path, false)
+			t.Applied(path, false)
 		}
 	}
 }

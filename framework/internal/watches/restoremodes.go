@@ -1,4 +1,4 @@
-package framework
+package watches
 
 import (
 	"slices"
@@ -10,35 +10,35 @@ import (
 // holds (see servermodes.go): a reconnect's restore, and ChangedSince's
 // probes. Both are decided as the request is written, from the replica.
 
-// writeWatches records a setWatches or setWatches2 request of b as it is
+// WriteWatches records a setWatches or setWatches2 request of b as it is
 // written, and returns the lists to send: the server applies its one-shot
 // lists first (each fires at once or sets a one-shot watch), then the
 // persistent list, then the recursive one. A persistent path whose
 // recursive mode the server holds, or is to get from the recursive list
 // of the same restore, is left out: that mode serves its Watches
 // (covered.go), and one set after it would replace it. A probe of
-// ChangedSince (b.leftOut set) leaves out the paths a one-shot watch of
+// ChangedSince (b.LeftOut set) leaves out the paths a one-shot watch of
 // would replace a mode at, and returns them, to be read instead.
-func (t *watchTable) writeWatches(b watchBatch, apart bool) (set, leftOut restoreSet) {
+func (t *Table) WriteWatches(b Batch, apart bool) (set, leftOut RestoreSet) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	set = b.paths
-	if !apart && b.leftOut != nil {
+	set = b.Paths
+	if !apart && b.LeftOut != nil {
 		set, leftOut = t.unprobedLocked(set)
 	}
-	if !apart && len(set.persistent) > 0 {
-		kept := make([]string, 0, len(set.persistent))
-		for _, p := range set.persistent {
-			if m := t.modes[p]; !b.recursive[p] && (m == nil || m.data != modeRecursive) {
+	if !apart && len(set.Persistent) > 0 {
+		kept := make([]string, 0, len(set.Persistent))
+		for _, p := range set.Persistent {
+			if m := t.modes[p]; !b.Recursive[p] && (m == nil || m.data != modeRecursive) {
 				kept = append(kept, p)
 			}
 		}
-		set.persistent = kept
+		set.Persistent = kept
 	}
-	if !apart && b.leftOut == nil {
+	if !apart && b.LeftOut == nil {
 		set = t.modesKeptLocked(b, set)
 	}
-	for _, list := range [][]string{set.data, set.exist} {
+	for _, list := range [][]string{set.Data, set.Exist} {
 		for _, p := range list {
 			if m := t.modes[p]; m != nil {
 				m.data = modeNone
@@ -46,7 +46,7 @@ func (t *watchTable) writeWatches(b watchBatch, apart bool) (set, leftOut restor
 			}
 		}
 	}
-	for _, p := range set.child {
+	for _, p := range set.Child {
 		if m := t.modes[p]; m != nil {
 			m.child = modeNone
 			t.tidyLocked(p)
@@ -55,11 +55,11 @@ func (t *watchTable) writeWatches(b watchBatch, apart bool) (set, leftOut restor
 	if apart {
 		return set, leftOut
 	}
-	for _, p := range set.persistent {
+	for _, p := range set.Persistent {
 		m := t.modesOf(p)
 		m.data, m.child = modePersistent, modePersistent
 	}
-	for _, p := range set.recursive {
+	for _, p := range set.Recursive {
 		m := t.modesOf(p)
 		m.data, m.child = modeRecursive, modeRecursive
 	}
@@ -72,9 +72,9 @@ func (t *watchTable) writeWatches(b watchBatch, apart bool) (set, leftOut restor
 // The server sets the modes after the one-shot watches, which then ride
 // on them or, for a child watch and a recursive mode, are set again. t.mu
 // held.
-func (t *watchTable) modesKeptLocked(b watchBatch, set restoreSet) restoreSet {
+func (t *Table) modesKeptLocked(b Batch, set RestoreSet) RestoreSet {
 	listed := make(map[string]bool)
-	for _, p := range append(slices.Clip(set.persistent), set.recursive...) {
+	for _, p := range append(slices.Clip(set.Persistent), set.Recursive...) {
 		listed[p] = true
 	}
 	keep := func(p string, mode serverMode) {
@@ -82,18 +82,18 @@ func (t *watchTable) modesKeptLocked(b watchBatch, set restoreSet) restoreSet {
 			return
 		}
 		listed[p] = true
-		if mode == modeRecursive || b.recursive[p] {
-			set.recursive = append(slices.Clip(set.recursive), p)
+		if mode == modeRecursive || b.Recursive[p] {
+			set.Recursive = append(slices.Clip(set.Recursive), p)
 		} else {
-			set.persistent = append(slices.Clip(set.persistent), p)
+			set.Persistent = append(slices.Clip(set.Persistent), p)
 		}
 	}
-	for _, p := range append(slices.Clip(set.data), set.exist...) {
+	for _, p := range append(slices.Clip(set.Data), set.Exist...) {
 		if m := t.modes[p]; m != nil && m.data != modeNone {
 			keep(p, m.data)
 		}
 	}
-	for _, p := range set.child {
+	for _, p := range set.Child {
 		if m := t.modes[p]; m != nil && m.child == modePersistent {
 			keep(p, modePersistent)
 		}
@@ -105,7 +105,7 @@ func (t *watchTable) modesKeptLocked(b watchBatch, set restoreSet) restoreSet {
 // the server holds no mode a one-shot watch would replace, and the
 // others; t.mu held. A one-shot watch of the child manager leaves a
 // recursive mode hearing (see above), but a path is asked or read whole.
-func (t *watchTable) unprobedLocked(set restoreSet) (kept, left restoreSet) {
+func (t *Table) unprobedLocked(set RestoreSet) (kept, left RestoreSet) {
 	held := func(p string) bool {
 		m := t.modes[p]
 		return m != nil && (m.data != modeNone || m.child == modePersistent)
@@ -120,30 +120,30 @@ func (t *watchTable) unprobedLocked(set restoreSet) (kept, left restoreSet) {
 		}
 		return kept, left
 	}
-	kept.data, left.data = split(set.data)
-	kept.exist, left.exist = split(set.exist)
-	kept.child, left.child = split(set.child)
+	kept.Data, left.Data = split(set.Data)
+	kept.Exist, left.Exist = split(set.Exist)
+	kept.Child, left.Child = split(set.Child)
 	return kept, left
 }
 
-// watchesAnswered records the answer of a request writeWatches recorded,
+// WatchesAnswered records the answer of a request WriteWatches recorded,
 // and returns the child one-shot watches of each recursively watched
 // path, which the recursive mode displaced: to set again.
-func (t *watchTable) watchesAnswered(set restoreSet, apart bool) map[string][]chan zk.Event {
+func (t *Table) WatchesAnswered(set RestoreSet, apart bool) map[string][]chan zk.Event {
 	if apart {
 		return nil
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, list := range [][]string{set.data, set.exist, set.persistent} {
+	for _, list := range [][]string{set.Data, set.Exist, set.Persistent} {
 		for _, p := range list {
 			t.appliedLocked(p, false)
 		}
 	}
 	var displaced map[string][]chan zk.Event
-	for _, p := range set.recursive {
+	for _, p := range set.Recursive {
 		t.appliedLocked(p, true)
-		if list := t.oneShot[oneShotKey{p, watchChild}]; len(list) > 0 {
+		if list := t.oneShot[oneShotKey{p, ChildWatch}]; len(list) > 0 {
 			if displaced == nil {
 				displaced = make(map[string][]chan zk.Event)
 			}

@@ -1,4 +1,4 @@
-package framework
+package watches
 
 import (
 	"github.com/go-zookeeper/zk"
@@ -41,12 +41,12 @@ type serverMode int8
 
 const (
 	modeNone       serverMode = iota // none, or a one-shot watch
-	modePersistent                   // an addWatch of WatchPersistent
-	modeRecursive                    // an addWatch of WatchRecursive
+	modePersistent                   // an addWatch of Persistent
+	modeRecursive                    // an addWatch of Recursive
 )
 
-func modeOf(m WatchMode) serverMode {
-	if m == WatchRecursive {
+func modeOf(m Mode) serverMode {
+	if m == Recursive {
 		return modeRecursive
 	}
 	return modePersistent
@@ -67,7 +67,7 @@ func (m *pathModes) idle() bool {
 }
 
 // modesOf returns the record of path, made if missing; t.mu held.
-func (t *watchTable) modesOf(path string) *pathModes {
+func (t *Table) modesOf(path string) *pathModes {
 	m := t.modes[path]
 	if m == nil {
 		m = &pathModes{}
@@ -77,16 +77,16 @@ func (t *watchTable) modesOf(path string) *pathModes {
 }
 
 // tidyLocked forgets the record of path once it says nothing; t.mu held.
-func (t *watchTable) tidyLocked(path string) {
+func (t *Table) tidyLocked(path string) {
 	if m := t.modes[path]; m != nil && m.idle() {
 		delete(t.modes, path)
 	}
 }
 
-// writeRead records a one-shot read of path, of the child manager or the
+// WriteRead records a one-shot read of path, of the child manager or the
 // data one, as it is written, and says whether it must carry the watch
 // flag: not when a mode of the path brings its events already.
-func (t *watchTable) writeRead(path string, child bool) (watch bool) {
+func (t *Table) WriteRead(path string, child bool) (watch bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	m := t.modesOf(path)
@@ -102,9 +102,9 @@ func (t *watchTable) writeRead(path string, child bool) (watch bool) {
 	return m.data == modeNone
 }
 
-// readAnswered records the answer of a read writeRead recorded, after
+// ReadAnswered records the answer of a read WriteRead recorded, after
 // its watch is registered: a removal never sees the watch in neither.
-func (t *watchTable) readAnswered(path string, child bool) {
+func (t *Table) ReadAnswered(path string, child bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	m := t.modes[path]
@@ -120,32 +120,32 @@ func (t *watchTable) readAnswered(path string, child bool) {
 	t.tidyLocked(path)
 }
 
-// addRecord is what writeAdd saw of an addWatch, for addAnswered.
-type addRecord struct {
+// AddRecord is what WriteAdd saw of an addWatch, for AddAnswered.
+type AddRecord struct {
 	prev    pathModes // what the path had
 	apart   bool      // the server keeps the modes apart (3.9 and later)
-	covered bool      // served by the recursive mode: not sent (covered.go)
+	Covered bool      // served by the recursive mode: not sent (covered.go)
 }
 
-// writeAdd records an addWatch of path as it is written.
-func (t *watchTable) writeAdd(path string, mode WatchMode, apart bool) addRecord {
+// WriteAdd records an addWatch of path as it is written.
+func (t *Table) WriteAdd(path string, mode Mode, apart bool) AddRecord {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	m := t.modesOf(path)
-	add := addRecord{prev: *m, apart: apart, covered: m.coversPersistent(mode, apart)}
+	add := AddRecord{prev: *m, apart: apart, Covered: m.coversPersistent(mode, apart)}
 	m.adding[mode]++
-	if !apart && !add.covered {
+	if !apart && !add.Covered {
 		m.data, m.child = modeOf(mode), modeOf(mode)
 	}
 	return add
 }
 
-// addAnswered records the answer of an addWatch writeAdd recorded, after
+// AddAnswered records the answer of an addWatch WriteAdd recorded, after
 // the Watch is registered: a refused one leaves the modes as they were.
 // It returns the child one-shot watches of the path that a recursive mode
 // displaced on the server, to set again: those registered now, whose
 // reads came before the addWatch.
-func (t *watchTable) addAnswered(path string, mode WatchMode, ok bool, add addRecord) []chan zk.Event {
+func (t *Table) AddAnswered(path string, mode Mode, ok bool, add AddRecord) []chan zk.Event {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	m := t.modes[path]
@@ -157,7 +157,7 @@ func (t *watchTable) addAnswered(path string, mode WatchMode, ok bool, add addRe
 	}
 	defer t.tidyLocked(path)
 	switch {
-	case add.apart || add.covered:
+	case add.apart || add.Covered:
 		return nil
 	case !ok:
 		if m.data == modeOf(mode) {
@@ -168,18 +168,18 @@ func (t *watchTable) addAnswered(path string, mode WatchMode, ok bool, add addRe
 		}
 		return nil
 	}
-	t.appliedLocked(path, mode == WatchRecursive)
-	if mode != WatchRecursive {
+	t.appliedLocked(path, mode == Recursive)
+	if mode != Recursive {
 		return nil
 	}
-	return append([]chan zk.Event(nil), t.oneShot[oneShotKey{path, watchChild}]...)
+	return append([]chan zk.Event(nil), t.oneShot[oneShotKey{path, ChildWatch}]...)
 }
 
-// fireDisplaced fires those of the child watches of path a recursive mode
-// displaced (see addAnswered) that are still waiting, if the answer of
+// FireDisplaced fires those of the child watches of path a recursive mode
+// displaced (see AddAnswered) that are still waiting, if the answer of
 // the read that set them again shows a change after zxid, when they were
 // displaced: a deletion, or a child created or deleted.
-func (t *watchTable) fireDisplaced(path string, displaced []chan zk.Event, zxid int64, code int32, body []byte) {
+func (t *Table) FireDisplaced(path string, displaced []chan zk.Event, zxid int64, code int32, body []byte) {
 	var typ zk.EventType
 	switch code {
 	case wire.CodeNoNode:
@@ -194,7 +194,7 @@ func (t *watchTable) fireDisplaced(path string, displaced []chan zk.Event, zxid 
 	default:
 		return
 	}
-	k := oneShotKey{path, watchChild}
+	k := oneShotKey{path, ChildWatch}
 	t.mu.Lock()
 	var fired []chan zk.Event
 	list := t.oneShot[k]

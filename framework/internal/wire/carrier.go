@@ -49,7 +49,7 @@ type Carried struct {
 	// Prepare, if set, may set Opcode and Body as the request is written,
 	// on the goroutine that writes the connection: what a request does to
 	// the server's watches may depend on the requests written before it,
-	// which the server applies first (see the framework's servermodes.go).
+	// which the server applies first (see the watches package's servermodes.go).
 	// It must not block.
 	Prepare func(req *Carried)
 	// OnReply, if set, is called with the reply's error code, zxid and

@@ -14,6 +14,6 @@
 //
 // It knows nothing of the client above it: what a connection must tell
 // the client (each connect response, each notification, each reply's zxid)
-// goes through the functions of Hooks. The framework imports it; it
-// imports only the lease package below it.
+// goes through the functions of Hooks. The framework and its watches
+// package import it; it imports only the lease package below it.
 package wire
