@@ -87,7 +87,9 @@ func (s *Simple) Offer(ctx context.Context, data []byte) error {
 }
 
 // Take removes the item at the head of the queue and returns it, waiting
-// until there is one or ctx ends (Curator's take).
+// until there is one or ctx ends (Curator's take). A take whose ctx ends
+// while its delete is on its way waits for the delete's answer (a few
+// seconds at most) and returns the item it took, rather than drop it.
 func (s *Simple) Take(ctx context.Context) ([]byte, error) {
 	data, _, err := s.poll(ctx, true)
 	return data, err
@@ -97,7 +99,8 @@ func (s *Simple) Take(ctx context.Context) ([]byte, error) {
 // at most wait for one; ErrEmpty when none came (Curator's poll, with and
 // without its timeout, and remove). A zero wait looks once. A wait that
 // ran out before the server could be reached is ErrUnreachable: nobody saw
-// the queue empty.
+// the queue empty. As in Take, a delete on its way when the wait or ctx
+// ends is seen through, and the item returned.
 func (s *Simple) Poll(ctx context.Context, wait time.Duration) ([]byte, error) {
 	if wait < 0 {
 		return nil, fmt.Errorf("%s: poll: %w: wait %v", s.what, ErrInvalidArgument, wait)
@@ -240,16 +243,24 @@ func (s *Simple) takeKept(ctx context.Context) ([]byte, bool, error) {
 // takeItem reads and deletes one item; gone when another taker has it. A
 // delete whose answer was lost cannot tell this taker's delete from
 // another's: it is ErrOutcomeUnknown, and the item is not handed out.
+// So a delete is sent only while ctx lasts, and then waits for its answer
+// even if ctx ends meanwhile (recipe.FinishContext): abandoned on its way,
+// it would take the item out of the queue and hand it to no one.
 func (s *Simple) takeItem(ctx context.Context, name string) (data []byte, gone bool, _ error) {
 	p := zkpath.Join(s.path, name)
 	data, stat, err := s.client.Get(ctx, p)
 	if recipe.IsNoNode(err) {
 		return nil, true, nil
 	}
+	if err == nil {
+		err = ctx.Err() // ended as the read answered: the item stays
+	}
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: take: %w", s.what, err)
 	}
-	err = s.client.Delete(ctx, p, stat.Version)
+	finish, cancel := recipe.FinishContext(ctx)
+	defer cancel()
+	err = s.client.Delete(finish, p, stat.Version)
 	switch {
 	case err == nil:
 		return data, false, nil

@@ -120,6 +120,36 @@ func TestSimple_TakeWhoseDeleteAnswerIsLostIsUnknown(t *testing.T) {
 	assert.Empty(t, children(t, c, path), "deleted once")
 }
 
+// A take whose ctx ends while its delete is on its way hands out the item
+// the delete takes, rather than drop it: an item is lost only when the
+// delete's answer is.
+func TestSimple_TakeWhoseCtxEndsWhileItsDeleteIsOnItsWayReturnsTheItem(t *testing.T) {
+	proxy, c := proxied(t)
+	path := zktest.UniquePath(t)
+	s := newSimple(t, c, path)
+	require.NoError(t, s.Offer(testContext(t), []byte("only")))
+	ctx, cancel := context.WithCancel(testContext(t))
+	defer cancel()
+	deletes := proxy.Requests(zktest.OpDelete)
+	proxy.HoldRepliesFrom(zktest.OpDelete)
+	type taken struct {
+		data []byte
+		err  error
+	}
+	done := make(chan taken, 1)
+	go func() { // ends when the take returns
+		data, err := s.Take(ctx)
+		done <- taken{data, err}
+	}()
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpDelete) > deletes }, 10*time.Second, time.Millisecond)
+	cancel()
+	proxy.ReleaseReplies()
+	got := <-done
+	require.NoError(t, got.err)
+	assert.Equal(t, []byte("only"), got.data)
+	assert.Empty(t, children(t, c, path), "taken once")
+}
+
 // Curator's SimpleDistributedQueue and Simple share a queue: each takes
 // what the other offers, in order, and peeks the same head.
 func TestCurator_SimpleQueueCrossesBothWays(t *testing.T) {
