@@ -54,22 +54,51 @@ func (c *core) deleteMarker(m *marker) {
 }
 
 // close ends the producer: later puts fail with ErrClosed, and its marker
-// is deleted once the puts under way are done.
+// is deleted once the puts under way are done, under a context of its own
+// (deleteMarker), whether or not ctx has ended: ctx bounds only the wait
+// for those puts, and a close that stops waiting leaves the delete to a
+// goroutine that waits on. Closes may run at once: the marker is taken
+// under mu, so one of them deletes it.
 func (pr *producer) close(ctx context.Context) error {
 	pr.mu.Lock()
 	pr.closed = true
 	flushed := pr.flushed
 	pr.mu.Unlock()
-	if flushed != nil {
+	// A flush that has ended already goes first: with ctx ended too, a
+	// select would pick either at random.
+	if flushed != nil && !ended(flushed) {
 		select {
 		case <-flushed:
 		case <-ctx.Done():
+			go func() { // ends once the flush under way has, which the client's retry policy bounds
+				<-flushed
+				pr.dropMarker()
+			}()
 			return fmt.Errorf("%s: close: %w", pr.c.what, ctx.Err())
 		}
 	}
-	if m := pr.marker; m != nil { // no flush runs, nor will: the marker is ours
-		pr.marker = nil
+	pr.dropMarker()
+	return nil
+}
+
+// dropMarker deletes the producer's marker, if it has one, once no flush
+// runs nor will (the producer is closed).
+func (pr *producer) dropMarker() {
+	pr.mu.Lock()
+	m := pr.marker
+	pr.marker = nil
+	pr.mu.Unlock()
+	if m != nil {
 		pr.c.deleteMarker(m)
 	}
-	return nil
+}
+
+// ended reports whether ch is closed, without waiting.
+func ended(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }

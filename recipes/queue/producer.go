@@ -28,7 +28,8 @@ type producer struct {
 	closed   bool
 
 	// marker is read and written by the flush goroutine alone (one at a
-	// time; mu orders one after the next) and by close once none runs.
+	// time; mu orders one after the next), and under mu by close once none
+	// runs nor will.
 	marker *marker
 }
 

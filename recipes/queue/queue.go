@@ -29,7 +29,10 @@ func (b base[T]) Path() string { return b.c.path }
 
 // Close ends the queue as a producer: puts under way finish, later ones
 // fail with ErrClosed, and the producer's marker in the lock path is
-// deleted. Consumers made from the queue run on until their own Close.
+// deleted, even when ctx has ended (ctx bounds only the wait for the puts
+// under way: a close that stops waiting returns ctx's error and deletes
+// the marker once they are done). It may be called more than once, and at
+// once. Consumers made from the queue run on until their own Close.
 func (b base[T]) Close(ctx context.Context) error { return b.c.prod.close(ctx) }
 
 // NewConsumer returns a consumer that calls fn with each item it takes.

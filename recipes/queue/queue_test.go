@@ -1,6 +1,7 @@
 package queue_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -42,5 +43,40 @@ func TestQueue_ConsumerTakesEveryItemInOrderAndLeavesNothing(t *testing.T) {
 				assert.Empty(t, children(t, c, path+"-locks"), "no lock node nor marker left")
 			}
 		})
+	}
+}
+
+// A queue closed from two goroutines at once deletes its producer's
+// marker once, and neither close fails.
+func TestQueue_CloseFromTwoGoroutinesAtOnce(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	q := newQueue(t, c, path, queue.WithLockPath(path+"-locks"))
+	require.NoError(t, q.Put(ctx, "x")) // makes the marker
+	require.Len(t, children(t, c, path+"-locks"), 1)
+	closed := make(chan error, 2)
+	for range 2 {
+		go func() { closed <- q.Close(ctx) }() // ends when the close returns
+	}
+	assert.NoError(t, <-closed)
+	assert.NoError(t, <-closed)
+	assert.Empty(t, children(t, c, path+"-locks"), "the marker is deleted")
+}
+
+// A close whose ctx has ended, with no put under way, still deletes the
+// producer's marker, as every giving back does (recipe.FinishContext).
+func TestQueue_CloseWithItsCtxEndedStillDeletesTheMarker(t *testing.T) {
+	c := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	for i := range 10 {
+		path := fmt.Sprintf("%s/%d", zktest.UniquePath(t), i)
+		q := newQueue(t, c, path, queue.WithLockPath(path+"-locks"))
+		require.NoError(t, q.Put(ctx, "x")) // makes the marker
+		require.Len(t, children(t, c, path+"-locks"), 1)
+		assert.NoError(t, q.Close(ended))
+		assert.Empty(t, children(t, c, path+"-locks"), "the marker is deleted")
 	}
 }
