@@ -395,3 +395,34 @@ func TestQueue_PutsInOneTransactionWhoseAnswerIsLostAreEachAppliedOnce(t *testin
 		assert.Equal(t, 1, n, "item %s", it)
 	}
 }
+
+// A put made while the client has never reached the server waits unsent:
+// when its ctx ends it is withdrawn (ctx's error, not ErrOutcomeUnknown),
+// and the server, back, gets nothing of it.
+func TestQueue_PutWhileTheServerWasNeverReachedIsWithdrawn(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	proxy.Pause()
+	c, err := framework.New([]string{proxy.Addr()})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	direct := connect(t, zktest.Servers(t))
+	path := zktest.UniquePath(t)
+	queues := map[string]*queue.Queue[string]{
+		"without a lock path": newQueue(t, c, path),
+		"with a lock path":    newQueue(t, c, path, queue.WithLockPath(path+"-locks")),
+	}
+	for name, q := range queues {
+		short, cancel := context.WithTimeout(testContext(t), 300*time.Millisecond)
+		err := q.Put(short, "withdrawn")
+		cancel()
+		require.ErrorIs(t, err, context.DeadlineExceeded, name)
+		assert.NotErrorIs(t, err, queue.ErrOutcomeUnknown, "%s: nothing was sent", name)
+	}
+	proxy.Resume()
+	ctx := testContext(t)
+	require.NoError(t, c.WaitConnected(ctx))
+	for _, q := range queues {
+		require.NoError(t, q.Put(ctx, "sent"))
+	}
+	assert.Len(t, items(t, direct, path), 2, "only the puts made once connected")
+}

@@ -21,6 +21,10 @@ import (
 type producer struct {
 	c *core
 
+	// withdrawn has room for one signal: a put was withdrawn, for a flush
+	// that waits for the connection.
+	withdrawn chan struct{}
+
 	mu       sync.Mutex // guards the fields below
 	pending  []*put
 	flushing bool          // a flush goroutine runs
@@ -58,7 +62,7 @@ const (
 	maxBatchBytes = framework.MaxRequestSize - maxBatchOps*128
 )
 
-func newProducer(c *core) *producer { return &producer{c: c} }
+func newProducer(c *core) *producer { return &producer{c: c, withdrawn: make(chan struct{}, 1)} }
 
 // put creates a node named name (the server appends the sequence) with
 // data, in a transaction with the puts of other callers waiting now.
@@ -126,13 +130,49 @@ func (pr *producer) withdraw(p *put) bool {
 			break
 		}
 	}
+	select {
+	case pr.withdrawn <- struct{}{}:
+	default:
+	}
 	return true
+}
+
+// awaitConnection waits, before a batch is taken, until the client is
+// connected, or closed or refused (the batch then fails at once), or no
+// put is pending. Until then no put is on its way, so a put whose ctx
+// ends is withdrawn: a server that was never reached, or is away, gets
+// none of the puts their callers gave up on.
+func (pr *producer) awaitConnection() {
+	for !pr.c.client.IsConnected() && !pr.nonePending() {
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { // ends with the wait, or at a withdrawal, which ends the wait
+			select {
+			case <-pr.withdrawn:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		err := pr.c.client.WaitConnected(ctx)
+		withdrawn := ctx.Err() != nil
+		cancel()
+		if err != nil && !withdrawn {
+			return // closed, or refused for good
+		}
+	}
+}
+
+// nonePending reports whether no put is pending.
+func (pr *producer) nonePending() bool {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return len(pr.pending) == 0
 }
 
 // flush sends the pending puts, batch after batch, until none is left.
 func (pr *producer) flush(flushed chan struct{}) {
 	defer close(flushed)
 	for {
+		pr.awaitConnection()
 		batch := pr.next()
 		if batch == nil {
 			return

@@ -98,7 +98,8 @@ func New[T any](client *framework.Client, path string, codec Codec[T], opts ...O
 // queue has a lock path (see WithLockPath); without one it fails with
 // ErrOutcomeUnknown. Puts that wait at the same time go in one transaction.
 // When ctx ends first, the put is withdrawn if it was not sent yet (ctx's
-// error), or it fails with ErrOutcomeUnknown if it was.
+// error), or it fails with ErrOutcomeUnknown if it was. While the client
+// is not connected, puts wait unsent.
 func (q *Queue[T]) Put(ctx context.Context, item T) error {
 	return q.putNode(ctx, itemPrefix, []T{item})
 }
