@@ -136,6 +136,45 @@ func TestLong_PromotedUpdateWhoseLockStaysHeldPastItsTimeoutDoesNotSucceed(t *te
 	assert.Equal(t, int64(100), got.PreValue)
 }
 
+// A promoted update waiting for the lock when its client is closed fails
+// with ErrClosed, not as if its session had been lost.
+func TestLong_PromotedUpdateWaitingForTheLockWhenItsClientClosesFailsWithErrClosed(t *testing.T) {
+	lockPath := zktest.UniquePath(t) + "/lock"
+	proxy, c, l := setup(t, atomicvalue.WithRetryPolicy(framework.NoRetry()),
+		atomicvalue.WithPromotedToLock(atomicvalue.PromotedToLock{Path: lockPath}))
+	ctx := testContext(t)
+	observer := connect(t, zktest.Servers(t))
+	other, err := mutex.New(observer, lockPath)
+	require.NoError(t, err)
+	hold, err := other.Acquire(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = hold.Release(context.Background()) })
+	// The update waits on a watch: of the lock's directory (addWatch, 3.6+)
+	// or of the node before its own (exists, opcode 3).
+	watches := func() int64 { return proxy.Answered(zktest.OpAddWatch) + proxy.Answered(3) }
+	before := watches()
+	go func() { // ends once the update waits for the lock and its client is closed, or with the test
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if watches() > before {
+				_ = c.Close()
+				return
+			}
+			select {
+			case <-tick.C:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+
+	_, err = beaten(t, proxy, c, l.Path(), 100, func() (atomicvalue.Result[int64], error) { return l.Increment(ctx) })
+	require.ErrorIs(t, err, atomicvalue.ErrClosed)
+	assert.Eventually(t, func() bool { return len(zktest.Children(t, observer, lockPath)) == 1 }, 10*time.Second, 10*time.Millisecond,
+		"the waiter's node went with its session")
+}
+
 // Increments racing from several clients each count once: the value ends
 // at the number that succeeded.
 func TestLong_ConcurrentIncrementsFromSeveralClientsEachCountOnce(t *testing.T) {

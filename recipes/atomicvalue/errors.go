@@ -26,6 +26,10 @@ var (
 	// write ran once or not at all. Read the value to learn where it stands;
 	// trying again may count twice.
 	ErrOutcomeUnknown = zkrecipes.ErrOutcomeUnknown
+	// ErrClosed is wrapped by the error of a call made on a closed client,
+	// or of an update whose client was closed while it waited for the
+	// promotion's lock.
+	ErrClosed = zkrecipes.ErrClosed
 	// ErrUnreachable is wrapped by the error of an update promoted to the
 	// lock whose lock timeout ran out while the server could not be
 	// reached.

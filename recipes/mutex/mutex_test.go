@@ -298,6 +298,36 @@ func TestMutex_ClosedClientFailsWithErrClosed(t *testing.T) {
 	assert.False(t, m.IsAcquiredInThisProcess())
 }
 
+// A waiter whose client is closed under it fails with ErrClosed, not as
+// if its node had been deleted or its session had expired.
+func TestMutex_WaiterWhoseClientClosesFailsWithErrClosed(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr())
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	h, err := newMutex(t, connect(t, zktest.Servers(t)), path).Acquire(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = h.Release(context.Background()) })
+	m := newMutex(t, c, path)
+	watches := func() int64 { return proxy.Answered(zktest.OpAddWatch) + proxy.Answered(3) }
+	before := watches()
+	waiting := make(chan error, 1)
+	go func() { // ends when the acquire does
+		_, err := m.Acquire(ctx)
+		waiting <- err
+	}()
+	// It waits on a watch: of the directory (addWatch, 3.6+) or of the node
+	// before it (exists, opcode 3).
+	require.Eventually(t, func() bool { return watches() > before }, 10*time.Second, time.Millisecond)
+	require.NoError(t, c.Close())
+	select {
+	case err := <-waiting:
+		require.ErrorIs(t, err, mutex.ErrClosed)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiter did not return after the client's Close")
+	}
+}
+
 func TestMutex_ClosingTheClientLosesTheHold(t *testing.T) {
 	c := connect(t, zktest.Servers(t))
 	h, err := newMutex(t, c, zktest.UniquePath(t)).Acquire(testContext(t))
