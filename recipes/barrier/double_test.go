@@ -302,3 +302,19 @@ func TestDouble_EnterThatEndsWhileItsCreateIsOnItsWayLeavesNothing(t *testing.T)
 	assert.Eventually(t, func() bool { return len(memberNodes(t, observer, dir)) == 0 }, 10*time.Second, 20*time.Millisecond,
 		"the member's node made after Enter returned is deleted")
 }
+
+// A member waiting to enter when its client is closed fails with ErrClosed,
+// not ErrLost: the close ended its session, nobody lost it.
+func TestDouble_EnterWaitingWhenItsClientClosesFailsWithErrClosed(t *testing.T) {
+	ctx := testContext(t)
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr())
+	d := newDouble(t, c, zktest.UniquePath(t), 2)
+	lists := proxy.Requests(zktest.OpGetChildren2)
+	waiting := enterAsync(ctx, d)
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpGetChildren2) > lists }, 10*time.Second, time.Millisecond)
+	require.NoError(t, c.Close())
+	e := receive(t, waiting, "the enter")
+	require.ErrorIs(t, e.err, barrier.ErrClosed)
+	assert.NotErrorIs(t, e.err, barrier.ErrLost)
+}

@@ -16,4 +16,8 @@ var (
 	// ErrReleased is returned by a Leave of a member that has left (or is
 	// leaving) already.
 	ErrReleased = zkrecipes.ErrReleased
+	// ErrClosed is wrapped by the error of a call made on a closed client,
+	// or waiting when it was closed: then not ErrLost, though the close
+	// ended the session.
+	ErrClosed = zkrecipes.ErrClosed
 )

@@ -118,8 +118,12 @@ func (m *Member) awaitOpen(ctx context.Context, ready <-chan zk.Event) error {
 }
 
 // waitError is the error of a wait of the member's: ErrLost once its
-// session is gone, since its node went with it.
+// session is gone, since its node went with it, unless the client's Close
+// ended it.
 func (m *Member) waitError(err error) error {
+	if err != nil && m.d.client.IsClosed() {
+		return closedError(err)
+	}
 	if err != nil && (errors.Is(err, framework.ErrSessionChanged) || m.session.IsLost()) {
 		return recipe.Errorf("%w: session lost while waiting: %w", ErrLost, err)
 	}
@@ -141,8 +145,20 @@ func (m *Member) abandon(ctx context.Context) {
 	}
 }
 
-// lostError is the error of a member whose node is gone before it left.
+// closedError is err of a call the client's Close ended: ErrClosed.
+func closedError(err error) error {
+	if errors.Is(err, ErrClosed) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrClosed, err)
+}
+
+// lostError is the error of a member whose node is gone before it left;
+// with the client closed, that is why.
 func (m *Member) lostError() error {
+	if m.d.client.IsClosed() {
+		return m.d.errorf("leave", fmt.Errorf("%w: member %s", ErrClosed, m.name))
+	}
 	why := "deleted by someone else"
 	if m.session.IsLost() {
 		why = "gone with its session"
