@@ -11,6 +11,8 @@ import (
 	"github.com/zkrecipes/zkrecipes"
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/atomicvalue"
+	"github.com/zkrecipes/zkrecipes/recipes/barrier"
 	"github.com/zkrecipes/zkrecipes/recipes/cache"
 	"github.com/zkrecipes/zkrecipes/recipes/discovery"
 	"github.com/zkrecipes/zkrecipes/recipes/leader"
@@ -18,6 +20,7 @@ import (
 	"github.com/zkrecipes/zkrecipes/recipes/multilock"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/zkrecipes/zkrecipes/recipes/node"
+	"github.com/zkrecipes/zkrecipes/recipes/queue"
 	"github.com/zkrecipes/zkrecipes/recipes/rwlock"
 	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
 	"github.com/zkrecipes/zkrecipes/recipes/sharedcount"
@@ -40,6 +43,9 @@ func TestClosed_EveryPackagesErrClosedIsTheRootOne(t *testing.T) {
 		"cache":       cache.ErrClosed,
 		"node":        node.ErrClosed,
 		"discovery":   discovery.ErrClosed,
+		"queue":       queue.ErrClosed,
+		"barrier":     barrier.ErrClosed,
+		"atomicvalue": atomicvalue.ErrClosed,
 	} {
 		assert.True(t, sentinel == zkrecipes.ErrClosed, "%s.ErrClosed (%q) is zkrecipes.ErrClosed", name, sentinel)
 	}
@@ -109,7 +115,7 @@ func closedCases(t *testing.T, c *framework.Client, root string) []closedCase {
 	fresh, err := node.New(c, root+"/fresh", framework.Persistent, nil)
 	require.NoError(t, err)
 
-	return []closedCase{
+	return append([]closedCase{
 		{"mutex.Mutex.Acquire", func() error { return errOf(m.Acquire(ctx)) }, mutex.ErrClosed},
 		{"mutex.Mutex.TryAcquire", func() error { return errOf(m.TryAcquire(ctx)) }, mutex.ErrClosed},
 		{"mutex.Mutex.AcquireTimeout", func() error { return errOf(m.AcquireTimeout(ctx, time.Second)) }, mutex.ErrClosed},
@@ -167,7 +173,7 @@ func closedCases(t *testing.T, c *framework.Client, root string) []closedCase {
 		{"discovery.Discovery.Instances", func() error { return errOf(d.Instances(ctx, "api")) }, discovery.ErrClosed},
 		{"discovery.Provider.Instance", func() error { return errOf(provider.Instance()) }, discovery.ErrClosed},
 		{"framework.Client.Create", func() error { return errOf(c.Create(ctx, root+"/x", nil, framework.Persistent)) }, framework.ErrClosed},
-	}
+	}, queueBarrierAtomicClosedCases(t, c, root)...)
 }
 
 // After the client's Close, every recipe's call fails with an error that

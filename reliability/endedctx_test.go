@@ -2,6 +2,7 @@ package reliability_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -272,7 +273,7 @@ func baseName(p string) string {
 func TestEndedContext_EveryCallSendsNothing(t *testing.T) {
 	servers := zktest.Servers(t)
 	observer := zktest.Connect(t, servers)
-	for _, tc := range endedCalls() {
+	for _, tc := range slices.Concat(endedCalls(), queueEndedCalls(), barrierAtomicEndedCalls()) {
 		t.Run(tc.name, func(t *testing.T) {
 			proxy := zktest.NewProxy(t, servers)
 			c := zktest.Connect(t, proxy.Addr())
@@ -415,7 +416,7 @@ func givingBacks() []givingBack {
 // finish in the background.
 func TestEndedContext_GivingBackStillFinishes(t *testing.T) {
 	c := zktest.Connect(t, zktest.Servers(t))
-	for _, tc := range givingBacks() {
+	for _, tc := range append(givingBacks(), queueBarrierGivingBacks()...) {
 		t.Run(tc.name, func(t *testing.T) {
 			giveBack, nodes := tc.prepare(t, c, zktest.UniquePath(t))
 			require.NotEmpty(t, nodes)
