@@ -499,6 +499,43 @@ func TestIDQueue_RemoveLeavesAnItemAConsumerHolds(t *testing.T) {
 	assert.Zero(t, n)
 }
 
+// A Remove whose ctx ends while it removes finishes the item under way
+// (its lock and delete are never left half done) and starts no other: it
+// says how many it removed, with ctx's error.
+func TestIDQueue_RemoveStopsAtTheItemUnderWayWhenItsCtxEnds(t *testing.T) {
+	proxy, c := proxied(t)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	locks := path + "-locks"
+	iq, err := queue.NewIDQueue(c, path, queue.StringCodec{}, queue.WithLockPath(locks))
+	require.NoError(t, err)
+	for _, item := range []string{"a", "b", "c"} {
+		require.NoError(t, iq.Put(ctx, item, "x"))
+	}
+	require.NoError(t, iq.Close(ctx)) // its marker gone, only lock nodes come in the lock path
+	removing, cancel := context.WithCancel(ctx)
+	defer cancel()
+	creates := proxy.Requests(zktest.OpCreate)
+	proxy.HoldRepliesFrom(zktest.OpCreate) // the first item's lock
+	type removed struct {
+		n   int
+		err error
+	}
+	done := make(chan removed, 1)
+	go func() { // ends when the remove returns
+		n, err := iq.Remove(removing, "x")
+		done <- removed{n, err}
+	}()
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpCreate) > creates }, 10*time.Second, time.Millisecond)
+	cancel()
+	proxy.ReleaseReplies()
+	r := <-done
+	require.ErrorIs(t, r.err, context.Canceled)
+	assert.Equal(t, 1, r.n, "the item under way")
+	assert.Len(t, items(t, c, path), 2, "the others stay")
+	assert.Empty(t, children(t, c, locks), "no lock node left")
+}
+
 // A priority queue's consumer takes an item of higher priority put during
 // a batch before the rest of the batch.
 func TestPriorityQueue_ItemOfHigherPriorityGoesBeforeTheRestOfTheBatch(t *testing.T) {

@@ -16,7 +16,9 @@ import (
 // '_' (Curator compares the id as given, so such an id never matches
 // there). A delete whose answer was lost is found out by its lock node
 // with a lock path; without one, the error wraps ErrOutcomeUnknown and the
-// count leaves that item out.
+// count leaves that item out. When ctx ends, the item under way is
+// finished (its lock and delete are never left half done) and no other is
+// begun: the count is of those removed, and the error wraps ctx's.
 func (q *IDQueue[T]) Remove(ctx context.Context, id string) (int, error) {
 	if _, err := q.idName(id); err != nil {
 		return 0, err
@@ -34,6 +36,10 @@ func (q *IDQueue[T]) Remove(ctx context.Context, id string) (int, error) {
 	for _, name := range names {
 		if got, _ := idOf(name); !isItem(name) || got != want {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			errs = append(errs, err)
+			break
 		}
 		removed, err := q.c.remove(ctx, name)
 		if err != nil {
