@@ -165,3 +165,51 @@ func TestCurator_LongIsMalformedAsAnInt(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(5), java)
 }
+
+// Numbers a CachedLong hands out are never a Curator increment's of the
+// same DistributedAtomicLong, as the package promises: Go takes chunks
+// with one Add each while Java increments, and no number comes twice.
+func TestCurator_CachedLongNumbersAreNoneOfJavasIncrements(t *testing.T) {
+	const nexts, javaIncrements = 40, 20
+	servers := zktest.Servers(t)
+	cur := zktest.StartCurator(t, servers)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t) + "/n"
+	cached, err := atomicvalue.NewCachedLong(connect(t, servers), path, 3)
+	require.NoError(t, err)
+
+	var java []int64
+	done := make(chan struct{})
+	go func() { // ends after Java's increments
+		defer close(done)
+		for range javaIncrements {
+			r, err := cur.AtomicLongAdd(ctx, path, 1, 10, "")
+			if !assert.NoError(t, err) {
+				return
+			}
+			if r.Succeeded {
+				java = append(java, r.Post)
+			}
+		}
+	}()
+	var handed []int64
+	for range nexts {
+		r, err := cached.Next(ctx)
+		require.NoError(t, err)
+		if r.Succeeded {
+			handed = append(handed, r.PostValue)
+		}
+	}
+	<-done
+	seen := make(map[int64]string)
+	for _, n := range handed {
+		assert.Empty(t, seen[n], "Go's %d handed out twice", n)
+		seen[n] = "go"
+	}
+	for _, n := range java {
+		assert.Empty(t, seen[n], "Java's increment to %d also handed out by %s", n, seen[n])
+		seen[n] = "java"
+	}
+	assert.Positive(t, len(handed))
+	assert.Positive(t, len(java))
+}
