@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/queue"
 )
@@ -234,6 +235,55 @@ func TestCurator_ConsumersHonourEachOthersLocks(t *testing.T) {
 	close(g.release)
 	assert.Eventually(t, func() bool { return len(items(t, c, path)) == 0 }, 10*time.Second, 10*time.Millisecond)
 	assert.Equal(t, []string{"go-holds"}, g.got())
+	require.NoError(t, cur.QueueClose(ctx, "java"))
+}
+
+// A transactional consumer with the lock path locks as the lock-safe mode
+// does, as the package promises: Curator's lock-safe consumer leaves alone
+// the item whose operations Go is still making, and the item's effect and
+// delete are applied once, by Go.
+func TestCurator_LockSafeConsumerLeavesATransactionalConsumersItemAlone(t *testing.T) {
+	servers := zktest.Servers(t)
+	cur := zktest.StartCurator(t, servers)
+	c := connect(t, servers)
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	locks := path + "-locks"
+	effects := path + "-effects"
+	require.NoError(t, c.EnsurePath(ctx, effects))
+	q := newQueue(t, c, path, queue.WithLockPath(locks))
+
+	called := make(chan string, 1)
+	release := make(chan struct{})
+	cn, err := q.NewTxConsumer(func(ctx context.Context, item string) ([]framework.Op, error) {
+		called <- item
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return []framework.Op{framework.CreateOp(effects+"/"+item, nil, framework.Persistent)}, nil
+	})
+	require.NoError(t, err)
+	start(t, cn)
+	require.NoError(t, q.Put(ctx, "go-holds"))
+	select {
+	case <-called:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the transactional function was not called")
+	}
+	require.NoError(t, cur.QueueConsume(ctx, "java", zktest.CuratorQueue, path, locks, false))
+	require.NoError(t, cur.QueuePut(ctx, zktest.CuratorQueue, path, locks, "", "java-takes"))
+	taken, err := cur.QueueTaken(ctx, "java", 1, 20*time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"java-takes"}, taken, "Curator takes the item put after, not the one Go holds")
+
+	close(release)
+	assert.Eventually(t, func() bool { return len(items(t, c, path)) == 0 }, 10*time.Second, 10*time.Millisecond)
+	assert.Equal(t, []string{"go-holds"}, children(t, c, effects), "Go's effect, once")
+	taken, err = cur.QueueTaken(ctx, "java", 1, time.Second)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"java-takes"}, taken, "Curator took nothing more")
 	require.NoError(t, cur.QueueClose(ctx, "java"))
 }
 
