@@ -318,3 +318,23 @@ func TestDouble_EnterWaitingWhenItsClientClosesFailsWithErrClosed(t *testing.T) 
 	require.ErrorIs(t, e.err, barrier.ErrClosed)
 	assert.NotErrorIs(t, e.err, barrier.ErrLost)
 }
+
+// An Enter whose create's answer is lost and that may not try again (its
+// retry policy is spent) fails, and the node its create made is deleted:
+// a member that failed is no member the others count.
+func TestDouble_EnterThatGivesUpAfterItsCreatesAnswerIsLostLeavesNothing(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithRetryPolicy(framework.NoRetry()))
+	observer := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	dir := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, dir)) // so that the member's is the first create
+	d := newDouble(t, c, dir, 2)
+
+	proxy.DropNextCreateReply()
+	_, err := d.Enter(ctx)
+	require.Error(t, err)
+	require.Equal(t, 1, proxy.DroppedReplies())
+	assert.Eventually(t, func() bool { return len(memberNodes(t, observer, dir)) == 0 }, 10*time.Second, 10*time.Millisecond,
+		"the node the lost create made is deleted")
+}

@@ -43,20 +43,23 @@ func (m *Member) create(ctx context.Context) error {
 		return nil
 	case errors.Is(err, framework.ErrSessionChanged):
 		return errSessionEnded // and the client deletes what it made there
+	case errors.Is(err, framework.ErrClosed):
+		return m.d.errorf("enter", err) // what it made went with the session
 	case errors.Is(err, zk.ErrNodeExists):
 		ok, stat, serr := m.d.client.Exists(bound, m.node)
 		if serr == nil && ok && stat.EphemeralOwner == m.session.ID() {
 			m.live = true
 			return nil
 		}
-	case errors.Is(err, framework.ErrOutcomeUnknown) || ctx.Err() != nil:
-		// ctx ended while the create was on its way: the client's call goes
-		// on (a create with parents makes them, then the node again), so
-		// the node may appear after this delete. Look again later too.
-		m.live = true
-		m.abandon(ctx)
-		m.deleteLater()
 	}
+	// Any other failure may follow a try the server applied: an answer
+	// lost, then the retry policy spent or ctx ended (the client's call
+	// then goes on: a create with parents makes them, then the node
+	// again), or a request the server applies after its connection was
+	// cut. The node may so appear after this delete: look again later too.
+	m.live = true
+	m.abandon(ctx)
+	m.deleteLater()
 	return m.d.errorf("enter", err)
 }
 
