@@ -106,14 +106,21 @@ func (c *core) lock(ctx context.Context, name string) (*itemLock, outcome) {
 		l.done()
 		return nil, outcome{name: name, held: l.path}
 	}
-	l.done()
 	if recipe.IsNoNode(err) {
+		l.done()
 		if err := c.ensureDirs(ctx); err != nil {
 			c.log().Warn("queue directories not created", "path", c.opts.lockPath, "err", err)
 		}
 		return nil, outcome{name: name}
 	}
 	c.log().Warn("queue item not locked", "node", l.path, "err", err)
+	if !errors.Is(err, framework.ErrClosed) {
+		// The create may have run (its answer lost, then the retries
+		// spent): delete the node in its session, still claimed, so that
+		// no lock stands for an item nobody is taking.
+		c.unlock(ctx, l)
+	}
+	l.done()
 	return nil, outcome{name: name}
 }
 

@@ -95,6 +95,34 @@ func TestConsumer_LockWhoseAnswerIsLostIsTheConsumersOwn(t *testing.T) {
 		10*time.Second, 10*time.Millisecond, "the item and its lock are gone (the producer's marker may stay)")
 }
 
+// A lock whose create's answer is lost, and whose client may not try
+// again, fails the take; the lock node the lost create made is deleted,
+// so that no lock stands for an item nobody is taking, even when the
+// consumer stops before it looks again.
+func TestConsumer_LockThatFailsAfterItsAnswerIsLostLeavesNoLockNode(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithRetryPolicy(framework.NoRetry()))
+	direct := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	locks := path + "-locks"
+	producer := newQueue(t, direct, path, queue.WithLockPath(locks))
+	require.NoError(t, producer.Put(ctx, "only"))
+	require.NoError(t, producer.Close(ctx)) // its marker goes: the lock path holds lock nodes only
+	proxy.DropNextCreateReply()
+	r := &recorder{}
+	cn, err := newQueue(t, c, path, queue.WithLockPath(locks)).NewConsumer(r.consume)
+	require.NoError(t, err)
+	require.NoError(t, cn.Start(ctx))
+	require.Eventually(t, func() bool { return proxy.DroppedReplies() == 1 }, 10*time.Second, time.Millisecond)
+	closing, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	require.NoError(t, cn.Close(closing))
+	assert.Eventually(t, func() bool { return len(children(t, direct, locks)) == 0 }, 10*time.Second, 10*time.Millisecond,
+		"no lock node left")
+	assert.Len(t, items(t, direct, path), 1-len(r.got()), "the item taken once, or left")
+}
+
 // effects lists what a transactional consumer's effect made: one node per
 // application, holding the item.
 func effects(t testing.TB, c *framework.Client, dir string) []string {
