@@ -136,6 +136,30 @@ func TestLong_PromotedUpdateWhoseLockStaysHeldPastItsTimeoutDoesNotSucceed(t *te
 	assert.Equal(t, int64(100), got.PreValue)
 }
 
+// A promoted update without a lock timeout waits for the lock as long as
+// its ctx allows: when ctx ends it fails with ctx's error, has written
+// nothing, and leaves no lock node.
+func TestLong_PromotedUpdateWhoseCtxEndsWaitingForTheLockFailsAndLeavesNothing(t *testing.T) {
+	lockPath := zktest.UniquePath(t) + "/lock"
+	proxy, c, l := setup(t, atomicvalue.WithRetryPolicy(framework.NoRetry()),
+		atomicvalue.WithPromotedToLock(atomicvalue.PromotedToLock{Path: lockPath}))
+	ctx := testContext(t)
+	other, err := mutex.New(connect(t, zktest.Servers(t)), lockPath)
+	require.NoError(t, err)
+	hold, err := other.Acquire(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = hold.Release(context.Background()) })
+	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+
+	_, err = beaten(t, proxy, c, l.Path(), 100, func() (atomicvalue.Result[int64], error) { return l.Increment(short) })
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Equal(t, []string{path.Base(hold.Node())}, zktest.Children(t, c, lockPath), "the waiter left nothing")
+	got, err := l.Get(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int64(100), got.PreValue, "only the other write")
+}
+
 // A promoted update waiting for the lock when its client is closed fails
 // with ErrClosed, not as if its session had been lost.
 func TestLong_PromotedUpdateWaitingForTheLockWhenItsClientClosesFailsWithErrClosed(t *testing.T) {
