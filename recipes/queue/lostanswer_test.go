@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -273,6 +274,32 @@ func TestConsumer_AtMostOnceDropsAnItemWhoseDeleteAnswerIsLost(t *testing.T) {
 	assert.Eventually(t, func() bool { return len(items(t, direct, path)) == 0 }, 10*time.Second, 10*time.Millisecond)
 	assert.Equal(t, 1, proxy.DroppedRepliesOf(zktest.OpDelete))
 	assert.Equal(t, []string{"taken"}, r.got())
+}
+
+// An at-most-once consumer whose ctx ends while it reads an item leaves the
+// item: it deletes an item only to hand it to a function whose ctx lasts,
+// since a function that sees its ctx ended drops the item.
+func TestConsumer_AtMostOnceStoppedWhileReadingAnItemLeavesIt(t *testing.T) {
+	proxy, c := proxied(t)
+	direct := connect(t, zktest.Servers(t))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	require.NoError(t, newQueue(t, direct, path).Put(ctx, "left"))
+	before := items(t, direct, path)
+	var calls atomic.Int32
+	cn, err := newQueue(t, c, path).NewConsumer(func(context.Context, string) error { calls.Add(1); return nil })
+	require.NoError(t, err)
+	running, stop := context.WithCancel(ctx)
+	defer stop()
+	reads := proxy.Requests(zktest.OpGetData)
+	proxy.HoldRepliesFrom(zktest.OpGetData) // the item's read
+	require.NoError(t, cn.Start(running))
+	require.Eventually(t, func() bool { return proxy.Requests(zktest.OpGetData) > reads }, 10*time.Second, time.Millisecond)
+	stop()
+	proxy.ReleaseReplies()
+	zktest.WaitClosed(t, cn.Done(), 10*time.Second, "the consumer's end")
+	assert.Zero(t, calls.Load(), "the function is not called")
+	assert.Equal(t, before, items(t, direct, path), "the item stays")
 }
 
 // A put whose answer is lost, and whose session then ends before it is

@@ -75,6 +75,11 @@ func (cn *Consumer[T]) takeFirst(ctx context.Context, name string) outcome {
 	if cn.heardGone(name) { // taken while it was read: the deletion came before the read's answer
 		return outcome{name: name, gone: true}
 	}
+	if ctx.Err() != nil {
+		// Stopped while it read: deleted now, the item would go to a
+		// function whose ctx has ended, which drops it. Left for the next.
+		return outcome{name: name, refusing: true}
+	}
 	err := cn.b.c.client.Delete(work, cn.b.c.itemPath(name), version)
 	switch {
 	case errors.Is(err, ErrOutcomeUnknown):
