@@ -50,19 +50,20 @@ type Proxy struct {
 
 // Request types that tests count with Requests.
 const (
-	OpCreate        int32 = opCreate
-	OpDelete        int32 = opDelete
-	OpGetData       int32 = 4
-	OpGetChildren2  int32 = 12 // go-zookeeper's Children
-	OpSetData       int32 = opSetData
-	OpMulti         int32 = opMulti
-	OpSetAuth       int32 = opSetAuth
-	OpMultiRead     int32 = 22
-	OpSetWatches    int32 = 101
-	OpSetWatches2   int32 = 105
-	OpAddWatch      int32 = 106
-	OpRemoveWatches int32 = 18
-	OpCloseSession  int32 = -11
+	OpCreate          int32 = opCreate
+	OpCreateContainer int32 = opCreateContainer
+	OpDelete          int32 = opDelete
+	OpGetData         int32 = 4
+	OpGetChildren2    int32 = 12 // go-zookeeper's Children
+	OpSetData         int32 = opSetData
+	OpMulti           int32 = opMulti
+	OpSetAuth         int32 = opSetAuth
+	OpMultiRead       int32 = 22
+	OpSetWatches      int32 = 101
+	OpSetWatches2     int32 = 105
+	OpAddWatch        int32 = 106
+	OpRemoveWatches   int32 = 18
+	OpCloseSession    int32 = -11
 )
 
 // Unimplement makes the server lack the requests of types ops, as a server
@@ -260,9 +261,22 @@ func (p *Proxy) HoldReplies() {
 // withdraws every HoldRepliesFrom whose reply has not come yet: a reply
 // still on its way from the server when the test released would
 // otherwise be held for good.
-func (p *Proxy) ReleaseReplies() {
+func (p *Proxy) ReleaseReplies() { p.releaseReplies(0) }
+
+// ReleaseRepliesHoldingFrom releases as ReleaseReplies does, and arms
+// HoldRepliesFrom(op) at once: a client that sends its next request of
+// type op only after a released reply has that request's answer held,
+// which a HoldRepliesFrom after ReleaseReplies would race with.
+func (p *Proxy) ReleaseRepliesHoldingFrom(op int32) { p.releaseReplies(op) }
+
+// releaseReplies releases, and arms a hold of the replies from the next
+// request of type op unless op is 0.
+func (p *Proxy) releaseReplies(op int32) {
 	p.mu.Lock()
 	clear(p.holdOn)
+	if op != 0 {
+		p.holdOn[op]++
+	}
 	p.releases++
 	if p.held != nil {
 		close(p.held)
