@@ -175,17 +175,24 @@ func (c *Client) Create(ctx context.Context, path string, data []byte, mode Crea
 }
 
 // createOnce sends one create of path, and when the parent is missing and
-// WithParents was given, creates the parents and the node once more.
+// WithParents was given, creates the parents and the node once more. A
+// parent may vanish again between its create and the node's: a container
+// found there but empty after it had children (someone else made it) is
+// the server's to reap at any moment, and so is an ancestor that was
+// found there. Then it looks again, a bounded number of times.
 func (c *Client) createOnce(conn *zk.Conn, r createRequest, path string) (string, error) {
 	created, err := c.send(conn, r, path)
-	if err == nil || !r.parents || !isNoNode(err) {
-		return created, err
+	for try := 0; r.parents && isNoNode(err) && try < parentTries; try++ {
+		if err = c.createParents(conn, zkpath.Parent(path)); err == nil {
+			created, err = c.send(conn, r, path)
+		}
 	}
-	if err := c.createParents(conn, zkpath.Parent(path)); err != nil {
-		return "", err
-	}
-	return c.send(conn, r, path)
+	return created, err
 }
+
+// parentTries bounds the tries to make a node's missing parents and the
+// node, in case something keeps deleting them.
+const parentTries = 5
 
 func (c *Client) send(conn *zk.Conn, r createRequest, path string) (string, error) {
 	switch {
@@ -232,7 +239,12 @@ func (c *Client) EnsurePath(ctx context.Context, path string) error {
 		if ok, _, err := conn.Exists(sp); err != nil || ok {
 			return struct{}{}, err
 		}
-		return struct{}{}, c.createParents(conn, sp)
+		err := c.createParents(conn, sp)
+		// An ancestor found there may be reaped before its child's create.
+		for try := 1; isNoNode(err) && try < parentTries; try++ {
+			err = c.createParents(conn, sp)
+		}
+		return struct{}{}, err
 	})
 	return err
 }
