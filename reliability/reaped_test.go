@@ -35,6 +35,11 @@ func TestReaped_EveryRecipeWorksAgainAfterItsDirectoriesAreReaped(t *testing.T) 
 	ctx := zktest.Context(t)
 	var cases []reapCase
 	cases = append(cases, lockReapCases()...)
+	cases = append(cases, leaderReapCases()...)
+	cases = append(cases, cacheAndNodeReapCases()...)
+	cases = append(cases, discoveryReapCases()...)
+	cases = append(cases, valueReapCases()...)
+	cases = append(cases, barrierAndQueueReapCases()...)
 	roots := make([]string, len(cases))
 	uses := make([]func(context.Context) error, len(cases))
 	for i, tc := range cases {
