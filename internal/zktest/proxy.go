@@ -53,6 +53,7 @@ const (
 	OpCreate          int32 = opCreate
 	OpCreateContainer int32 = opCreateContainer
 	OpDelete          int32 = opDelete
+	OpExists          int32 = 3
 	OpGetData         int32 = 4
 	OpGetChildren2    int32 = 12 // go-zookeeper's Children
 	OpSetData         int32 = opSetData

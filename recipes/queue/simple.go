@@ -73,8 +73,10 @@ func (s *Simple) Offer(ctx context.Context, data []byte) error {
 	}
 	op := framework.CreateOp(zkpath.Join(s.path, simplePrefix), data, framework.PersistentSequential)
 	_, err := s.client.Multi(ctx, op)
+	// The directory EnsurePath found may still be reaped before the create
+	// arrives (an empty container that had items): then it looks again.
 	var opErr *framework.MultiOpError
-	if errors.As(err, &opErr) && errors.Is(opErr.Err, zk.ErrNoNode) {
+	for try := 0; errors.As(err, &opErr) && errors.Is(opErr.Err, zk.ErrNoNode) && try < maxDirRepairs; try++ {
 		if err := s.client.EnsurePath(ctx, s.path); err != nil {
 			return fmt.Errorf("%s: offer: %w", s.what, err)
 		}
@@ -85,6 +87,10 @@ func (s *Simple) Offer(ctx context.Context, data []byte) error {
 	}
 	return nil
 }
+
+// maxDirRepairs bounds the offers that find the queue's directory missing,
+// in case something keeps deleting it.
+const maxDirRepairs = 5
 
 // Take removes the item at the head of the queue and returns it, waiting
 // until there is one or ctx ends (Curator's take). A take whose ctx ends
