@@ -2,6 +2,7 @@ package reliability_test
 
 import (
 	"context"
+	"math"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/zkrecipes/zkrecipes/recipes/queue"
 )
 
@@ -64,3 +66,75 @@ func reapBetween(t *testing.T, proxy *zktest.Proxy, observer *framework.Client, 
 		t.Fatal("the call did not return")
 	}
 }
+
+// A call whose ctx ends while it makes its reaped directory again fails
+// with an error that wraps ctx's, and leaves nothing behind.
+func TestReaped_CtxThatEndsDuringTheRepairFailsTheCallAndLeavesNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		first  int32 // the request whose answer says the directory is missing
+		repair int32 // the first request of the repair
+		// last is the last request the abandoned repair sends, and how
+		// many of its type will have been answered then.
+		last  int32
+		lastN int64
+		call  func(t *testing.T, c *framework.Client, dir string) func(ctx context.Context) error
+	}{
+		{"Simple.Offer", zktest.OpMulti, zktest.OpExists, zktest.OpExists, 1, func(t *testing.T, c *framework.Client, dir string) func(ctx context.Context) error {
+			s, err := queue.NewSimple(c, dir)
+			require.NoError(t, err)
+			return func(ctx context.Context) error { return s.Offer(ctx, []byte("x")) }
+		}},
+		{"mutex.Acquire", zktest.OpCreate, zktest.OpCreateContainer, zktest.OpCreate, 2, func(t *testing.T, c *framework.Client, dir string) func(ctx context.Context) error {
+			m, err := mutex.New(c, dir)
+			require.NoError(t, err)
+			return func(ctx context.Context) error { _, err := m.Acquire(ctx); return err }
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			servers := zktest.Servers(t)
+			proxy := zktest.NewProxy(t, servers)
+			c := zktest.Connect(t, proxy.Addr())
+			observer := zktest.Connect(t, servers)
+			root := zktest.UniquePath(t)
+			call := tc.call(t, c, root+"/dir")
+			ctx, cancel := context.WithCancel(zktest.Context(t))
+			// The answer that the directory is missing waits, then the
+			// answer to the repair's first request, while ctx ends.
+			proxy.HoldRepliesFrom(tc.first)
+			done := make(chan error, 1)
+			go func() { done <- call(ctx) }() // ends when the call returns
+			require.Eventually(t, func() bool { return proxy.Answered(tc.first) >= 1 }, 10*time.Second, 5*time.Millisecond)
+			proxy.ReleaseRepliesHoldingFrom(tc.repair)
+			require.Eventually(t, func() bool { return proxy.Answered(tc.repair) >= 1 }, 10*time.Second, 5*time.Millisecond)
+			cancel()
+			select {
+			case err := <-done:
+				require.ErrorIs(t, err, context.Canceled)
+			case <-time.After(10 * time.Second):
+				t.Fatal("the call did not return when its ctx ended")
+			}
+			proxy.ReleaseReplies()
+			require.Eventually(t, func() bool { return proxy.Answered(tc.last) >= tc.lastN }, 10*time.Second, 5*time.Millisecond)
+			assert.Eventually(t, func() bool { return len(leftBehind(t, observer, root)) == 0 }, 10*time.Second, 20*time.Millisecond,
+				"left: %v", leftBehind(t, observer, root))
+		})
+	}
+}
+
+// leftBehind lists every node under path but the containers (whose
+// ephemeral owner is the server's mark of a container), depth first.
+func leftBehind(t *testing.T, c *framework.Client, path string) []string {
+	var out []string
+	for _, p := range tree(t, c, path) {
+		ok, stat, err := c.Exists(zktest.Context(t), p)
+		require.NoError(t, err)
+		if ok && stat.EphemeralOwner != containerOwner {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// containerOwner is the ephemeral owner the server gives a container.
+const containerOwner = math.MinInt64
