@@ -61,6 +61,15 @@ func leaderReapCases() []reapCase {
 				if _, err := o.Leader(ctx); !errors.Is(err, leader.ErrNoLeader) {
 					return fmt.Errorf("the observer's leader of an empty election: %w", err)
 				}
+				wctx, stop := context.WithCancel(ctx)
+				defer stop()
+				seen, err := o.Watch(wctx)
+				if err != nil {
+					return err
+				}
+				if first := <-seen; first.HasLeader() {
+					return fmt.Errorf("the observer's first value of an empty election: %+v", first)
+				}
 				l, err := leader.NewLatch(c, path, leader.WithID("latch"))
 				if err != nil {
 					return err
@@ -70,7 +79,7 @@ func leaderReapCases() []reapCase {
 					if err == nil && p.ID != "latch" {
 						err = fmt.Errorf("the observer sees %q lead", p.ID)
 					}
-					return err
+					return errors.Join(err, awaitLeader(ctx, seen, "latch"))
 				})
 			}
 		}},
@@ -79,6 +88,26 @@ func leaderReapCases() []reapCase {
 			require.NoError(t, err)
 			return s.Run
 		}},
+	}
+}
+
+// awaitLeader waits until an observer's watch tells that id leads.
+func awaitLeader(ctx context.Context, seen <-chan leader.Observation, id string) error {
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case o, ok := <-seen:
+			if !ok {
+				return errors.New("the observer's watch ended")
+			}
+			if o.Leader.ID == id {
+				return nil
+			}
+		case <-timeout:
+			return fmt.Errorf("the observer's watch never told that %s leads", id)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 }
 

@@ -30,7 +30,8 @@ type reapCase struct {
 // waits for three reaps, not three per case.
 func TestReaped_EveryRecipeWorksAgainAfterItsDirectoriesAreReaped(t *testing.T) {
 	servers := zktest.Servers(t)
-	c := zktest.Connect(t, servers)
+	proxy := zktest.NewProxy(t, servers)
+	c := zktest.Connect(t, proxy.Addr())
 	observer := zktest.Connect(t, servers)
 	ctx := zktest.Context(t)
 	var cases []reapCase
@@ -45,8 +46,9 @@ func TestReaped_EveryRecipeWorksAgainAfterItsDirectoriesAreReaped(t *testing.T) 
 	for i, tc := range cases {
 		t.Run(tc.name+"/first use", func(t *testing.T) {
 			roots[i] = zktest.UniquePath(t)
-			uses[i] = tc.handle(t, c, roots[i]+"/a/recipe")
-			require.NoError(t, uses[i](ctx))
+			use := tc.handle(t, c, roots[i]+"/a/recipe")
+			require.NoError(t, use(ctx))
+			uses[i] = use
 		})
 	}
 	phase := func(name string, use func(t *testing.T, i int) error) {
@@ -58,6 +60,15 @@ func TestReaped_EveryRecipeWorksAgainAfterItsDirectoriesAreReaped(t *testing.T) 
 			t.Run(tc.name+"/"+name, func(t *testing.T) { assert.NoError(t, use(t, i)) })
 		}
 	}
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	phase("ended ctx after the reap sends nothing", func(t *testing.T, i int) error {
+		before := writesAndReads(proxy)
+		err := uses[i](ended)
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.Equal(t, before, writesAndReads(proxy), "requests sent")
+		return nil
+	})
 	phase("same handle after the reap", func(_ *testing.T, i int) error { return uses[i](ctx) })
 	phase("new handle after the reap", func(t *testing.T, i int) error {
 		return cases[i].handle(t, c, roots[i]+"/a/recipe")(ctx)
@@ -67,6 +78,19 @@ func TestReaped_EveryRecipeWorksAgainAfterItsDirectoriesAreReaped(t *testing.T) 
 			awaitReaped(t, observer, roots[i])
 		}
 	}
+}
+
+// writesAndReads counts the requests clients sent through proxy that
+// write or read nodes: not pings, nor the removal of a watch that a
+// closed recipe's watch lingering a second sends by itself.
+func writesAndReads(proxy *zktest.Proxy) int64 {
+	var n int64
+	for op, sent := range proxy.RequestsSent() {
+		if op != zktest.OpRemoveWatches && op != zktest.OpCloseSession {
+			n += sent
+		}
+	}
+	return n
 }
 
 // awaitReaped waits until the server has reaped path, a container whose
