@@ -11,34 +11,57 @@ import (
 
 	"github.com/zkrecipes/zkrecipes/framework"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
+	"github.com/zkrecipes/zkrecipes/recipes/atomicvalue"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
 	"github.com/zkrecipes/zkrecipes/recipes/queue"
+	"github.com/zkrecipes/zkrecipes/recipes/semaphore"
 )
 
-// A simple queue's offer that finds its directory missing, then there (an
-// empty container that had items, which the server reaps at any moment),
-// then gone again when its create arrives, makes the directory once more
-// and adds its item, rather than failing with "node does not exist".
-func TestReaped_SimpleOfferWhoseDirectoryIsReapedAfterItWasFoundAddsItsItem(t *testing.T) {
-	servers := zktest.Servers(t)
-	proxy := zktest.NewProxy(t, servers)
-	c := zktest.Connect(t, proxy.Addr())
-	observer := zktest.Connect(t, servers)
-	ctx := zktest.Context(t)
-	root := zktest.UniquePath(t)
-	dir := root + "/queue"
-	require.NoError(t, observer.EnsurePath(ctx, root))
-	s, err := queue.NewSimple(c, dir)
-	require.NoError(t, err)
-
-	reapBetween(t, proxy, observer, dir, zktest.OpMulti, zktest.OpExists, func(ctx context.Context) error {
-		return s.Offer(ctx, []byte("x"))
-	})
-	took, err := queue.NewSimple(observer, dir)
-	require.NoError(t, err)
-	data, err := took.Poll(ctx, 0)
-	require.NoError(t, err)
-	assert.Equal(t, []byte("x"), data)
+// A write that finds its directory missing, then there (an empty
+// container that had children, which the server reaps at any moment), then
+// gone again when its create arrives, makes the directory once more and
+// writes, rather than failing with "node does not exist".
+func TestReaped_DirectoryReapedAfterItWasFoundIsMadeAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sub  string // the directory, under the recipe's path
+		call func(t *testing.T, c *framework.Client, path string) func(ctx context.Context) error
+	}{
+		{"Simple.Offer", "", func(t *testing.T, c *framework.Client, path string) func(ctx context.Context) error {
+			s, err := queue.NewSimple(c, path)
+			require.NoError(t, err)
+			return func(ctx context.Context) error { return s.Offer(ctx, []byte("x")) }
+		}},
+		{"Semaphore.Acquire", "/leases", func(t *testing.T, c *framework.Client, path string) func(ctx context.Context) error {
+			s, err := semaphore.New(c, path, 1)
+			require.NoError(t, err)
+			return func(ctx context.Context) error {
+				l, err := s.Acquire(ctx)
+				if err != nil {
+					return err
+				}
+				return l.Release(ctx)
+			}
+		}},
+		{"atomicvalue.Long.Increment", "", func(t *testing.T, c *framework.Client, path string) func(ctx context.Context) error {
+			l, err := atomicvalue.NewLong(c, path+"/value")
+			require.NoError(t, err)
+			return func(ctx context.Context) error { return succeeded(l.Increment(ctx)) }
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			servers := zktest.Servers(t)
+			proxy := zktest.NewProxy(t, servers)
+			c := zktest.Connect(t, proxy.Addr())
+			observer := zktest.Connect(t, servers)
+			ctx := zktest.Context(t)
+			root := zktest.UniquePath(t)
+			path := root + "/recipe"
+			require.NoError(t, observer.EnsurePath(ctx, root))
+			reapBetween(t, proxy, observer, path+tc.sub, zktest.OpMulti, zktest.OpExists, tc.call(t, c, path))
+			assert.NotEmpty(t, tree(t, observer, path+tc.sub), "the directory is there again")
+		})
+	}
 }
 
 // reapBetween runs call, whose request of type first finds dir missing;
