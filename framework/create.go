@@ -76,8 +76,10 @@ type createConfig struct {
 }
 
 // WithParents creates missing parents as container nodes, which the server
-// deletes once their last child is gone. Default: a missing parent fails
-// the create with zk.ErrNoNode.
+// deletes once their last child is gone. A parent that the server reaps
+// between its create (or the answer that it exists) and its child's is
+// made again, a few times. Default: a missing parent fails the create with
+// zk.ErrNoNode.
 func WithParents() CreateOption { return func(o *createConfig) { o.parents = true } }
 
 // WithTTL sets the time to live of a TTL-mode node: the server may delete
