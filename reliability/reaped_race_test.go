@@ -2,14 +2,17 @@ package reliability_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkrecipes/zkrecipes/framework"
+	"github.com/zkrecipes/zkrecipes/internal/zkpath"
 	"github.com/zkrecipes/zkrecipes/internal/zktest"
 	"github.com/zkrecipes/zkrecipes/recipes/atomicvalue"
 	"github.com/zkrecipes/zkrecipes/recipes/mutex"
@@ -139,24 +142,45 @@ func TestReaped_CtxThatEndsDuringTheRepairFailsTheCallAndLeavesNothing(t *testin
 			}
 			proxy.ReleaseReplies()
 			require.Eventually(t, func() bool { return proxy.Answered(tc.last) >= tc.lastN }, 10*time.Second, 5*time.Millisecond)
-			assert.Eventually(t, func() bool { return len(leftBehind(t, observer, root)) == 0 }, 10*time.Second, 20*time.Millisecond,
-				"left: %v", leftBehind(t, observer, root))
+			assert.Eventually(t, func() bool { left, err := leftBehind(observer, root); return err == nil && len(left) == 0 },
+				10*time.Second, 20*time.Millisecond, "left behind")
+			left, err := leftBehind(observer, root)
+			assert.NoError(t, err, "the last look")
+			assert.Empty(t, left, "the last look")
 		})
 	}
 }
 
 // leftBehind lists every node under path but the containers (whose
-// ephemeral owner is the server's mark of a container), depth first.
-func leftBehind(t *testing.T, c *framework.Client, path string) []string {
-	var out []string
-	for _, p := range tree(t, c, path) {
-		ok, stat, err := c.Exists(zktest.Context(t), p)
-		require.NoError(t, err)
-		if ok && stat.EphemeralOwner != containerOwner {
-			out = append(out, p)
-		}
+// ephemeral owner is the server's mark of a container), depth first. It
+// fails nothing itself: Eventually's goroutine calls it, and a require
+// there would leave Eventually waiting out its time on a goroutine gone.
+func leftBehind(c *framework.Client, path string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	children, _, err := c.Children(ctx, path)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, nil
 	}
-	return out
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	ok, stat, err := c.Exists(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if ok && stat.EphemeralOwner != containerOwner {
+		out = append(out, path)
+	}
+	for _, name := range children {
+		below, err := leftBehind(c, zkpath.Join(path, name))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, below...)
+	}
+	return out, nil
 }
 
 // containerOwner is the ephemeral owner the server gives a container.
