@@ -98,16 +98,11 @@ func writesAndReads(proxy *zktest.Proxy) int64 {
 func awaitReaped(t *testing.T, c *framework.Client, path string) {
 	t.Helper()
 	ctx := zktest.Context(t)
-	var left []string
 	ok := assert.Eventually(t, func() bool {
 		there, _, err := c.Exists(ctx, path)
-		if err != nil || there {
-			left = tree(t, c, path)
-			return false
-		}
-		return true
+		return err == nil && !there
 	}, 20*time.Second, 50*time.Millisecond, "%s was not reaped", path)
 	if !ok {
-		t.Errorf("left under %s: %v (ephemeral: %v)", path, left, ephemerals(t, c, path))
+		t.Errorf("left under %s: %v (ephemeral: %v)", path, tree(t, c, path), ephemerals(t, c, path))
 	}
 }
