@@ -125,7 +125,7 @@ func (m *Member) awaitOpen(ctx context.Context, ready <-chan zk.Event) error {
 // ended it.
 func (m *Member) waitError(err error) error {
 	if err != nil && m.d.client.IsClosed() {
-		return closedError(err)
+		return recipe.ClosedError(m.d.client, err)
 	}
 	if err != nil && (errors.Is(err, framework.ErrSessionChanged) || m.session.IsLost()) {
 		return recipe.Errorf("%w: session lost while waiting: %w", ErrLost, err)
@@ -146,14 +146,6 @@ func (m *Member) abandon(ctx context.Context) {
 		m.d.opts.log(m.d.client).Warn("could not delete a member's node; the client deletes it in the background",
 			recipe.LogAttr("node", m.node), recipe.ErrAttr(err))
 	}
-}
-
-// closedError is err of a call the client's Close ended: ErrClosed.
-func closedError(err error) error {
-	if errors.Is(err, ErrClosed) {
-		return err
-	}
-	return fmt.Errorf("%w: %w", ErrClosed, err)
 }
 
 // lostError is the error of a member whose node is gone before it left;

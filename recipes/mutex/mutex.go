@@ -2,7 +2,6 @@ package mutex
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -159,14 +158,10 @@ func (m *Mutex) acquire(ctx context.Context, once bool) (*Hold, error) {
 	return h, nil
 }
 
-// acquireError is the error of a failed acquire. A client closed under the
-// wait says so: its close ended the session and the watches the wait stood
-// on, which read as a lost session or a deleted node.
+// acquireError is the error of a failed acquire; a client closed under the
+// wait says so (recipe.ClosedError).
 func (m *Mutex) acquireError(err error) error {
-	if m.client.IsClosed() && !errors.Is(err, ErrClosed) {
-		err = fmt.Errorf("%w: %w", ErrClosed, err)
-	}
-	return fmt.Errorf("%s: acquire %s: %w", m.opts.name, m.engine.dir, err)
+	return fmt.Errorf("%s: acquire %s: %w", m.opts.name, m.engine.dir, recipe.ClosedError(m.client, err))
 }
 
 // stillHeld fails with ErrLost, and deletes the node, when its session was

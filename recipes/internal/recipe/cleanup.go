@@ -84,6 +84,17 @@ func DiscardNode(ctx context.Context, client *framework.Client, node framework.N
 // IsNoNode reports whether err says that a node does not exist.
 func IsNoNode(err error) bool { return errors.Is(err, zk.ErrNoNode) }
 
+// ClosedError is err, wrapping zkrecipes.ErrClosed if the client is closed
+// and err does not already: a Close ends the session and the watches a
+// wait stood on, which would otherwise read as a lost session or a
+// deleted node.
+func ClosedError(client *framework.Client, err error) error {
+	if err == nil || !client.IsClosed() || errors.Is(err, zkrecipes.ErrClosed) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", zkrecipes.ErrClosed, err)
+}
+
 // WaitError turns an error of a wait on a recipe's own nodes into what the
 // caller sees: a lost session is zkrecipes.ErrLost, so that the waiter
 // fails fast, and a missing node wraps missing, the recipe's own sentinel
