@@ -47,7 +47,7 @@ import "github.com/go-zookeeper/zk"
 // path from it only then. A server that keeps the modes apart (3.9 and
 // later) gets both addWatches, and the table records nothing.
 
-// applied records, as the answer of a request is read, whether the data
+// Applied records, as the answer of a request is read, whether the data
 // manager of the server holds the recursive mode at path after it.
 func (t *Table) Applied(path string, recursive bool) {
 	t.mu.Lock()
