@@ -57,7 +57,9 @@
 //     ephemerals is found by their ids, and their absence proves only
 //     while the session it ran in lives). A write whose context ends while
 //     its request may still reach the server says [ErrOutcomeUnknown] too,
-//     and one answered as its context ended returns that answer. See
+//     one whose context ends before its request was sent (while the client
+//     waits for a connection) fails with the context's error alone, and
+//     one answered as its context ended returns that answer. See
 //     [Client.Set], [Client.Delete], [Client.Create] and [Client.Multi].
 //   - A guard ([GuardOp], which every recipe's hold offers as Guard, a
 //     multi-lock's hold as Guards, one per part) makes a transaction fail

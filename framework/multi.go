@@ -130,7 +130,8 @@ type OpResult struct {
 // before the look, since its ephemerals went with it. With a ctx bound to a session
 // (BindSession), a transaction that ran in another session fails with
 // ErrSessionChanged, and the nodes it created are deleted, even when ctx
-// ended before it answered.
+// ended before it answered. A transaction whose ctx ends before it was
+// sent (the client waiting for a connection) fails with ctx's error alone.
 func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 	results, _, err := c.multiSent(ctx, ops...)
 	return results, err
@@ -148,6 +149,9 @@ func (c *Client) multiSent(ctx context.Context, ops ...Op) (results []OpResult, 
 	t := newTransaction(c, ops, reqs)
 	resps, finished, abandoned, err := answerOrAbandon(ctx, func() ([]zk.MultiResponse, error) { return t.run(ctx) })
 	sent = int(t.runs.Load())
+	if abandoned && t.withhold() {
+		return nil, 0, opError("multi", "", err) // ctx ended before a run was sent
+	}
 	if abandoned {
 		// ctx ended with a run on its way: it may still be applied.
 		if len(t.creates) > 0 {

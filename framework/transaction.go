@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -30,6 +31,11 @@ type transaction struct {
 	persistent bool
 
 	runs atomic.Int32 // runs sent; read while a run may be on its way
+	// gate says whether a run has been handed to go-zookeeper (gateHanded)
+	// or the caller, gone before any was, has withheld them all
+	// (gateWithheld): the one moment that tells "nothing sent" from "it
+	// may still be applied".
+	gate atomic.Int32
 	// lost is the error of the first run whose answer was lost, nil until
 	// then, and lostIn the session that run was sent in. The run loop owns
 	// them; others read lost once the loop has ended.
@@ -68,6 +74,25 @@ func newTransaction(c *Client, ops []Op, reqs []any) *transaction {
 		}
 	}
 	return t
+}
+
+const (
+	gateOpen int32 = iota
+	gateHanded
+	gateWithheld
+)
+
+// errWithheld ends a run the caller withheld: it has already returned.
+var errWithheld = errors.New("framework: transaction withheld")
+
+// hand reports whether a run may be sent: none has been withheld.
+func (t *transaction) hand() bool {
+	return t.gate.CompareAndSwap(gateOpen, gateHanded) || t.gate.Load() == gateHanded
+}
+
+// withhold keeps every run from being sent, and reports whether none was.
+func (t *transaction) withhold() bool {
+	return t.gate.CompareAndSwap(gateOpen, gateWithheld) || t.gate.Load() == gateWithheld
 }
 
 // provable reports whether the client can learn whether a run whose
@@ -128,6 +153,9 @@ func (t *transaction) attempt(conn *zk.Conn, _ *Session) ([]zk.MultiResponse, er
 		if before != t.lostIn || conn.SessionID() != t.lostIn {
 			return nil, fmt.Errorf("%w: answer lost (%w), and the session it ran in ended before a look could tell", ErrOutcomeUnknown, t.lost)
 		}
+	}
+	if !t.hand() {
+		return nil, errWithheld
 	}
 	t.runs.Add(1)
 	session := conn.SessionID()

@@ -286,3 +286,29 @@ func TestSimple_ConcurrentTakersOfOneQueueTakeEveryItemOnce(t *testing.T) {
 		assert.Equal(t, 1, k, "item %s once", it)
 	}
 }
+
+// An offer made while the server cannot be reached, its ctx ending before
+// the client reconnects, sent nothing: it fails with the ctx's error, not
+// ErrOutcomeUnknown, and no item appears once the server is back.
+func TestSimple_OfferWhileTheServerIsUnreachableSendsNothing(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithConnectionTimeout(200*time.Millisecond))
+	ctx := testContext(t)
+	path := zktest.UniquePath(t)
+	s := newSimple(t, c, path)
+	require.NoError(t, s.Offer(ctx, []byte("before")))
+	_, err := s.Take(ctx)
+	require.NoError(t, err)
+	proxy.Close()
+	require.Eventually(t, func() bool { return !c.IsConnected() }, 10*time.Second, 5*time.Millisecond)
+
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	err = s.Offer(short, []byte("never"))
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.NotErrorIs(t, err, queue.ErrOutcomeUnknown, "nothing was sent: %v", err)
+
+	other := newSimple(t, connect(t, zktest.Servers(t)), path)
+	_, err = other.Poll(ctx, 0)
+	require.ErrorIs(t, err, queue.ErrEmpty, "no item was made")
+}
