@@ -11,7 +11,8 @@
 # modules run beside them too. The root module's output comes as it runs,
 # the chaos run's and the nested modules' after it, each whole. Then each
 # package's time, slowest first, so that a package that grows slow is seen
-# the day it does. The exit status is 1 if any of them failed.
+# the day it does; after a failure, its cause in short. The exit status is 1
+# if any of them failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,4 +60,12 @@ for f in "$logs"/*; do
     $1 == "FAIL" && $3 == "[build" { printf "       - s  FAIL %s%s (build failed)\n", $2, label }
   ' "$f"
 done | sort -rn
+
+# A failure's cause, in short, last: a long log's middle is cut by whoever
+# shows its beginning and end.
+if ((status)); then
+  echo "=== failures, in short"
+  grep -h -E -- '--- FAIL|^[[:space:]]+(Error|Messages):|violation|^panic:|^FAIL[[:space:]]' "$logs"/* |
+    cut -c1-400 | head -60
+fi
 exit $status
