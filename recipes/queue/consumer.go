@@ -152,7 +152,7 @@ func (cn *Consumer[T]) failed(ctx context.Context, err error) bool {
 		return false
 	}
 	if errors.Is(err, framework.ErrClosed) {
-		cn.life.Stopped(fmt.Errorf("%w: %w", ErrClosed, err))
+		cn.life.Stopped(fmt.Errorf("%s: consumer: %w", cn.b.c.what, err)) // err is ErrClosed
 		return false
 	}
 	cn.b.c.log().Debug("queue listing failed; trying again", "path", cn.b.c.path, "err", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -261,6 +262,8 @@ func TestConsumer_StopsWithErrClosedWhenItsClientCloses(t *testing.T) {
 	require.NoError(t, c.Close())
 	zktest.WaitClosed(t, cn.Done(), 10*time.Second, "the consumer stops")
 	require.ErrorIs(t, cn.Err(), queue.ErrClosed)
+	assert.Equal(t, 1, strings.Count(cn.Err().Error(), "closed"), "said once: %v", cn.Err())
+	assert.Contains(t, cn.Err().Error(), q.Path(), "names its queue")
 }
 
 // Consumers on one queue, with clients of their own or one client
