@@ -235,11 +235,16 @@ func (c *Client) createParents(conn *zk.Conn, path string) error {
 // EnsurePath creates path and its missing ancestors as container nodes.
 // It asks first whether path exists, as Curator's mkdirs does, so a path
 // that exists needs only the right to read it, not the right to create in
-// its parent; then it creates what is missing from the bottom up.
+// its parent; then it creates what is missing from the bottom up. When ctx
+// ends while it asks, it creates nothing: a container that never has a
+// child is never reaped.
 func (c *Client) EnsurePath(ctx context.Context, path string) error {
 	_, err := do(ctx, c, "ensure", path, func(conn *zk.Conn, sp string) (struct{}, error) {
 		if ok, _, err := conn.Exists(sp); err != nil || ok {
 			return struct{}{}, err
+		}
+		if err := ctx.Err(); err != nil {
+			return struct{}{}, err // the caller has left, with nothing made
 		}
 		err := c.createParents(conn, sp)
 		// An ancestor found there may be reaped before its child's create.
