@@ -281,9 +281,7 @@ func TestEndedContext_EveryCallSendsNothing(t *testing.T) {
 			root := zktest.UniquePath(t)
 			require.NoError(t, c.EnsurePath(live, root))
 			call := tc.prepare(t, c, root)
-			// Containers are left out: the server reaps an empty one (the
-			// semaphore's locks after an acquire) whenever it likes.
-			before, err := leftBehind(observer, root)
+			before, err := nodesUnder(observer, root)
 			require.NoError(t, err)
 			// A round trip on the client's connection: every request sent
 			// before it has passed the proxy when its answer is in.
@@ -297,9 +295,11 @@ func TestEndedContext_EveryCallSendsNothing(t *testing.T) {
 			require.NoError(t, c.Sync(live, root))
 			assert.ErrorIs(t, err, context.Canceled)
 			assert.Equal(t, int64(1), proxy.Sent()-sent, "requests sent besides the Sync that follows the call")
-			after, err := leftBehind(observer, root)
+			after, err := nodesUnder(observer, root)
 			require.NoError(t, err)
-			assert.Equal(t, before, after, "nodes under the test's root, containers aside")
+			// The server may reap an empty container meanwhile (the
+			// semaphore's locks after an acquire): nodes may go, none come.
+			assert.Subset(t, before, after, "nodes under the test's root")
 		})
 	}
 }
