@@ -48,12 +48,15 @@ func (h *heard) endCount() int {
 }
 
 // watchFunc sets a recursive WatchFunc watch on a new path, which it
-// returns with the watch and what the watch is told.
+// returns with the watch and what the watch is told. The path is a
+// persistent node: a container whose child came and went would be reaped
+// under the test (the test servers reap within a second).
 func watchFunc(t *testing.T, c *framework.Client) (string, *framework.Watch, *heard) {
 	t.Helper()
 	ctx := testContext(t)
 	path := zktest.UniquePath(t)
-	require.NoError(t, c.EnsurePath(ctx, path))
+	_, err := c.Create(ctx, path, nil, framework.Persistent, framework.WithParents())
+	require.NoError(t, err)
 	h := new(heard)
 	w, err := c.Hooks().WatchFunc(ctx, path, framework.WatchRecursive, h.event, h.end)
 	require.NoError(t, err)
