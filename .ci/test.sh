@@ -65,7 +65,12 @@ done | sort -rn
 # shows its beginning and end.
 if ((status)); then
   echo "=== failures, in short"
-  grep -h -E -- '--- FAIL|^[[:space:]]+(Error|Messages):|violation|^panic:|^FAIL[[:space:]]' "$logs"/* |
-    cut -c1-400 | head -60
+  # testify's "Error:" and "Messages:" go on in lines indented by two tabs.
+  awk '
+    /--- FAIL|violation|^panic:|^FAIL[[:space:]]/ { print; more = 0; next }
+    /^[[:space:]]+(Error|Messages):/ { print; more = 3; next }
+    more > 0 && /^ +\t +\t/ { print; more--; next }
+    { more = 0 }
+  ' "$logs"/* | cut -c1-400 | head -80
 fi
 exit $status
