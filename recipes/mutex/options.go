@@ -111,7 +111,8 @@ func WithName(name string) Option {
 // the given session, and holds it at once. The node is created in one
 // transaction with a check that the node whose place it takes still
 // exists, so no place is taken after that node is gone (and someone queued
-// behind it may hold); then Acquire fails with an error wrapping ErrLost.
+// behind it may hold); then Acquire fails with an error wrapping ErrLost
+// (and the ctx's error too when the ctx ended as that answer came).
 // Only a lock whose lockdriver.Driver lets that place hold may use it: the read/write
 // lock's downgrade, where the write holder's read node keeps the writer's
 // place, so that no writer queued behind can get in. Default: every

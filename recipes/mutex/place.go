@@ -34,13 +34,19 @@ func (e *engine) takePlace(ctx context.Context, at lockdriver.Spot) (acquired, e
 	// After a lost answer the framework finds the node by its protection
 	// id (it was made together with the check, so the check passed); what
 	// a transaction abandoned with ctx makes, it deletes.
-	switch _, err := e.client.Multi(bound, ops...); {
-	case err == nil:
+	_, err := e.client.Multi(bound, ops...)
+	if err == nil {
 		return acquired{node: node}, nil
-	case ctx.Err() != nil:
-		return acquired{}, err
-	default:
+	}
+	switch cerr := ctx.Err(); {
+	case cerr == nil:
 		return acquired{}, placeError(err, at)
+	case errors.Is(err, cerr):
+		return acquired{}, err // ended before an answer: nothing refused
+	default:
+		// The verdict came as ctx ended: both are told, so that the
+		// caller learns that the place, and the hold it came from, is lost.
+		return acquired{}, fmt.Errorf("%w: %w", placeError(err, at), cerr)
 	}
 }
 
