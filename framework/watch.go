@@ -49,8 +49,9 @@ const (
 	// deleted (WatchPersistent only).
 	NodeChildrenChanged = WatchEventType(zk.EventNodeChildrenChanged)
 	// WatchResumed: the client reconnected to the same session and set the
-	// watch again. The server sends nothing for what changed while the
-	// client was away: read again what you keep.
+	// watch again. The server sends nothing for what changed before, while
+	// the client was away or on the new connection ahead of the watch (a
+	// write of the client's own included): read again what you keep.
 	WatchResumed WatchEventType = 100
 	// WatchSessionChanged: the session ended and the client set the watch
 	// again in a new one. Read again what you keep; ephemeral nodes of the

@@ -3,6 +3,7 @@ package framework_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -169,6 +170,44 @@ func TestWatch_ResumedAfterAReconnectAndRestoredOnTheNewConnection(t *testing.T)
 	}
 	assert.Equal(t, framework.WatchEvent{Type: framework.NodeCreated, Path: path + "/after"}, ev)
 	assert.GreaterOrEqual(t, proxy.Requests(zktest.OpSetWatches2), int64(1))
+}
+
+// A write of the client's own that goes out on a new connection ahead of
+// the restore of its watches is not told by a persistent watch: the
+// server replays nothing to setWatches2. WatchResumed comes after the
+// write's answer, with a zxid from before it, so the catch-up it asks
+// for finds the write; a write after WatchResumed is told.
+func TestWatch_OwnWriteAheadOfTheRestoreIsFoundFromWatchResumed(t *testing.T) {
+	proxy := zktest.NewProxy(t, zktest.Servers(t))
+	c := connect(t, proxy.Addr(), framework.WithSessionTimeout(10*time.Second))
+	states := recordStates(c)
+	ctx := testContext(t)
+	dir := zktest.UniquePath(t)
+	require.NoError(t, c.EnsurePath(ctx, dir))
+	path := dir + "/n"
+	w, err := c.Watch(ctx, path, framework.WatchPersistent)
+	require.NoError(t, err)
+	defer w.Close(ctx)
+	release := sync.OnceFunc(framework.HoldRestores(c))
+	t.Cleanup(release) // before the client's Close, which waits for the restore
+
+	proxy.Cut()
+	require.Equal(t, framework.Suspended, states.next(t, 10*time.Second).State)
+	require.Equal(t, framework.Reconnected, states.next(t, 10*time.Second).State)
+	_, err = c.Create(ctx, path, []byte("ahead of the restore"), framework.Persistent)
+	require.NoError(t, err)
+	_, created, err := c.Exists(ctx, path)
+	require.NoError(t, err)
+	release()
+	ev := nextWatchEvent(t, w)
+	require.Equal(t, framework.WatchResumed, ev.Type, "the server told the create made ahead of the restore: %v", ev)
+	assert.Less(t, ev.Zxid, created.Czxid, "WatchResumed's zxid is from before the create")
+	got, err := c.ChangedSince(ctx, ev.Zxid, nil, []string{path})
+	require.NoError(t, err)
+	assert.Equal(t, []framework.WatchEvent{{Type: framework.NodeCreated, Path: path}}, got, "the catch-up finds the create")
+	_, err = c.Set(ctx, path, []byte("after WatchResumed"), -1)
+	require.NoError(t, err)
+	assert.Equal(t, framework.WatchEvent{Type: framework.NodeDataChanged, Path: path}, nextWatchEvent(t, w))
 }
 
 func TestWatch_SessionChangedAfterAnExpiryAndOneShotsEnd(t *testing.T) {
