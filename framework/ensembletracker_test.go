@@ -76,7 +76,15 @@ func TestClient_FollowsAnEnsembleMovedToNewServers(t *testing.T) {
 	for i := range 3 {
 		require.NoError(t, e.StopMember(i))
 	}
-
+	// A stop may end the client's connection (to a removed member that
+	// still served it). A create sent on the next connection ahead of the
+	// watch's restore would go untold, as Watch says: the server replays
+	// nothing to setWatches2, and WatchResumed asks for a read instead
+	// (TestWatch_OwnWriteAheadOfTheRestoreIsFoundFromWatchResumed). So the
+	// create waits until a new member has answered and the watch is back
+	// on that connection.
+	require.Eventually(t, func() bool { return exists(t, c, "/") && c.Watching("/watched", framework.WatchPersistent) },
+		20*time.Second, 20*time.Millisecond, "the watch is set again on the moved ensemble")
 	_, err = c.Create(ctx, "/watched", []byte("after the move"), framework.Persistent)
 	require.NoError(t, err, "the client works on the new servers")
 	awaitWatchEvent(t, w, framework.NodeCreated, "/watched")
