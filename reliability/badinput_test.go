@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -347,21 +346,9 @@ func TestBadInput_ErrorsQuoteTheBadPath(t *testing.T) {
 // comparisons of the whole server.
 func tree(t *testing.T, c *framework.Client, path string) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	children, _, err := c.Children(ctx, path)
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil
-	}
+	nodes, err := nodesUnder(c, path)
 	require.NoError(t, err)
-	out := []string{path}
-	for _, name := range children {
-		if path == "/" && name == "zookeeper" {
-			continue
-		}
-		out = append(out, tree(t, c, zkpath.Join(path, name))...)
-	}
-	return out
+	return nodes
 }
 
 func isAny(err error, targets []error) bool {

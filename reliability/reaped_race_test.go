@@ -159,13 +159,14 @@ func TestReaped_CtxThatEndsDuringTheRepairFailsTheCallAndLeavesNothing(t *testin
 	}
 }
 
-// nodesUnder lists path and every node under it, depth first; nothing
-// when path does not exist. A client cannot tell a container from a
+// nodesUnder lists path and every node under it, depth first (the
+// server's own /zookeeper left out); nothing when path does not exist. A
+// client cannot tell a container from a
 // persistent node (the server shows either's ephemeral owner as 0). It
 // fails nothing itself: Eventually's goroutine calls it, and a require
 // there would leave Eventually waiting out its time on a goroutine gone.
 func nodesUnder(c *framework.Client, path string) ([]string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	children, _, err := c.Children(ctx, path)
 	if errors.Is(err, zk.ErrNoNode) {
@@ -176,6 +177,9 @@ func nodesUnder(c *framework.Client, path string) ([]string, error) {
 	}
 	out := []string{path}
 	for _, name := range children {
+		if path == "/" && name == "zookeeper" {
+			continue
+		}
 		below, err := nodesUnder(c, zkpath.Join(path, name))
 		if err != nil {
 			return nil, err
